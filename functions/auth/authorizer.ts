@@ -1,0 +1,46 @@
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from "aws-lambda";
+import { bearerKey, hashApiKey } from "../../shared/domain/api-keys.js";
+import { toCallerContext } from "../../shared/http/caller.js";
+import { logger } from "../../shared/http/logger.js";
+import { tenancyStore } from "../../shared/store/tenancy.js";
+
+/** API Gateway answers 401 when a REQUEST authorizer fails with exactly this message. */
+const UNAUTHORIZED = "Unauthorized";
+
+/**
+ * Resolves `Authorization: Bearer <key>` to the caller. API Gateway caches the answer per header, so the
+ * policy allows the whole API rather than the one method that happened to be called first.
+ */
+export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
+  const headers = event.headers ?? {};
+  const header = Object.entries(headers).find(([name]) => name.toLowerCase() === "authorization")?.[1];
+  const key = bearerKey(header ?? undefined);
+  if (!key) throw new Error(UNAUTHORIZED);
+  const record = await tenancyStore.getApiKeyByHash(hashApiKey(key));
+  if (!record || record.revokedAt) {
+    logger.info("api key refused", { keyFound: Boolean(record) });
+    throw new Error(UNAUTHORIZED);
+  }
+  return {
+    principalId: record.principal,
+    policyDocument: {
+      Version: "2012-10-17",
+      Statement: [{ Action: "execute-api:Invoke", Effect: "Allow", Resource: wholeApi(event.methodArn) }],
+    },
+    context: toCallerContext({
+      organization: record.organization,
+      workspace: record.workspace,
+      principal: record.principal,
+      principalType: record.principalType,
+      roles: record.roles,
+      admin: record.admin,
+      keyId: record.keyId,
+    }),
+  };
+}
+
+/** arn:aws:execute-api:region:account:api/stage/METHOD/path → arn:aws:execute-api:region:account:api/stage/* */
+export function wholeApi(methodArn: string): string {
+  const [api, stage] = methodArn.split("/");
+  return `${api}/${stage}/*`;
+}

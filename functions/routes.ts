@@ -1,0 +1,51 @@
+/**
+ * THE route table: one row per operation. CDK builds a function, role, integration and method per row
+ * (infra/api-stack.ts), the local server mounts the same rows (infra/local/server.ts), and the coverage
+ * tests read it. Adding an operation = one handler file under functions/ + one row here.
+ */
+export type Access = "read" | "write" | "readwrite";
+
+export interface Grants {
+  /** DynamoDB tables by logical name (shared/store/tables.ts). */
+  tables?: Partial<Record<"tenancy" | "files", Access>>;
+  /** The files bucket, limited to the workspace object prefix. */
+  files?: Access | "readwrite-delete";
+}
+
+export interface RouteRow {
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  /** Written exactly as in the spec's operations.tsv. */
+  path: string;
+  /** Module under functions/, without extension; it exports `handler`. */
+  handler: string;
+  grants: Grants;
+  /** Served as a response stream (SSE) through API Gateway REST STREAM mode. */
+  streaming?: boolean;
+  /** No authorizer: the route authenticates by other means (a signed token). */
+  public?: boolean;
+  memoryMb?: number;
+  /** Set on routes that are ours, not the spec's (documented in the README). */
+  extension?: boolean;
+}
+
+export const routes: RouteRow[] = [
+  // Files
+  { method: "GET", path: "/v1/files", handler: "files/list", grants: { tables: { files: "read" } } },
+  { method: "POST", path: "/v1/files", handler: "files/upload", grants: { tables: { files: "write" }, files: "readwrite-delete" }, memoryMb: 1024 },
+  { method: "GET", path: "/v1/files/{file_id}", handler: "files/retrieve", grants: { tables: { files: "read" } } },
+  { method: "DELETE", path: "/v1/files/{file_id}", handler: "files/delete", grants: { tables: { files: "readwrite" }, files: "readwrite-delete" } },
+  { method: "GET", path: "/v1/files/{file_id}/content", handler: "files/content", grants: { tables: { files: "read" }, files: "read" } },
+  { method: "GET", path: "/v1/files/{file_id}/url", handler: "files/signed-url", grants: { tables: { files: "read", tenancy: "read" } } },
+  { method: "GET", path: "/v1/files/{file_id}/download", handler: "files/download", grants: { tables: { files: "read", tenancy: "read" }, files: "read" }, public: true, extension: true },
+  { method: "POST", path: "/v1/files/uploads", handler: "files/start-upload", grants: { tables: { files: "write" }, files: "write" }, extension: true },
+  { method: "POST", path: "/v1/files/uploads/{upload_id}/complete", handler: "files/complete-upload", grants: { tables: { files: "readwrite" }, files: "readwrite-delete" }, memoryMb: 1024, extension: true },
+];
+
+/** The authorizer is not a route but is built and granted the same way. */
+export const authorizer = { handler: "auth/authorizer", grants: { tables: { tenancy: "read" } } satisfies Grants };
+
+/** Where a row's handler sits for the local server and the tests. */
+export const handlerModule = (handler: string) => `functions/${handler}.ts`;
+
+/** The API area a row belongs to: one nested stack per area in CDK. */
+export const areaOf = (row: Pick<RouteRow, "handler">) => row.handler.split("/")[0]!;

@@ -1,0 +1,32 @@
+import { join } from "node:path";
+import { FILES_BUCKET_ENV } from "../../shared/config.js";
+import { tableEnvVar, tables } from "../../shared/store/tables.js";
+import { createTables, startDynamo } from "./dynamodb.js";
+import { LOCAL_FILES_BUCKET, localTableName } from "./env.js";
+import { startS3 } from "./s3.js";
+
+export interface Backends {
+  /** The environment a handler needs to reach these backends, as CDK gives it to a function. */
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/** Starts DynamoDB Local and s3rver and creates the tables and bucket from the same definitions CDK deploys. */
+export async function startBackends(options: { dataDir: string; persist: boolean }): Promise<Backends> {
+  const [dynamo, s3] = await Promise.all([
+    startDynamo({ dataDir: options.persist ? join(options.dataDir, "dynamodb") : undefined }),
+    startS3({ dataDir: join(options.dataDir, "s3"), buckets: [LOCAL_FILES_BUCKET] }),
+  ]);
+  await createTables(dynamo.endpoint, tables, (t) => localTableName(t.name));
+  const env: Record<string, string> = {
+    AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+    AWS_ENDPOINT_URL_S3: s3.endpoint,
+    // s3rver checks that the access key id is S3RVER; DynamoDB Local accepts any.
+    AWS_ACCESS_KEY_ID: "S3RVER",
+    AWS_SECRET_ACCESS_KEY: "S3RVER",
+    AWS_REGION: "us-east-1",
+    [FILES_BUCKET_ENV]: LOCAL_FILES_BUCKET,
+    ...Object.fromEntries(tables.map((t) => [tableEnvVar(t.name), localTableName(t.name)])),
+  };
+  return { env, stop: async () => void (await Promise.all([dynamo.stop(), s3.stop()])) };
+}

@@ -1,0 +1,12 @@
+/**
+ * Process settings for everything that runs locally (npm start, tests, CLI, bench). Imported first:
+ * the AWS SDK reads these when its clients are built.
+ */
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+process.env.AWS_REGION ??= "us-east-1";
+process.env.POWERTOOLS_LOG_LEVEL ??= "WARN";
+process.env.POWERTOOLS_DEV ??= "true";
+
+/** Local table and bucket names; CDK lets CloudFormation name the real ones. */
+export const localTableName = (name: string) => `platform-${name}`;
+export const LOCAL_FILES_BUCKET = "platform-files";

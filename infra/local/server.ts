@@ -1,0 +1,227 @@
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayRequestAuthorizerEvent,
+  Context,
+} from "aws-lambda";
+import { authorizer, handlerModule, routes, type RouteRow } from "../../functions/routes.js";
+import { BINARY_MEDIA_TYPES, LAMBDA_EVENT_MAX_BYTES, gatewayAnswers, type GatewayAnswerType } from "../../shared/http/gateway.js";
+import { routeMatcher } from "./route-matcher.js";
+
+type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
+
+export interface ApiServerOptions {
+  port: number;
+  host?: string;
+  /** Seconds an authorizer answer is reused per Authorization header (API Gateway's cache); 0 turns it off. */
+  authorizerCacheSeconds: number;
+  rootDir: string;
+}
+
+export interface RunningApi {
+  url: string;
+  server: Server;
+  stop(): Promise<void>;
+}
+
+/** API Gateway refuses larger requests before Lambda sees them. */
+const GATEWAY_MAX_BYTES = 10 * 1024 * 1024;
+
+/**
+ * Serves the route table the way API Gateway REST + Lambda proxy would: the same proxy event (binary
+ * bodies base64), the REQUEST authorizer first, then the row's handler module, its result written back.
+ */
+export async function startApiServer(options: ApiServerOptions): Promise<RunningApi> {
+  const match = routeMatcher(routes);
+  const modules = new Map<string, Promise<{ handler: unknown }>>();
+  const load = (handler: string) => {
+    if (!modules.has(handler)) modules.set(handler, import(pathToFileURL(join(options.rootDir, handlerModule(handler))).href));
+    return modules.get(handler)!;
+  };
+  const authCache = new Map<string, { at: number; context: Record<string, string> }>();
+
+  async function authorize(event: APIGatewayProxyEvent, row: RouteRow): Promise<Record<string, string> | GatewayAnswerType> {
+    const header = event.headers.Authorization ?? event.headers.authorization;
+    if (!header) return "UNAUTHORIZED";
+    const cached = authCache.get(header);
+    if (cached && Date.now() - cached.at < options.authorizerCacheSeconds * 1000) return cached.context;
+    const { handler } = (await load(authorizer.handler)) as { handler: AuthorizerHandler };
+    let result: APIGatewayAuthorizerResult;
+    try {
+      result = await handler({
+        type: "REQUEST",
+        methodArn: `arn:aws:execute-api:local:000000000000:local/local/${row.method}${row.path}`,
+        resource: row.path,
+        path: event.path,
+        httpMethod: row.method,
+        headers: event.headers as Record<string, string>,
+        multiValueHeaders: event.multiValueHeaders as Record<string, string[]>,
+        pathParameters: event.pathParameters,
+        queryStringParameters: event.queryStringParameters as Record<string, string> | null,
+        multiValueQueryStringParameters: event.multiValueQueryStringParameters as Record<string, string[]> | null,
+        stageVariables: null,
+        requestContext: event.requestContext,
+      } as APIGatewayRequestAuthorizerEvent);
+    } catch (error) {
+      return (error as Error).message === "Unauthorized" ? "UNAUTHORIZED" : "AUTHORIZER_FAILURE";
+    }
+    if (result.policyDocument.Statement.some((s) => "Effect" in s && s.Effect !== "Allow")) return "ACCESS_DENIED";
+    const context = { ...(result.context as Record<string, string>), principalId: result.principalId };
+    if (options.authorizerCacheSeconds > 0) authCache.set(header, { at: Date.now(), context });
+    return context;
+  }
+
+  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const requestId = randomUUID();
+    const url = new URL(req.url ?? "/", "http://local");
+    const found = match(req.method ?? "GET", url.pathname);
+    if (!found.row) return answer(res, requestId, "MISSING_AUTHENTICATION_TOKEN");
+    const body = await readBody(req, GATEWAY_MAX_BYTES);
+    if (body === "too_large") return answer(res, requestId, "REQUEST_TOO_LARGE");
+    const event = toProxyEvent(req, url, found.row, found.pathParameters, body, requestId, options);
+    if (event.body && Buffer.byteLength(event.body) > LAMBDA_EVENT_MAX_BYTES) return answer(res, requestId, "REQUEST_TOO_LARGE");
+    if (!found.row.public) {
+      const auth = await authorize(event, found.row);
+      if (typeof auth === "string") return answer(res, requestId, auth);
+      event.requestContext.authorizer = auth;
+    }
+    const { handler } = (await load(found.row.handler)) as { handler: ProxyHandler };
+    const result = await handler(event, lambdaContext(found.row, requestId));
+    writeResult(res, result);
+  }
+
+  const server = createServer((req, res) => {
+    serve(req, res).catch((error: unknown) => {
+      console.error("local api: request failed", error);
+      if (!res.headersSent) answer(res, "local", "DEFAULT_5XX");
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", (error: NodeJS.ErrnoException) =>
+      reject(error.code === "EADDRINUSE" ? new Error(`Port ${options.port} is in use: set PORT to a free port`) : error),
+    );
+    server.listen(options.port, options.host ?? "127.0.0.1", resolve);
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : options.port;
+  return {
+    url: `http://${options.host ?? "127.0.0.1"}:${port}`,
+    server,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function readBody(req: IncomingMessage, max: number): Promise<Buffer | "too_large"> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > max) {
+      req.resume();
+      return "too_large";
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function toProxyEvent(
+  req: IncomingMessage,
+  url: URL,
+  row: RouteRow,
+  pathParameters: Record<string, string>,
+  body: Buffer,
+  requestId: string,
+  options: ApiServerOptions,
+): APIGatewayProxyEvent {
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i]!;
+    const value = req.rawHeaders[i + 1]!;
+    headers[name] = value;
+    (multiValueHeaders[name] ??= []).push(value);
+  }
+  headers["X-Forwarded-Proto"] ??= "http";
+  const query: Record<string, string> = {};
+  const multiQuery: Record<string, string[]> = {};
+  for (const [key, value] of url.searchParams) {
+    query[key] = value;
+    (multiQuery[key] ??= []).push(value);
+  }
+  const contentType = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+  const binary = BINARY_MEDIA_TYPES.includes(contentType);
+  const hasBody = body.length > 0;
+  return {
+    resource: row.path,
+    path: url.pathname,
+    httpMethod: row.method,
+    headers,
+    multiValueHeaders,
+    queryStringParameters: Object.keys(query).length ? query : null,
+    multiValueQueryStringParameters: Object.keys(multiQuery).length ? multiQuery : null,
+    pathParameters: Object.keys(pathParameters).length ? pathParameters : null,
+    stageVariables: null,
+    body: hasBody ? body.toString(binary ? "base64" : "utf8") : null,
+    isBase64Encoded: hasBody && binary,
+    requestContext: {
+      accountId: "000000000000",
+      apiId: "local",
+      authorizer: null,
+      domainName: req.headers.host ?? `127.0.0.1:${options.port}`,
+      httpMethod: row.method,
+      identity: { sourceIp: req.socket.remoteAddress ?? "127.0.0.1", userAgent: req.headers["user-agent"] ?? null } as APIGatewayProxyEvent["requestContext"]["identity"],
+      path: url.pathname,
+      protocol: `HTTP/${req.httpVersion}`,
+      requestId,
+      requestTimeEpoch: Date.now(),
+      resourceId: "local",
+      resourcePath: row.path,
+      stage: "local",
+    },
+  };
+}
+
+function lambdaContext(row: RouteRow, requestId: string): Context {
+  const deadline = Date.now() + (row.streaming ? 900_000 : 29_000);
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: `local-${row.handler.replace("/", "-")}`,
+    functionVersion: "$LATEST",
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:local-${row.handler.replace("/", "-")}`,
+    memoryLimitInMB: String(row.memoryMb ?? 512),
+    awsRequestId: requestId,
+    logGroupName: "local",
+    logStreamName: "local",
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+function writeResult(res: ServerResponse, result: APIGatewayProxyResult): void {
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
+  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);
+  const body = result.isBase64Encoded ? Buffer.from(result.body, "base64") : Buffer.from(result.body ?? "", "utf8");
+  res.writeHead(result.statusCode, headers);
+  res.end(body);
+}
+
+function answer(res: ServerResponse, requestId: string, type: GatewayAnswerType): void {
+  const { status, body } = gatewayAnswers[type];
+  res.writeHead(status, { "content-type": "application/json", "x-request-id": requestId });
+  res.end(JSON.stringify(body));
+}

@@ -1,0 +1,88 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import "./env.js";
+import { startBackends, type Backends } from "./backends.js";
+
+export interface LocalStackOptions {
+  port: number;
+  dataDir: string;
+  /** Keep DynamoDB data on disk (npm start) or in memory (tests). */
+  persist: boolean;
+  apiKey?: string;
+  authorizerCacheSeconds?: number;
+  rootDir?: string;
+}
+
+export interface LocalStack {
+  url: string;
+  apiKey: string;
+  organization: string;
+  workspace: string;
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+export const ROOT_DIR = resolve(import.meta.dirname, "../..");
+
+/**
+ * The whole API on this machine: backends, tables and bucket, an organization with a default workspace
+ * and an admin key, and the HTTP server in front of the route table.
+ */
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  mkdirSync(options.dataDir, { recursive: true });
+  const backends = await startBackends({ dataDir: options.dataDir, persist: options.persist });
+  try {
+    return await serveOn(backends, options);
+  } catch (error) {
+    await backends.stop();
+    throw error;
+  }
+}
+
+async function serveOn(backends: Backends, options: LocalStackOptions): Promise<LocalStack> {
+  Object.assign(process.env, backends.env);
+  // Imported only now: the SDK clients in these modules are built from the environment set above.
+  const tenants = await import("../../shared/domain/tenants.js");
+  const { startApiServer } = await import("./server.js");
+  const { organization, workspace } = await tenants.bootstrap({ organization: "Local organization", workspace: "Default workspace" });
+  const apiKey = await devKey(tenants, options, organization.id, workspace.id);
+  const api = await startApiServer({
+    port: options.port,
+    authorizerCacheSeconds: options.authorizerCacheSeconds ?? 0,
+    rootDir: options.rootDir ?? ROOT_DIR,
+  });
+  writeFileSync(join(options.dataDir, "local-stack.json"), JSON.stringify({ url: api.url, env: backends.env }, null, 2));
+  return {
+    url: api.url,
+    apiKey,
+    organization: organization.id,
+    workspace: workspace.id,
+    env: backends.env,
+    stop: async () => {
+      await api.stop();
+      await backends.stop();
+    },
+  };
+}
+
+/** PLATFORM_API_KEY if given; otherwise the key made on first start, kept in the data dir so it survives restarts. */
+async function devKey(
+  tenants: typeof import("../../shared/domain/tenants.js"),
+  options: LocalStackOptions,
+  organization: string,
+  workspace: string,
+): Promise<string> {
+  const keyFile = join(options.dataDir, "dev-api-key");
+  const wanted = options.apiKey ?? (options.persist && existsSync(keyFile) ? readFileSync(keyFile, "utf8").trim() : undefined);
+  if (wanted && (await tenants.findKey(wanted))) return wanted;
+  const { key } = await tenants.createApiKey({
+    organization,
+    workspace,
+    name: "local admin",
+    admin: true,
+    principal: { id: "local-admin", type: "user" },
+    key: wanted,
+  });
+  if (options.persist && !options.apiKey) writeFileSync(keyFile, `${key}\n`, { mode: 0o600 });
+  return key;
+}

@@ -1,0 +1,13 @@
+import { tableEnvVar, type TableName } from "./store/tables.js";
+
+/** Reads a setting the deployment (CDK or the local stack) put in the environment. */
+export function setting(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`Missing environment setting ${name}`);
+  return value;
+}
+
+export const tableName = (name: TableName): string => setting(tableEnvVar(name));
+
+export const FILES_BUCKET_ENV = "BUCKET_FILES";
+export const filesBucket = (): string => setting(FILES_BUCKET_ENV);

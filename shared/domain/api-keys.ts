@@ -1,0 +1,36 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { PrincipalType } from "../http/caller.js";
+
+/** An API key as stored: never the key itself, only its SHA-256 (keys are 256-bit random, so no slow hash is needed). */
+export interface ApiKeyRecord {
+  keyId: string;
+  hash: string;
+  name: string;
+  organization: string;
+  workspace: string;
+  principal: string;
+  principalType: PrincipalType;
+  roles: string[];
+  admin: boolean;
+  createdAt: string;
+  revokedAt: string | null;
+  /** The first characters of the key, so people can tell their keys apart. */
+  preview: string;
+}
+
+const KEY_PREFIX = "pak_";
+
+/** A new secret: shown once to whoever creates it. */
+export const newApiKey = (): string => `${KEY_PREFIX}${randomBytes(32).toString("base64url")}`;
+
+export const newKeyId = (): string => randomBytes(8).toString("hex");
+
+export const hashApiKey = (key: string): string => createHash("sha256").update(key, "utf8").digest("hex");
+
+export const previewOf = (key: string): string => `${key.slice(0, 8)}…`;
+
+/** The key from an `Authorization: Bearer <key>` header, or undefined when the header is missing or malformed. */
+export function bearerKey(header: string | undefined): string | undefined {
+  const match = /^Bearer[ ]+([\x21-\x7e]{8,512})$/i.exec(header?.trim() ?? "");
+  return match?.[1];
+}

@@ -1,0 +1,133 @@
+import type { FileOut, FilePurpose, FileSource, FileVisibility, SampleType } from "../schemas/file.js";
+import { MAX_FILE_BYTES } from "../schemas/file.js";
+import { BadRequest, PayloadTooLarge } from "./errors.js";
+import type { Caller } from "../http/caller.js";
+
+/** A file as stored: the wire fields plus ownership and where the bytes live. */
+export interface FileRecord {
+  id: string;
+  workspace: string;
+  organization: string;
+  owner: string;
+  filename: string;
+  bytes: number;
+  createdAt: number;
+  purpose: FilePurpose;
+  sampleType: SampleType;
+  source: FileSource;
+  mimetype: string | null;
+  numLines: number | null;
+  signature: string | null;
+  expiresAt: number | null;
+  visibility: FileVisibility;
+  objectKey: string;
+}
+
+const MIMETYPES: Record<string, string> = {
+  jsonl: "application/jsonl",
+  json: "application/json",
+  txt: "text/plain",
+  csv: "text/csv",
+  md: "text/markdown",
+  pdf: "application/pdf",
+  png: "image/png",
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  webp: "image/webp",
+  docx: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+  pptx: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+  wav: "audio/wav",
+  mp3: "audio/mpeg",
+};
+
+const GENERIC = new Set(["", "application/octet-stream", "binary/octet-stream"]);
+
+export const extensionOf = (filename: string): string => {
+  const dot = filename.lastIndexOf(".");
+  return dot < 0 ? "" : filename.slice(dot + 1).toLowerCase();
+};
+
+/** The declared type unless it is generic; then the one the extension implies (the SDK sends .jsonl as octet-stream). */
+export function mimetypeFor(filename: string, declared: string | null | undefined): string | null {
+  const given = (declared ?? "").split(";")[0]!.trim().toLowerCase();
+  if (!GENERIC.has(given)) return given;
+  return MIMETYPES[extensionOf(filename)] ?? (given || null);
+}
+
+export const isJsonl = (filename: string, mimetype: string | null): boolean =>
+  extensionOf(filename) === "jsonl" || mimetype === "application/jsonl" || mimetype === "application/x-ndjson";
+
+export function sampleTypeFor(purpose: FilePurpose): SampleType {
+  return purpose === "batch" ? "batch_request" : "instruct";
+}
+
+/** Rules every upload passes, inline or presigned, before any byte is stored. */
+export function checkUpload(filename: string, bytes: number, purpose: FilePurpose): void {
+  if (bytes > MAX_FILE_BYTES) {
+    throw new PayloadTooLarge(`File is ${bytes} bytes; the limit is ${MAX_FILE_BYTES} bytes (512 MB)`, "file_too_large");
+  }
+  if (purpose === "fine-tune" && extensionOf(filename) !== "jsonl") {
+    throw new BadRequest("Files with purpose 'fine-tune' must be .jsonl files", "invalid_file_type", "file");
+  }
+  if (/[\u0000-\u001f/\\]/.test(filename)) {
+    throw new BadRequest("The file name may not contain path separators or control characters", "invalid_filename", "file");
+  }
+}
+
+/** Lines of a JSONL document, not counting a trailing newline or blank lines. */
+export function countLines(text: string): number {
+  let count = 0;
+  for (const line of text.split("\n")) if (line.trim() !== "") count += 1;
+  return count;
+}
+
+/** Counts non-blank lines across chunks without holding the whole file. */
+export class LineCounter {
+  private count = 0;
+  private lineHasText = false;
+
+  push(chunk: Uint8Array): void {
+    for (const byte of chunk) {
+      if (byte === 0x0a) {
+        if (this.lineHasText) this.count += 1;
+        this.lineHasText = false;
+      } else if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0d) {
+        this.lineHasText = true;
+      }
+    }
+  }
+
+  total(): number {
+    return this.count + (this.lineHasText ? 1 : 0);
+  }
+}
+
+export const expiresAtFor = (createdAt: number, expiryHours: number | null | undefined): number | null =>
+  expiryHours ? createdAt + expiryHours * 3600 : null;
+
+export const isExpired = (file: Pick<FileRecord, "expiresAt">, now: number): boolean =>
+  file.expiresAt !== null && file.expiresAt <= now;
+
+/** `user` files belong to their creator; everyone in the workspace sees `workspace` files. */
+export const visibleTo = (file: Pick<FileRecord, "visibility" | "owner">, caller: Pick<Caller, "principal">): boolean =>
+  file.visibility === "workspace" || file.owner === caller.principal;
+
+export const objectKeyFor = (workspace: string, fileId: string): string => `workspaces/${workspace}/files/${fileId}`;
+
+export function toFileOut(file: FileRecord): FileOut {
+  return {
+    id: file.id,
+    object: "file",
+    bytes: file.bytes,
+    created_at: file.createdAt,
+    filename: file.filename,
+    purpose: file.purpose,
+    sample_type: file.sampleType,
+    source: file.source,
+    num_lines: file.numLines,
+    mimetype: file.mimetype,
+    signature: file.signature,
+    expires_at: file.expiresAt,
+    visibility: file.visibility,
+  };
+}

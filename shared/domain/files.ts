@@ -1,0 +1,237 @@
+import { randomUUID } from "node:crypto";
+import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
+import { fileBlobs } from "../blobs/files.js";
+import type { Caller } from "../http/caller.js";
+import type { CompleteUploadBody, CreateUploadBody, FileListQuery, UploadForm } from "../schemas/file.js";
+import { fileStore, type PendingUpload } from "../store/files.js";
+import { secretStore } from "../store/tenancy.js";
+import { BadRequest, Conflict, Forbidden, NotFound, PayloadTooLarge } from "./errors.js";
+import {
+  checkUpload,
+  countLines,
+  expiresAtFor,
+  isExpired,
+  isJsonl,
+  mimetypeFor,
+  objectKeyFor,
+  sampleTypeFor,
+  visibleTo,
+  type FileRecord,
+} from "./file-rules.js";
+import { signDownload, verifyDownload } from "./signed-urls.js";
+
+/**
+ * What one Lambda invocation can carry: 6 MB of event, with the body base64-encoded by API Gateway.
+ * Larger files take the presigned multipart route.
+ */
+export const INLINE_UPLOAD_MAX_BYTES = 4 * 1024 * 1024;
+export const LARGE_UPLOAD_ROUTE = "POST /v1/files/uploads";
+
+export const inlineTooLarge = (bytes?: number) =>
+  new PayloadTooLarge(
+    `${bytes ? `The file is ${bytes} bytes, more` : "The request is larger"} than the inline upload route takes (${INLINE_UPLOAD_MAX_BYTES} bytes). ` +
+      `Upload larger files (up to 512 MB) with ${LARGE_UPLOAD_ROUTE}, which returns presigned S3 part URLs.`,
+    "use_large_upload",
+  );
+
+/** Presigned multipart: parts of at least 8 MiB (S3 wants 5 MiB) and never more than 10,000 of them. */
+const MIN_PART_BYTES = 8 * 1024 * 1024;
+const PART_URL_SECONDS = 3600;
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+function newRecord(caller: Caller, fields: { id: string; filename: string; bytes: number; purpose: FileRecord["purpose"]; visibility: FileRecord["visibility"]; mimetype: string | null; numLines: number | null; expiryHours: number | null | undefined }, createdAt: number): FileRecord {
+  return {
+    id: fields.id,
+    workspace: caller.workspace,
+    organization: caller.organization,
+    owner: caller.principal,
+    filename: fields.filename,
+    bytes: fields.bytes,
+    createdAt,
+    purpose: fields.purpose,
+    sampleType: sampleTypeFor(fields.purpose),
+    source: "upload",
+    mimetype: fields.mimetype,
+    numLines: fields.numLines,
+    signature: null,
+    expiresAt: expiresAtFor(createdAt, fields.expiryHours),
+    visibility: fields.visibility,
+    objectKey: objectKeyFor(caller.workspace, fields.id),
+  };
+}
+
+export async function uploadInline(caller: Caller, form: UploadForm): Promise<FileRecord> {
+  const { filename, content } = form.file;
+  if (form.file.truncated || content.length > INLINE_UPLOAD_MAX_BYTES) throw inlineTooLarge(content.length);
+  checkUpload(filename, content.length, form.purpose);
+  const mimetype = mimetypeFor(filename, form.file.mimetype);
+  const nowMs = Date.now();
+  const file = newRecord(
+    caller,
+    {
+      id: randomUUID(),
+      filename,
+      bytes: content.length,
+      purpose: form.purpose,
+      visibility: form.visibility,
+      mimetype,
+      numLines: isJsonl(filename, mimetype) ? countLines(content.toString("utf8")) : null,
+      expiryHours: form.expiry,
+    },
+    Math.floor(nowMs / 1000),
+  );
+  await fileBlobs.put(file.objectKey, content, mimetype);
+  try {
+    await fileStore.create(file, nowMs);
+  } catch (error) {
+    await fileBlobs.remove(file.objectKey);
+    throw error;
+  }
+  return file;
+}
+
+/** The caller's view of one file: another workspace's, someone else's private or an expired file is not found. */
+export async function get(caller: Caller, id: string): Promise<FileRecord> {
+  const file = await fileStore.get(caller.workspace, id);
+  if (!file || !visibleTo(file, caller) || isExpired(file, nowSeconds())) throw new NotFound("file", id);
+  return file;
+}
+
+export async function list(caller: Caller, query: FileListQuery) {
+  return fileStore.list(
+    caller.workspace,
+    {
+      principal: caller.principal,
+      now: nowSeconds(),
+      purpose: query.purpose,
+      sampleTypes: query.sample_type,
+      sources: query.source,
+      mimetypes: query.mimetypes,
+      search: query.search,
+    },
+    query.page,
+    query.page_size,
+    query.include_total,
+  );
+}
+
+/** The record goes first, so a failure never leaves a record whose bytes are gone. */
+export async function remove(caller: Caller, id: string): Promise<void> {
+  const file = await get(caller, id);
+  if (!(await fileStore.remove(caller.workspace, id))) throw new NotFound("file", id);
+  await fileBlobs.remove(file.objectKey);
+}
+
+export async function contentUrl(caller: Caller, id: string): Promise<string> {
+  const file = await get(caller, id);
+  return fileBlobs.downloadUrl(file.objectKey, file.filename);
+}
+
+/** A URL on our download route that works without a key for `hours`, independent of any AWS credentials. */
+export async function signedUrl(caller: Caller, id: string, hours: number, downloadRouteUrl: string): Promise<string> {
+  await get(caller, id);
+  const token = signDownload(await secretStore.urlSigningSecret(), {
+    workspace: caller.workspace,
+    fileId: id,
+    expiresAt: nowSeconds() + hours * 3600,
+  });
+  return `${downloadRouteUrl}?token=${token}`;
+}
+
+export async function redeemDownload(fileId: string, token: string): Promise<string> {
+  const check = verifyDownload(await secretStore.urlSigningSecret(), token, nowSeconds());
+  if (!check.ok) {
+    throw new Forbidden(check.reason === "expired" ? "This signed URL has expired" : "This signed URL is not valid", `signed_url_${check.reason}`);
+  }
+  if (check.grant.fileId !== fileId) throw new Forbidden("This signed URL is not valid", "signed_url_bad_signature");
+  const file = await fileStore.get(check.grant.workspace, fileId);
+  if (!file || isExpired(file, nowSeconds())) throw new NotFound("file", fileId);
+  return fileBlobs.downloadUrl(file.objectKey, file.filename);
+}
+
+export function partSizeFor(bytes: number): number {
+  return Math.max(MIN_PART_BYTES, Math.ceil(bytes / 10_000));
+}
+
+export async function startUpload(caller: Caller, body: CreateUploadBody) {
+  checkUpload(body.filename, body.bytes, body.purpose);
+  const id = randomUUID();
+  const objectKey = objectKeyFor(caller.workspace, id);
+  const mimetype = mimetypeFor(body.filename, body.mimetype);
+  const partSize = partSizeFor(body.bytes);
+  const partCount = Math.ceil(body.bytes / partSize);
+  const s3UploadId = await fileBlobs.startMultipart(objectKey, mimetype);
+  const upload: PendingUpload = {
+    id,
+    workspace: caller.workspace,
+    organization: caller.organization,
+    owner: caller.principal,
+    s3UploadId,
+    objectKey,
+    filename: body.filename,
+    bytes: body.bytes,
+    purpose: body.purpose,
+    visibility: body.visibility,
+    expiryHours: body.expiry ?? null,
+    mimetype,
+    partSize,
+    partCount,
+    expiresAt: nowSeconds() + PART_URL_SECONDS,
+  };
+  await fileStore.putUpload(upload);
+  const parts = await Promise.all(
+    Array.from({ length: partCount }, async (_, i) => ({
+      part_number: i + 1,
+      url: await fileBlobs.partUrl(objectKey, s3UploadId, i + 1, PART_URL_SECONDS),
+    })),
+  );
+  return { id, object: "file.upload" as const, file_id: id, part_size: partSize, parts, expires_at: upload.expiresAt };
+}
+
+/** Assembles the parts, checks the result as an inline upload would be checked, and creates the File. */
+export async function completeUpload(caller: Caller, uploadId: string, body: CompleteUploadBody): Promise<FileRecord> {
+  const upload = await fileStore.getUpload(caller.workspace, uploadId);
+  if (!upload || upload.owner !== caller.principal || upload.expiresAt <= nowSeconds()) throw new NotFound("upload", uploadId);
+  const numbers = body.parts.map((p) => p.part_number);
+  if (new Set(numbers).size !== numbers.length || numbers.some((n) => n > upload.partCount)) {
+    throw new BadRequest(`parts must list each of the ${upload.partCount} part numbers at most once`, "invalid_parts", "parts");
+  }
+  const sorted = [...body.parts].sort((a, b) => a.part_number - b.part_number);
+  try {
+    await fileBlobs.completeMultipart(upload.objectKey, upload.s3UploadId, sorted);
+  } catch (error) {
+    const name = (error as Error).name;
+    if (name === "NoSuchUpload") throw new Conflict(`Upload '${uploadId}' was already completed`, "upload_completed");
+    if (name === "InvalidPart" || name === "InvalidPartOrder" || name === "EntityTooSmall") {
+      throw new BadRequest(`S3 refused the parts: ${(error as Error).message}`, "invalid_parts", "parts");
+    }
+    throw error;
+  }
+  const bytes = await fileBlobs.size(upload.objectKey);
+  if (bytes !== upload.bytes) {
+    await discard(upload);
+    const problem = `The uploaded parts hold ${bytes} bytes but the upload declared ${upload.bytes}`;
+    if (bytes > upload.bytes) throw new PayloadTooLarge(problem, "upload_size_mismatch");
+    throw new BadRequest(problem, "upload_size_mismatch", "parts");
+  }
+  const numLines = isJsonl(upload.filename, upload.mimetype) ? await fileBlobs.countLines(upload.objectKey) : null;
+  const nowMs = Date.now();
+  const file = newRecord(
+    caller,
+    { ...upload, numLines, expiryHours: upload.expiryHours },
+    Math.floor(nowMs / 1000),
+  );
+  try {
+    await fileStore.completeUpload({ ...file, objectKey: upload.objectKey }, nowMs, uploadId);
+  } catch (error) {
+    if (error instanceof TransactionCanceledException) throw new Conflict(`Upload '${uploadId}' was already completed`, "upload_completed");
+    throw error;
+  }
+  return file;
+}
+
+async function discard(upload: PendingUpload): Promise<void> {
+  await fileBlobs.remove(upload.objectKey);
+  await fileStore.removeUpload(upload.workspace, upload.id);
+}

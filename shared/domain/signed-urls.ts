@@ -1,0 +1,45 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+
+/**
+ * Download tokens for signed file URLs. S3 presigned URLs die with the Lambda credentials that signed
+ * them (hours), but a signed URL may live 168 h, so the URL carries our own HMAC token instead and the
+ * download route trades it for a short-lived S3 URL.
+ */
+export interface DownloadGrant {
+  workspace: string;
+  fileId: string;
+  /** Unix seconds after which the token is refused. */
+  expiresAt: number;
+}
+
+const b64url = (data: Buffer | string): string => Buffer.from(data).toString("base64url");
+
+function mac(secret: Buffer, payload: string): Buffer {
+  return createHmac("sha256", secret).update(`file-download.v1.${payload}`).digest();
+}
+
+export function signDownload(secret: Buffer, grant: DownloadGrant): string {
+  const payload = b64url(JSON.stringify({ w: grant.workspace, f: grant.fileId, e: grant.expiresAt }));
+  return `${payload}.${b64url(mac(secret, payload))}`;
+}
+
+export type DownloadCheck = { ok: true; grant: DownloadGrant } | { ok: false; reason: "malformed" | "bad_signature" | "expired" };
+
+export function verifyDownload(secret: Buffer, token: string, now: number): DownloadCheck {
+  const [payload, signature, ...rest] = token.split(".");
+  if (!payload || !signature || rest.length) return { ok: false, reason: "malformed" };
+  const expected = mac(secret, payload);
+  const given = Buffer.from(signature, "base64url");
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: "bad_signature" };
+  let fields: { w?: unknown; f?: unknown; e?: unknown };
+  try {
+    fields = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
+  } catch {
+    return { ok: false, reason: "malformed" };
+  }
+  if (typeof fields.w !== "string" || typeof fields.f !== "string" || typeof fields.e !== "number") {
+    return { ok: false, reason: "malformed" };
+  }
+  if (fields.e <= now) return { ok: false, reason: "expired" };
+  return { ok: true, grant: { workspace: fields.w, fileId: fields.f, expiresAt: fields.e } };
+}

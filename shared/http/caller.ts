@@ -1,0 +1,47 @@
+import type { APIGatewayProxyEvent } from "aws-lambda";
+import { Unauthorized } from "../domain/errors.js";
+
+export type PrincipalType = "user" | "service_account";
+
+/** Who is calling, as the authorizer resolved it from the API key. */
+export interface Caller {
+  organization: string;
+  workspace: string;
+  principal: string;
+  principalType: PrincipalType;
+  roles: string[];
+  admin: boolean;
+  keyId: string;
+}
+
+/**
+ * API Gateway REST passes the authorizer's context as flat string values, so the caller travels as
+ * strings and is rebuilt here (see functions/auth/authorizer.ts for the other half).
+ */
+export type CallerContext = Record<keyof Caller, string>;
+
+export function toCallerContext(caller: Caller): CallerContext {
+  return {
+    organization: caller.organization,
+    workspace: caller.workspace,
+    principal: caller.principal,
+    principalType: caller.principalType,
+    roles: caller.roles.join(","),
+    admin: String(caller.admin),
+    keyId: caller.keyId,
+  };
+}
+
+export function callerFrom(event: APIGatewayProxyEvent): Caller {
+  const context = event.requestContext.authorizer as Partial<CallerContext> | null | undefined;
+  if (!context?.workspace || !context.organization || !context.principal || !context.keyId) throw new Unauthorized();
+  return {
+    organization: context.organization,
+    workspace: context.workspace,
+    principal: context.principal,
+    principalType: context.principalType === "service_account" ? "service_account" : "user",
+    roles: context.roles ? context.roles.split(",").filter(Boolean) : [],
+    admin: context.admin === "true",
+    keyId: context.keyId,
+  };
+}

@@ -1,0 +1,73 @@
+import { ZodError, type core } from "zod";
+import { ApiError, Unprocessable, type ValidationIssue } from "../domain/errors.js";
+
+export interface WireError {
+  status: number;
+  body: unknown;
+}
+
+type Location = "body" | "query" | "path";
+
+/** FastAPI-style issue types, the vocabulary the official SDKs know from 422 bodies. */
+function issueType(issue: core.$ZodIssue): string {
+  switch (issue.code) {
+    case "invalid_type":
+      return issue.input === undefined ? "missing" : `${issue.expected}_type`;
+    case "unrecognized_keys":
+      return "extra_forbidden";
+    case "invalid_value":
+      return "enum";
+    case "too_small":
+      return issue.origin === "string" ? "string_too_short" : "greater_than_equal";
+    case "too_big":
+      return issue.origin === "string" ? "string_too_long" : "less_than_equal";
+    case "invalid_format":
+      return `${issue.format}_parsing`;
+    default:
+      return "value_error";
+  }
+}
+
+export function zodIssues(error: ZodError, where: Location): ValidationIssue[] {
+  return error.issues.flatMap((issue) => {
+    const loc = [where, ...issue.path.map((p) => (typeof p === "symbol" ? String(p) : p))];
+    if (issue.code === "unrecognized_keys") {
+      return issue.keys.map((key) => ({ loc: [...loc, key], msg: "Extra inputs are not permitted", type: "extra_forbidden" }));
+    }
+    const missing = issue.code === "invalid_type" && issue.input === undefined;
+    return [{ loc, msg: missing ? "Field required" : issue.message, type: issueType(issue) }];
+  });
+}
+
+export function validationError(detail: ValidationIssue[]): WireError {
+  return { status: 422, body: { detail } };
+}
+
+export function errorBody(status: number, type: string, message: string, code: string | null, param: string | null = null) {
+  return { object: "error", message, type, param, code };
+}
+
+/** Maps anything a handler throws to a status and body; internals never leave through a 5xx. */
+export function toWireError(error: unknown): WireError {
+  if (error instanceof Unprocessable) return validationError(error.detail);
+  if (error instanceof ApiError) {
+    return { status: error.status, body: errorBody(error.status, error.type, error.message, error.code, error.param) };
+  }
+  const status = httpStatusOf(error);
+  if (status && status >= 400 && status < 500) {
+    const message = error instanceof Error ? error.message : "Bad request";
+    // middy's body parsers report unreadable bodies as 415s; only a wrong Content-Type stays a 415.
+    if (status === 415 && /malformed/i.test(message)) {
+      return validationError([{ loc: ["body"], msg: message, type: "json_invalid" }]);
+    }
+    return { status, body: errorBody(status, "invalid_request_error", message, "invalid_request") };
+  }
+  return { status: 500, body: errorBody(500, "server_error", "Internal server error", "internal_error") };
+}
+
+function httpStatusOf(error: unknown): number | undefined {
+  if (typeof error === "object" && error !== null && "statusCode" in error && typeof error.statusCode === "number") {
+    return error.statusCode;
+  }
+  return undefined;
+}

@@ -1,0 +1,35 @@
+import { errorBody } from "./errors.js";
+
+/**
+ * What API Gateway itself answers, before or instead of a handler. CDK installs these as gateway
+ * responses and the local server sends the same bodies, so clients see one behaviour.
+ */
+export interface GatewayAnswer {
+  status: number;
+  body: ReturnType<typeof errorBody>;
+}
+
+export const gatewayAnswers = {
+  UNAUTHORIZED: { status: 401, body: errorBody(401, "authentication_error", "Unauthorized: send a valid API key as 'Authorization: Bearer <key>'", "unauthorized") },
+  ACCESS_DENIED: { status: 403, body: errorBody(403, "permission_error", "Forbidden", "forbidden") },
+  // API Gateway reports an unknown path or method as a missing token; to clients it is a 404.
+  MISSING_AUTHENTICATION_TOKEN: { status: 404, body: errorBody(404, "not_found_error", "No such route", "route_not_found") },
+  REQUEST_TOO_LARGE: {
+    status: 413,
+    body: errorBody(413, "invalid_request_error", "The request is too large for this route. Upload files over 4 MB with POST /v1/files/uploads (presigned multipart, up to 512 MB).", "use_large_upload"),
+  },
+  AUTHORIZER_FAILURE: { status: 500, body: errorBody(500, "server_error", "Internal server error", "authorizer_failure") },
+  // A function that crashed or timed out instead of answering.
+  DEFAULT_5XX: { status: 502, body: errorBody(502, "server_error", "Internal server error", "integration_failure") },
+} satisfies Record<string, GatewayAnswer>;
+
+export type GatewayAnswerType = keyof typeof gatewayAnswers;
+
+/** How long API Gateway caches an authorizer answer per Authorization header. */
+export const AUTHORIZER_CACHE_SECONDS = 300;
+
+/** Bodies API Gateway hands to Lambda base64-encoded; JSON stays text. */
+export const BINARY_MEDIA_TYPES = ["multipart/form-data", "application/octet-stream"];
+
+/** What one synchronous Lambda invocation accepts: the whole proxy event, body included. */
+export const LAMBDA_EVENT_MAX_BYTES = 6 * 1024 * 1024;

@@ -1,0 +1,23 @@
+/**
+ * What a handler returns when the answer is not a plain JSON 200: a redirect, another status, raw bytes.
+ * Plain values are JSON 200s shaped by the route's response schema.
+ */
+export class Reply {
+  constructor(
+    readonly status: number,
+    readonly body: string | Buffer | null,
+    readonly headers: Record<string, string> = {},
+  ) {}
+
+  static json(status: number, value: unknown): Reply {
+    return new Reply(status, JSON.stringify(value), { "content-type": "application/json" });
+  }
+
+  static redirect(location: string): Reply {
+    return new Reply(302, null, { location, "cache-control": "no-store" });
+  }
+
+  static empty(status = 204): Reply {
+    return new Reply(status, null);
+  }
+}

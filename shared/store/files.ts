@@ -1,0 +1,193 @@
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  type QueryCommandInput,
+} from "@aws-sdk/lib-dynamodb";
+import { tableName } from "../config.js";
+import type { FileRecord } from "../domain/file-rules.js";
+import type { FilePurpose, FileSource, FileVisibility, SampleType } from "../schemas/file.js";
+import { documents } from "./client.js";
+
+const table = () => tableName("files");
+const fileKey = (workspace: string, id: string) => ({ workspace, sk: `FILE#${id}` });
+const uploadKey = (workspace: string, id: string) => ({ workspace, sk: `UPLOAD#${id}` });
+
+/** Sorts newest first on the byCreated index; the id breaks ties within one millisecond. */
+const createdKey = (createdAtMs: number, id: string) => `${String(createdAtMs).padStart(15, "0")}#${id}`;
+
+function toItem(file: FileRecord, createdAtMs: number) {
+  return {
+    ...fileKey(file.workspace, file.id),
+    ...file,
+    createdKey: createdKey(createdAtMs, file.id),
+    filenameLower: file.filename.toLowerCase(),
+    // DynamoDB TTL removes expired records eventually; reads hide them from the moment they expire.
+    ttl: file.expiresAt ?? undefined,
+  };
+}
+
+function fromItem(item: Record<string, unknown>): FileRecord {
+  const { sk: _sk, createdKey: _ck, filenameLower: _fl, ttl: _ttl, ...file } = item;
+  return { signature: null, numLines: null, mimetype: null, expiresAt: null, ...file } as FileRecord;
+}
+
+export interface FileFilter {
+  /** The principal whose `user` files are included besides the workspace's shared ones. */
+  principal: string;
+  now: number;
+  purpose?: FilePurpose;
+  sampleTypes?: SampleType[];
+  sources?: FileSource[];
+  mimetypes?: string[];
+  search?: string;
+}
+
+function filterExpression(filter: FileFilter): Pick<QueryCommandInput, "FilterExpression" | "ExpressionAttributeNames" | "ExpressionAttributeValues"> {
+  const names: Record<string, string> = { "#visibility": "visibility", "#owner": "owner", "#expiresAt": "expiresAt" };
+  const values: Record<string, unknown> = { ":shared": "workspace" satisfies FileVisibility, ":me": filter.principal, ":now": filter.now, ":null": null };
+  const clauses = [
+    "(#visibility = :shared OR #owner = :me)",
+    "(attribute_not_exists(#expiresAt) OR #expiresAt = :null OR #expiresAt > :now)",
+  ];
+  const anyOf = (attribute: string, list: string[] | undefined) => {
+    if (!list?.length) return;
+    names[`#${attribute}`] = attribute;
+    const placeholders = list.map((value, i) => {
+      values[`:${attribute}${i}`] = value;
+      return `:${attribute}${i}`;
+    });
+    clauses.push(`#${attribute} IN (${placeholders.join(", ")})`);
+  };
+  anyOf("purpose", filter.purpose ? [filter.purpose] : undefined);
+  anyOf("sampleType", filter.sampleTypes);
+  anyOf("source", filter.sources);
+  anyOf("mimetype", filter.mimetypes);
+  if (filter.search) {
+    names["#filenameLower"] = "filenameLower";
+    values[":search"] = filter.search.toLowerCase();
+    clauses.push("contains(#filenameLower, :search)");
+  }
+  return { FilterExpression: clauses.join(" AND "), ExpressionAttributeNames: names, ExpressionAttributeValues: values };
+}
+
+export interface PendingUpload {
+  id: string;
+  workspace: string;
+  organization: string;
+  owner: string;
+  s3UploadId: string;
+  objectKey: string;
+  filename: string;
+  bytes: number;
+  purpose: FilePurpose;
+  visibility: FileVisibility;
+  expiryHours: number | null;
+  mimetype: string | null;
+  partSize: number;
+  partCount: number;
+  /** Unix seconds: the part URLs stop working and the record is removed by TTL. */
+  expiresAt: number;
+}
+
+export const fileStore = {
+  async create(file: FileRecord, createdAtMs: number): Promise<void> {
+    await documents.send(
+      new PutCommand({ TableName: table(), Item: toItem(file, createdAtMs), ConditionExpression: "attribute_not_exists(sk)" }),
+    );
+  },
+
+  async get(workspace: string, id: string): Promise<FileRecord | undefined> {
+    const out = await documents.send(new GetCommand({ TableName: table(), Key: fileKey(workspace, id) }));
+    return out.Item ? fromItem(out.Item) : undefined;
+  },
+
+  /** Returns false when there was nothing to delete (a concurrent delete won). */
+  async remove(workspace: string, id: string): Promise<boolean> {
+    const out = await documents.send(
+      new DeleteCommand({ TableName: table(), Key: fileKey(workspace, id), ReturnValues: "ALL_OLD" }),
+    );
+    return Boolean(out.Attributes);
+  },
+
+  /** One page, newest first, of the files the filter admits; `total` counts all of them when asked. */
+  async list(workspace: string, filter: FileFilter, page: number, pageSize: number, includeTotal: boolean) {
+    const base: QueryCommandInput = {
+      TableName: table(),
+      IndexName: "byCreated",
+      KeyConditionExpression: "workspace = :workspace",
+      ScanIndexForward: false,
+      ...filterExpression(filter),
+    };
+    base.ExpressionAttributeValues = { ...base.ExpressionAttributeValues, ":workspace": workspace };
+    const [items, total] = await Promise.all([
+      pageOf(base, page * pageSize, pageSize),
+      includeTotal ? countAll(base) : Promise.resolve(null),
+    ]);
+    return { items: items.map(fromItem), total };
+  },
+
+  async putUpload(upload: PendingUpload): Promise<void> {
+    await documents.send(
+      new PutCommand({
+        TableName: table(),
+        Item: { ...uploadKey(upload.workspace, upload.id), ...upload, ttl: upload.expiresAt },
+        ConditionExpression: "attribute_not_exists(sk)",
+      }),
+    );
+  },
+
+  async getUpload(workspace: string, id: string): Promise<PendingUpload | undefined> {
+    const out = await documents.send(new GetCommand({ TableName: table(), Key: uploadKey(workspace, id) }));
+    if (!out.Item) return undefined;
+    const { sk: _sk, ttl: _ttl, ...upload } = out.Item;
+    return upload as PendingUpload;
+  },
+
+  async removeUpload(workspace: string, id: string): Promise<void> {
+    await documents.send(new DeleteCommand({ TableName: table(), Key: uploadKey(workspace, id) }));
+  },
+
+  /** The file record appears and the pending upload disappears together, or neither does. */
+  async completeUpload(file: FileRecord, createdAtMs: number, uploadId: string): Promise<void> {
+    await documents.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: table(), Item: toItem(file, createdAtMs), ConditionExpression: "attribute_not_exists(sk)" } },
+          { Delete: { TableName: table(), Key: uploadKey(file.workspace, uploadId), ConditionExpression: "attribute_exists(sk)" } },
+        ],
+      }),
+    );
+  },
+};
+
+/** Skips `offset` matching items, then collects `size`; DynamoDB applies Limit before the filter, so it loops. */
+async function pageOf(base: QueryCommandInput, offset: number, size: number): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let skip = offset;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await documents.send(
+      new QueryCommand({ ...base, ExclusiveStartKey: startKey, Limit: Math.min(1000, skip + size - items.length) }),
+    );
+    for (const item of out.Items ?? []) {
+      if (skip > 0) skip -= 1;
+      else if (items.length < size) items.push(item);
+    }
+    startKey = out.LastEvaluatedKey;
+  } while (startKey && items.length < size);
+  return items;
+}
+
+async function countAll(base: QueryCommandInput): Promise<number> {
+  let total = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await documents.send(new QueryCommand({ ...base, Select: "COUNT", ExclusiveStartKey: startKey }));
+    total += out.Count ?? 0;
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return total;
+}

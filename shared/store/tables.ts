@@ -1,0 +1,43 @@
+/**
+ * The DynamoDB tables, described once. CDK builds them from this (infra/data-stack.ts) and the local
+ * stack creates the same tables in DynamoDB Local (infra/local/dynamodb.ts).
+ */
+export interface KeyAttribute {
+  name: string;
+  type: "S" | "N";
+}
+
+export interface TableDefinition {
+  /** Logical name: the env var `TABLE_<NAME>` carries the physical name to the functions. */
+  name: string;
+  partitionKey: KeyAttribute;
+  sortKey?: KeyAttribute;
+  globalIndexes?: { name: string; partitionKey: KeyAttribute; sortKey?: KeyAttribute }[];
+  localIndexes?: { name: string; sortKey: KeyAttribute }[];
+  /** Attribute holding a unix-seconds expiry that DynamoDB TTL acts on. */
+  timeToLive?: string;
+}
+
+/** Organizations, workspaces, principals, API keys and system secrets (see docs/data-model.md). */
+export const tenancyTable = {
+  name: "tenancy",
+  partitionKey: { name: "pk", type: "S" },
+  sortKey: { name: "sk", type: "S" },
+  globalIndexes: [{ name: "gsi1", partitionKey: { name: "gsi1pk", type: "S" }, sortKey: { name: "gsi1sk", type: "S" } }],
+} as const satisfies TableDefinition;
+
+/** File records and pending large uploads, partitioned by workspace. */
+export const filesTable = {
+  name: "files",
+  partitionKey: { name: "workspace", type: "S" },
+  sortKey: { name: "sk", type: "S" },
+  // A local index keeps "list newest first" strongly consistent with the upload that precedes it.
+  localIndexes: [{ name: "byCreated", sortKey: { name: "createdKey", type: "S" } }],
+  timeToLive: "ttl",
+} as const satisfies TableDefinition;
+
+export const tables = [tenancyTable, filesTable] as const;
+
+export type TableName = (typeof tables)[number]["name"];
+
+export const tableEnvVar = (name: TableName): string => `TABLE_${name.toUpperCase()}`;

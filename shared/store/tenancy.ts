@@ -1,0 +1,170 @@
+import { randomBytes } from "node:crypto";
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
+import { tableName } from "../config.js";
+import type { ApiKeyRecord } from "../domain/api-keys.js";
+import type { PrincipalType } from "../http/caller.js";
+import { documents } from "./client.js";
+
+const table = () => tableName("tenancy");
+
+export interface Organization {
+  id: string;
+  name: string;
+  createdAt: string;
+}
+
+export interface Workspace {
+  id: string;
+  organization: string;
+  name: string;
+  isDefault: boolean;
+  createdAt: string;
+}
+
+export interface Principal {
+  id: string;
+  organization: string;
+  type: PrincipalType;
+  name: string;
+  createdAt: string;
+}
+
+const strip = <T>(item: Record<string, unknown>): T => {
+  const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, ...rest } = item;
+  return rest as T;
+};
+
+async function putOnce(item: Record<string, unknown>): Promise<boolean> {
+  try {
+    await documents.send(new PutCommand({ TableName: table(), Item: item, ConditionExpression: "attribute_not_exists(pk)" }));
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+export const tenancyStore = {
+  /** Idempotent: an existing organization is kept as it is. */
+  async putOrganization(org: Organization): Promise<void> {
+    await putOnce({ pk: `ORG#${org.id}`, sk: "#ORG", gsi1pk: "ORGS", gsi1sk: org.id, ...org });
+  },
+
+  async listOrganizations(): Promise<Organization[]> {
+    const out = await documents.send(
+      new QueryCommand({ TableName: table(), IndexName: "gsi1", KeyConditionExpression: "gsi1pk = :p", ExpressionAttributeValues: { ":p": "ORGS" } }),
+    );
+    return (out.Items ?? []).map((i) => strip<Organization>(i));
+  },
+
+  async getOrganization(id: string): Promise<Organization | undefined> {
+    const out = await documents.send(new GetCommand({ TableName: table(), Key: { pk: `ORG#${id}`, sk: "#ORG" } }));
+    return out.Item ? strip<Organization>(out.Item) : undefined;
+  },
+
+  async putWorkspace(ws: Workspace): Promise<void> {
+    await putOnce({ pk: `ORG#${ws.organization}`, sk: `WS#${ws.id}`, ...ws });
+  },
+
+  async getWorkspace(organization: string, id: string): Promise<Workspace | undefined> {
+    const out = await documents.send(new GetCommand({ TableName: table(), Key: { pk: `ORG#${organization}`, sk: `WS#${id}` } }));
+    return out.Item ? strip<Workspace>(out.Item) : undefined;
+  },
+
+  async listWorkspaces(organization: string): Promise<Workspace[]> {
+    const out = await documents.send(
+      new QueryCommand({
+        TableName: table(),
+        KeyConditionExpression: "pk = :p AND begins_with(sk, :ws)",
+        ExpressionAttributeValues: { ":p": `ORG#${organization}`, ":ws": "WS#" },
+      }),
+    );
+    return (out.Items ?? []).map((i) => strip<Workspace>(i));
+  },
+
+  async putPrincipal(principal: Principal): Promise<void> {
+    await putOnce({ pk: `ORG#${principal.organization}`, sk: `PRINCIPAL#${principal.id}`, ...principal });
+  },
+
+  /** The key record and its by-id pointer are written together. */
+  async putApiKey(key: ApiKeyRecord): Promise<void> {
+    await documents.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: table(),
+              Item: { pk: `KEY#${key.hash}`, sk: "#KEY", gsi1pk: `KEYS#${key.organization}`, gsi1sk: key.keyId, ...key },
+              ConditionExpression: "attribute_not_exists(pk)",
+            },
+          },
+          {
+            Put: {
+              TableName: table(),
+              Item: { pk: `KEYID#${key.keyId}`, sk: "#KEY", hash: key.hash },
+              ConditionExpression: "attribute_not_exists(pk)",
+            },
+          },
+        ],
+      }),
+    );
+  },
+
+  async getApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
+    const out = await documents.send(new GetCommand({ TableName: table(), Key: { pk: `KEY#${hash}`, sk: "#KEY" } }));
+    return out.Item ? strip<ApiKeyRecord>(out.Item) : undefined;
+  },
+
+  async listApiKeys(organization: string): Promise<ApiKeyRecord[]> {
+    const out = await documents.send(
+      new QueryCommand({
+        TableName: table(),
+        IndexName: "gsi1",
+        KeyConditionExpression: "gsi1pk = :p",
+        ExpressionAttributeValues: { ":p": `KEYS#${organization}` },
+      }),
+    );
+    return (out.Items ?? []).map((i) => strip<ApiKeyRecord>(i));
+  },
+
+  /** Returns the revoked key, or undefined when no key has that id. Revoking twice keeps the first time. */
+  async revokeApiKey(keyId: string, at: string): Promise<ApiKeyRecord | undefined> {
+    const pointer = await documents.send(new GetCommand({ TableName: table(), Key: { pk: `KEYID#${keyId}`, sk: "#KEY" } }));
+    const hash = pointer.Item?.hash as string | undefined;
+    if (!hash) return undefined;
+    const out = await documents.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: { pk: `KEY#${hash}`, sk: "#KEY" },
+        UpdateExpression: "SET revokedAt = if_not_exists(revokedAt, :at)",
+        ConditionExpression: "attribute_exists(pk)",
+        ExpressionAttributeValues: { ":at": at },
+        ReturnValues: "ALL_NEW",
+      }),
+    );
+    return out.Attributes ? strip<ApiKeyRecord>(out.Attributes) : undefined;
+  },
+};
+
+/**
+ * The HMAC secret behind signed file URLs. Bootstrap (the keys CLI, or `npm start`) creates it once;
+ * functions only read it, and cache it for the life of the container.
+ */
+const SIGNING_KEY = { pk: "#SYSTEM", sk: "URL_SIGNING_KEY#1" };
+let cachedSecret: Buffer | undefined;
+
+export const secretStore = {
+  async ensureUrlSigningSecret(): Promise<void> {
+    await putOnce({ ...SIGNING_KEY, secret: randomBytes(32).toString("base64"), createdAt: new Date().toISOString() });
+  },
+
+  async urlSigningSecret(): Promise<Buffer> {
+    if (cachedSecret) return cachedSecret;
+    const out = await documents.send(new GetCommand({ TableName: table(), Key: SIGNING_KEY }));
+    const secret = out.Item?.secret as string | undefined;
+    if (!secret) throw new Error("The URL signing secret is missing: run `npm run keys -- bootstrap` against this deployment");
+    cachedSecret = Buffer.from(secret, "base64");
+    return cachedSecret;
+  },
+};
