@@ -1,0 +1,48 @@
+import { statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { build } from "esbuild";
+import { authorizer, handlerModule, routes } from "../functions/routes.js";
+
+export const ROOT = resolve(import.meta.dirname, "..");
+export const DIST = join(ROOT, "dist");
+
+/** The folder CDK ships as one function's code: dist/<area>/<operation>/index.mjs. */
+export const bundleDir = (handler: string) => join(DIST, handler);
+
+export interface Bundle {
+  handler: string;
+  bytes: number;
+}
+
+/**
+ * Bundles every handler in one esbuild pass (per-function bundling costs ~0.4 s each at synth):
+ * ESM for Node 20+ (runs on the nodejs22.x arm64 runtime), tree-shaken and minified, the AWS SDK
+ * left to the runtime.
+ */
+export async function buildHandlers(options: { outdir?: string } = {}): Promise<Bundle[]> {
+  const handlers = [authorizer.handler, ...routes.map((r) => r.handler)];
+  const outdir = options.outdir ?? DIST;
+  await build({
+    entryPoints: Object.fromEntries(handlers.map((h) => [`${h}/index`, join(ROOT, handlerModule(h))])),
+    outdir,
+    bundle: true,
+    platform: "node",
+    target: "node20",
+    format: "esm",
+    outExtension: { ".js": ".mjs" },
+    minify: true,
+    treeShaking: true,
+    sourcemap: false,
+    legalComments: "none",
+    external: ["@aws-sdk/*"],
+    // Some dependencies still call require(); ESM bundles need it defined.
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+    logLevel: "warning",
+  });
+  return handlers.map((handler) => ({ handler, bytes: statSync(join(outdir, handler, "index.mjs")).size }));
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
+  const bundles = await buildHandlers();
+  for (const b of bundles) console.log(`${(b.bytes / 1024).toFixed(1).padStart(8)} KB  ${b.handler}`);
+}

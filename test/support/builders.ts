@@ -1,0 +1,140 @@
+import { randomUUID } from "node:crypto";
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from "aws-lambda";
+import type { FileRecord } from "../../shared/domain/file-rules.js";
+import { objectKeyFor } from "../../shared/domain/file-rules.js";
+import { toCallerContext, type Caller } from "../../shared/http/caller.js";
+import type { RouteHandler } from "../../shared/http/route.js";
+
+export function aCaller(overrides: Partial<Caller> = {}): Caller {
+  return {
+    organization: randomUUID(),
+    workspace: randomUUID(),
+    principal: randomUUID(),
+    principalType: "user",
+    roles: [],
+    admin: false,
+    keyId: "0123456789abcdef",
+    ...overrides,
+  };
+}
+
+export function aFile(overrides: Partial<FileRecord> = {}): FileRecord {
+  const id = overrides.id ?? randomUUID();
+  const workspace = overrides.workspace ?? randomUUID();
+  return {
+    id,
+    workspace,
+    organization: randomUUID(),
+    owner: randomUUID(),
+    filename: "train.jsonl",
+    bytes: 16,
+    createdAt: 1_700_000_000,
+    purpose: "fine-tune",
+    sampleType: "instruct",
+    source: "upload",
+    mimetype: "application/jsonl",
+    numLines: 2,
+    signature: null,
+    expiresAt: null,
+    visibility: "workspace",
+    objectKey: objectKeyFor(workspace, id),
+    ...overrides,
+  };
+}
+
+export interface EventInput {
+  method?: string;
+  path?: string;
+  resource?: string;
+  pathParameters?: Record<string, string>;
+  query?: Record<string, string | string[]>;
+  headers?: Record<string, string>;
+  body?: string | null;
+  isBase64Encoded?: boolean;
+  /** null: no authorizer context (a public route, or a test of the missing-caller path). */
+  caller?: Caller | null;
+}
+
+/** An API Gateway REST proxy event as the authorizer-fronted integration delivers it. */
+export function anEvent(input: EventInput = {}): APIGatewayProxyEvent {
+  const query = input.query ?? {};
+  const multi = Object.fromEntries(Object.entries(query).map(([k, v]) => [k, Array.isArray(v) ? v : [v]]));
+  const single = Object.fromEntries(Object.entries(query).map(([k, v]) => [k, Array.isArray(v) ? v[v.length - 1]! : v]));
+  const path = input.path ?? "/v1/files";
+  const caller = input.caller === undefined ? aCaller() : input.caller;
+  return {
+    resource: input.resource ?? path,
+    path,
+    httpMethod: input.method ?? "GET",
+    headers: { Host: "api.example.test", "X-Forwarded-Proto": "https", ...input.headers },
+    multiValueHeaders: {},
+    queryStringParameters: Object.keys(single).length ? single : null,
+    multiValueQueryStringParameters: Object.keys(multi).length ? multi : null,
+    pathParameters: input.pathParameters ?? null,
+    stageVariables: null,
+    body: input.body ?? null,
+    isBase64Encoded: input.isBase64Encoded ?? false,
+    requestContext: {
+      accountId: "123456789012",
+      apiId: "api",
+      authorizer: caller ? { ...toCallerContext(caller), principalId: caller.principal } : null,
+      domainName: "api.example.test",
+      httpMethod: input.method ?? "GET",
+      identity: { sourceIp: "203.0.113.1" } as APIGatewayProxyEvent["requestContext"]["identity"],
+      path: `/prod${path}`,
+      protocol: "HTTP/1.1",
+      requestId: randomUUID(),
+      requestTimeEpoch: Date.now(),
+      resourceId: "res",
+      resourcePath: input.resource ?? path,
+      stage: "prod",
+    },
+  };
+}
+
+/** A multipart/form-data body as API Gateway hands it over: base64, binary media type. */
+export function multipartEvent(fields: Record<string, string | { filename: string; content: string | Buffer; type?: string }>, input: EventInput = {}) {
+  const boundary = "----testboundary1234567890";
+  const parts: Buffer[] = [];
+  for (const [name, value] of Object.entries(fields)) {
+    if (typeof value === "string") {
+      parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
+    } else {
+      parts.push(
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${value.filename}"\r\nContent-Type: ${value.type ?? "application/octet-stream"}\r\n\r\n`,
+        ),
+        Buffer.from(value.content),
+        Buffer.from("\r\n"),
+      );
+    }
+  }
+  parts.push(Buffer.from(`--${boundary}--\r\n`));
+  return anEvent({
+    method: "POST",
+    ...input,
+    headers: { "Content-Type": `multipart/form-data; boundary=${boundary}`, ...input.headers },
+    body: Buffer.concat(parts).toString("base64"),
+    isBase64Encoded: true,
+  });
+}
+
+export const aContext = (): Context =>
+  ({
+    functionName: "test",
+    functionVersion: "$LATEST",
+    invokedFunctionArn: "arn:aws:lambda:us-east-1:123456789012:function:test",
+    memoryLimitInMB: "512",
+    awsRequestId: randomUUID(),
+    logGroupName: "test",
+    logStreamName: "test",
+    getRemainingTimeInMillis: () => 29_000,
+    callbackWaitsForEmptyEventLoop: false,
+  }) as Context;
+
+/** Calls a handler and parses a JSON body when there is one. */
+export async function invoke(handler: RouteHandler, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult & { json: any }> {
+  const result = await handler(event, aContext());
+  const type = String(result.headers?.["content-type"] ?? "");
+  return { ...result, json: type.includes("json") && result.body ? JSON.parse(result.body) : undefined };
+}
