@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent } from "aws-lambda";
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The query string as one object: a parameter given once is a string, given several times an array

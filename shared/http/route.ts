@@ -1,10 +1,9 @@
 import middy from "@middy/core";
 import httpHeaderNormalizer from "@middy/http-header-normalizer";
 import httpJsonBodyParser from "@middy/http-json-body-parser";
-import httpMultipartBodyParser from "@middy/http-multipart-body-parser";
 import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from "aws-lambda";
-import { z } from "zod";
+import * as z from "zod";
 import { Unprocessable } from "../domain/errors.js";
 import { callerFrom, type Caller } from "./caller.js";
 import { toWireError, zodIssues } from "./errors.js";
@@ -18,9 +17,10 @@ type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 export interface RouteSpec<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined> {
   params?: P;
   query?: Q;
-  /** JSON body schema; with `multipart: true` the schema sees the parsed form ({field: string | file}). */
+  /** Body schema: of the JSON body, or with `parser` of what that parser produced (e.g. a multipart form). */
   body?: B;
-  multipart?: boolean;
+  /** A body parser other than JSON, e.g. `multipartForm` (shared/http/multipart.ts). */
+  parser?: () => middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult>;
   /** Shapes a plain return value into the wire body (unknown fields are dropped). */
   response?: Schema;
   /** Routes API Gateway serves without the authorizer; their handlers get no caller. */
@@ -59,7 +59,7 @@ export function route<P extends Schema | undefined = undefined, Q extends Schema
   const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(core)
     .use(injectLambdaContext(logger))
     .use(httpHeaderNormalizer());
-  if (spec.multipart) chain.use(httpMultipartBodyParser({ busboy: { limits: { files: 1 } } }));
+  if (spec.parser) chain.use(spec.parser());
   else if (spec.body) chain.use(httpJsonBodyParser());
   chain.use({
     after: (request) => {

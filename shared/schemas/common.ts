@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 export const Uuid = z.uuid({ message: "Input should be a valid UUID" });
 

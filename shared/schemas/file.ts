@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { repeated, queryBoolean } from "../http/query.js";
 import { pageQuery, Uuid } from "./common.js";
 

@@ -133,17 +133,22 @@ export const tenancyStore = {
     const pointer = await documents.send(new GetCommand({ TableName: table(), Key: { pk: `KEYID#${keyId}`, sk: "#KEY" } }));
     const hash = pointer.Item?.hash as string | undefined;
     if (!hash) return undefined;
-    const out = await documents.send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: { pk: `KEY#${hash}`, sk: "#KEY" },
-        UpdateExpression: "SET revokedAt = if_not_exists(revokedAt, :at)",
-        ConditionExpression: "attribute_exists(pk)",
-        ExpressionAttributeValues: { ":at": at },
-        ReturnValues: "ALL_NEW",
-      }),
-    );
-    return out.Attributes ? strip<ApiKeyRecord>(out.Attributes) : undefined;
+    try {
+      const out = await documents.send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: { pk: `KEY#${hash}`, sk: "#KEY" },
+          UpdateExpression: "SET revokedAt = :at",
+          ConditionExpression: "attribute_exists(pk) AND (attribute_not_exists(revokedAt) OR revokedAt = :null)",
+          ExpressionAttributeValues: { ":at": at, ":null": null },
+          ReturnValues: "ALL_NEW",
+        }),
+      );
+      return out.Attributes ? strip<ApiKeyRecord>(out.Attributes) : undefined;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return this.getApiKeyByHash(hash);
+      throw error;
+    }
   },
 };
 

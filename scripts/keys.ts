@@ -1,0 +1,114 @@
+/**
+ * API key administration, against the tables of a deployment or of the running local stack:
+ *
+ *   npm run keys -- bootstrap [--org-name NAME] [--workspace-name NAME]
+ *   npm run keys -- create --org ORG_ID --workspace WORKSPACE_ID [--name NAME] [--admin] [--roles a,b]
+ *   npm run keys -- list [--org ORG_ID]
+ *   npm run keys -- revoke KEY_ID
+ *
+ * Real tables: set TABLE_TENANCY (the DataStack output) and the usual AWS credentials and region.
+ * Local: with TABLE_TENANCY unset, it uses the stack `npm start` is running (PLATFORM_DATA_DIR/local-stack.json).
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import "../infra/local/env.js";
+import { tableEnvVar } from "../shared/store/tables.js";
+
+const USAGE = `Usage:
+  npm run keys -- bootstrap [--org-name NAME] [--workspace-name NAME]
+  npm run keys -- create --org ORG_ID --workspace WORKSPACE_ID [--name NAME] [--admin] [--roles a,b]
+  npm run keys -- list [--org ORG_ID]
+  npm run keys -- revoke KEY_ID`;
+
+function useLocalStackIfNoTables(): void {
+  if (process.env[tableEnvVar("tenancy")]) return;
+  const file = join(resolve(process.env.PLATFORM_DATA_DIR ?? ".data"), "local-stack.json");
+  if (!existsSync(file)) {
+    fail(`Set ${tableEnvVar("tenancy")} to the tenancy table of a deployment, or start the local stack with npm start.`);
+  }
+  const local = JSON.parse(readFileSync(file, "utf8")) as { url: string; env: Record<string, string> };
+  Object.assign(process.env, local.env);
+  console.error(`Using the local stack of ${local.url} (${file})`);
+}
+
+function fail(message: string): never {
+  console.error(message);
+  process.exit(2);
+}
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: {
+    org: { type: "string" },
+    workspace: { type: "string" },
+    name: { type: "string" },
+    admin: { type: "boolean", default: false },
+    roles: { type: "string" },
+    "org-name": { type: "string", default: "Default organization" },
+    "workspace-name": { type: "string", default: "Default workspace" },
+  },
+});
+
+const [command, ...rest] = positionals;
+if (!command || !["bootstrap", "create", "list", "revoke"].includes(command)) fail(USAGE);
+useLocalStackIfNoTables();
+
+// Loaded after the environment is settled: the SDK clients are built from it.
+const tenants = await import("../shared/domain/tenants.js");
+const { tenancyStore } = await import("../shared/store/tenancy.js");
+
+function printNewKey(key: string, record: { keyId: string; organization: string; workspace: string }): void {
+  console.log(`Key id:       ${record.keyId}`);
+  console.log(`Organization: ${record.organization}`);
+  console.log(`Workspace:    ${record.workspace}`);
+  console.log(`API key:      ${key}`);
+  console.error("The key is shown only this once; only its hash is stored.");
+}
+
+switch (command) {
+  case "bootstrap": {
+    const { organization, workspace } = await tenants.bootstrap({ organization: values["org-name"], workspace: values["workspace-name"] });
+    const { key, record } = await tenants.createApiKey({ organization: organization.id, workspace: workspace.id, name: values.name ?? "bootstrap admin", admin: true });
+    printNewKey(key, record);
+    break;
+  }
+  case "create": {
+    if (!values.org || !values.workspace) fail("create needs --org and --workspace");
+    const workspace = await tenancyStore.getWorkspace(values.org, values.workspace);
+    if (!workspace) fail(`No workspace ${values.workspace} in organization ${values.org}`);
+    const { key, record } = await tenants.createApiKey({
+      organization: values.org,
+      workspace: values.workspace,
+      name: values.name ?? "api key",
+      admin: values.admin,
+      roles: values.roles?.split(",").filter(Boolean),
+    });
+    printNewKey(key, record);
+    break;
+  }
+  case "list": {
+    const organizations = values.org ? [values.org] : (await tenancyStore.listOrganizations()).map((o) => o.id);
+    const rows = (await Promise.all(organizations.map((o) => tenancyStore.listApiKeys(o)))).flat();
+    console.table(
+      rows.map((k) => ({
+        keyId: k.keyId,
+        name: k.name,
+        preview: k.preview,
+        organization: k.organization,
+        workspace: k.workspace,
+        admin: k.admin,
+        created: k.createdAt,
+        revoked: k.revokedAt ?? "",
+      })),
+    );
+    break;
+  }
+  case "revoke": {
+    const keyId = rest[0] ?? fail("revoke needs a KEY_ID (see npm run keys -- list)");
+    const revoked = await tenancyStore.revokeApiKey(keyId, new Date().toISOString());
+    if (!revoked) fail(`No key with id ${keyId}`);
+    console.log(`Revoked ${keyId} at ${revoked.revokedAt}. Deployed APIs may accept it for up to 5 minutes (authorizer cache).`);
+    break;
+  }
+}
