@@ -192,7 +192,13 @@ export async function startUpload(caller: Caller, body: CreateUploadBody) {
 /** Assembles the parts, checks the result as an inline upload would be checked, and creates the File. */
 export async function completeUpload(caller: Caller, uploadId: string, body: CompleteUploadBody): Promise<FileRecord> {
   const upload = await fileStore.getUpload(caller.workspace, uploadId);
-  if (!upload || upload.owner !== caller.principal || upload.expiresAt <= nowSeconds()) throw new NotFound("upload", uploadId);
+  if (!upload) {
+    // The upload id is also the id of the file it becomes: once that exists, this upload was completed.
+    const completed = await fileStore.get(caller.workspace, uploadId);
+    if (completed?.owner === caller.principal) throw new Conflict(`Upload '${uploadId}' was already completed`, "upload_completed");
+    throw new NotFound("upload", uploadId);
+  }
+  if (upload.owner !== caller.principal || upload.expiresAt <= nowSeconds()) throw new NotFound("upload", uploadId);
   const numbers = body.parts.map((p) => p.part_number);
   if (new Set(numbers).size !== numbers.length || numbers.some((n) => n > upload.partCount)) {
     throw new BadRequest(`parts must list each of the ${upload.partCount} part numbers at most once`, "invalid_parts", "parts");

@@ -1,32 +1,32 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RunningApi } from "../../../infra/local/server.js";
+import { INLINE_UPLOAD_MAX_BYTES } from "../../../shared/domain/files.js";
 import { startTestApi } from "../../support/api.js";
+import { filesClient, follow, jsonl, objectsOf, type FilesClient } from "../../support/files-client.js";
 import { newTenant, type TestTenant } from "../../support/tenant.js";
 
 let api: RunningApi;
 let tenant: TestTenant;
+let files: FilesClient;
 
 beforeAll(async () => {
   api = await startTestApi();
-  tenant = await newTenant();
 });
 afterAll(() => api.stop());
-
-function upload(form: FormData, key = tenant.key) {
-  return fetch(`${api.url}/v1/files`, { method: "POST", headers: { authorization: `Bearer ${key}` }, body: form });
-}
-
-const jsonl = (lines: number) => Array.from({ length: lines }, (_, i) => JSON.stringify({ custom_id: `r${i}`, body: {} })).join("\n") + "\n";
+beforeEach(async () => {
+  tenant = await newTenant();
+  files = filesClient(api, tenant);
+});
 
 describe("POST /v1/files", () => {
   it("stores the bytes and a record with every File field", async () => {
-    const form = new FormData();
-    form.append("file", new Blob([jsonl(3)]), "requests.jsonl");
-    form.append("purpose", "batch");
-    const response = await upload(form);
+    const response = await files.upload({ filename: "requests.jsonl", content: jsonl(3), purpose: "batch" });
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("application/json");
-    const file = await response.json();
+    const file = response.body;
+    expect(Object.keys(file).sort()).toEqual(
+      ["bytes", "created_at", "expires_at", "filename", "id", "mimetype", "num_lines", "object", "purpose", "sample_type", "signature", "source", "visibility"],
+    );
     expect(file).toMatchObject({
       object: "file",
       bytes: Buffer.byteLength(jsonl(3)),
@@ -40,28 +40,83 @@ describe("POST /v1/files", () => {
       expires_at: null,
       signature: null,
     });
+    expect(file.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect(Math.abs(file.created_at - Date.now() / 1000)).toBeLessThan(60);
 
-    const stored = await fetch(`${api.url}/v1/files/${file.id}/content`, { headers: { authorization: `Bearer ${tenant.key}` } });
+    const stored = await follow(await files.content(file.id));
     expect(stored.status).toBe(200);
     expect(stored.headers.get("content-type")).toBe("application/octet-stream");
-    expect(await stored.text()).toBe(jsonl(3));
+    expect(stored.bytes.toString("utf8")).toBe(jsonl(3));
+  });
+
+  it("defaults the purpose to fine-tune, whose sample type is instruct", async () => {
+    const file = await files.uploaded({ filename: "train.jsonl", content: jsonl(2) });
+    expect(file).toMatchObject({ purpose: "fine-tune", sample_type: "instruct", num_lines: 2 });
+  });
+
+  it("counts no lines for a file that is not JSONL and keeps its declared type", async () => {
+    const file = await files.uploaded({ filename: "scan.pdf", content: "%PDF-1.4\n...\n", type: "application/pdf", purpose: "ocr" });
+    expect(file).toMatchObject({ purpose: "ocr", mimetype: "application/pdf", num_lines: null, bytes: 13 });
+  });
+
+  it("records visibility user when asked", async () => {
+    const file = await files.uploaded({ visibility: "user" });
+    expect(file.visibility).toBe("user");
+    expect((await files.retrieve(file.id)).body.visibility).toBe("user");
+  });
+
+  it("sets expires_at to created_at plus the expiry in hours", async () => {
+    const file = await files.uploaded({ expiry: 48 });
+    expect(file.expires_at).toBe(file.created_at + 48 * 3600);
+    expect((await files.retrieve(file.id)).body.expires_at).toBe(file.expires_at);
+  });
+
+  it("answers 422 with a detail entry when the form has no file part", async () => {
+    const response = await files.upload({ purpose: "batch" });
+    expect(response.status).toBe(422);
+    expect(response.body.detail).toEqual([expect.objectContaining({ loc: ["body", "file"], type: "missing" })]);
+  });
+
+  it("answers 422 for an unknown purpose and stores nothing", async () => {
+    const response = await files.upload({ filename: "a.jsonl", content: "{}\n", purpose: "pretraining" });
+    expect(response.status).toBe(422);
+    expect(response.body.detail).toEqual([expect.objectContaining({ loc: ["body", "purpose"], type: "enum" })]);
+    expect((await files.list()).body.total).toBe(0);
+  });
+
+  it("answers 422 for an expiry that is not a positive whole number of hours", async () => {
+    for (const expiry of ["0", "1.5", "soon"]) {
+      const response = await files.upload({ filename: "a.jsonl", content: "{}\n", expiry });
+      expect(response.status, `expiry=${expiry}`).toBe(422);
+      expect(response.body.detail[0].loc).toEqual(["body", "expiry"]);
+    }
   });
 
   it("refuses a non-JSONL file for fine-tuning and stores nothing", async () => {
-    const form = new FormData();
-    form.append("file", new Blob(["hello"]), "notes.txt");
-    form.append("purpose", "fine-tune");
-    const response = await upload(form);
+    const response = await files.upload({ filename: "notes.txt", content: "hello", purpose: "fine-tune" });
     expect(response.status).toBe(400);
-    expect((await response.json()).code).toBe("invalid_file_type");
-    const list = await fetch(`${api.url}/v1/files?search=notes`, { headers: { authorization: `Bearer ${tenant.key}` } });
-    expect((await list.json()).total).toBe(0);
+    expect(response.body).toMatchObject({ object: "error", type: "invalid_request_error", code: "invalid_file_type" });
+    expect((await files.list({ search: "notes" })).body.total).toBe(0);
+    expect(await objectsOf(tenant.caller.workspace)).toEqual([]);
+  });
+
+  it("answers 413 naming the large-upload route for a file over the inline limit, and stores nothing", async () => {
+    const response = await files.upload({ filename: "big.jsonl", content: new Uint8Array(INLINE_UPLOAD_MAX_BYTES + 1).fill(0x61), purpose: "batch" });
+    expect(response.status).toBe(413);
+    expect(response.body).toMatchObject({ object: "error", type: "invalid_request_error", code: "use_large_upload" });
+    expect(response.body.message).toContain("POST /v1/files/uploads");
+    expect((await files.list()).body).toMatchObject({ data: [], total: 0 });
+    expect(await objectsOf(tenant.caller.workspace)).toEqual([]);
+  });
+
+  it("accepts a file of exactly the inline limit", async () => {
+    const file = await files.uploaded({ filename: "edge.bin", content: new Uint8Array(INLINE_UPLOAD_MAX_BYTES).fill(0x62), purpose: "batch" });
+    expect(file.bytes).toBe(INLINE_UPLOAD_MAX_BYTES);
   });
 
   it("answers 401 without a valid key", async () => {
-    const form = new FormData();
-    form.append("file", new Blob(["{}\n"]), "a.jsonl");
-    expect((await upload(form, "pak_not-a-real-key-at-all")).status).toBe(401);
+    const response = await files.upload({ filename: "a.jsonl", content: "{}\n" }, { key: "pak_not-a-real-key-at-all" });
+    expect(response.status).toBe(401);
+    expect(response.body).toMatchObject({ object: "error", type: "authentication_error" });
   });
 });
