@@ -119,7 +119,7 @@ export async function list(caller: Caller, query: FileListQuery) {
 /** The record goes first, so a failure never leaves a record whose bytes are gone. */
 export async function remove(caller: Caller, id: string): Promise<void> {
   const file = await get(caller, id);
-  if (!(await fileStore.remove(caller.workspace, id))) throw new NotFound("file", id);
+  if (!(await fileStore.remove(file))) throw new NotFound("file", id);
   await fileBlobs.remove(file.objectKey);
 }
 

@@ -1,9 +1,12 @@
+import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import {
+  BatchGetCommand,
   DeleteCommand,
   GetCommand,
   PutCommand,
   QueryCommand,
   TransactWriteCommand,
+  UpdateCommand,
   type QueryCommandInput,
 } from "@aws-sdk/lib-dynamodb";
 import { tableName } from "../config.js";
@@ -18,10 +21,36 @@ const uploadKey = (workspace: string, id: string) => ({ workspace, sk: `UPLOAD#$
 /** Sorts newest first on the byCreated index; the id breaks ties within one millisecond. */
 const createdKey = (createdAtMs: number, id: string) => `${String(createdAtMs).padStart(15, "0")}#${id}`;
 
-function toItem(file: FileRecord, createdAtMs: number) {
+/**
+ * Counts behind `total`: files without an expiry, per visibility scope, kept exact by writing them in
+ * the same transaction as the file. Expiring files are counted live on the sparse byExpiry index, since
+ * they leave the total when they expire, not when a write happens.
+ */
+const counterKey = (workspace: string, file: Pick<FileRecord, "visibility" | "owner">) => ({
+  workspace,
+  sk: file.visibility === "user" ? `#COUNT#user#${file.owner}` : "#COUNT#workspace",
+});
+const counted = (file: Pick<FileRecord, "expiresAt">) => file.expiresAt === null;
+
+function counterUpdate(file: FileRecord, delta: 1 | -1) {
+  return {
+    Update: {
+      TableName: table(),
+      Key: counterKey(file.workspace, file),
+      UpdateExpression: "ADD #files :delta",
+      ExpressionAttributeNames: { "#files": "files" },
+      ExpressionAttributeValues: { ":delta": delta },
+    },
+  };
+}
+
+/** The item of a file record; exported for bulk writers (bench/seed.ts), which must then adjust the counts. */
+export function fileItem(file: FileRecord, createdAtMs: number) {
   return {
     ...fileKey(file.workspace, file.id),
     ...file,
+    // Absent rather than null: it is the sort key of the sparse byExpiry index.
+    expiresAt: file.expiresAt ?? undefined,
     createdKey: createdKey(createdAtMs, file.id),
     filenameLower: file.filename.toLowerCase(),
     // DynamoDB TTL removes expired records eventually; reads hide them from the moment they expire.
@@ -94,9 +123,8 @@ export interface PendingUpload {
 
 export const fileStore = {
   async create(file: FileRecord, createdAtMs: number): Promise<void> {
-    await documents.send(
-      new PutCommand({ TableName: table(), Item: toItem(file, createdAtMs), ConditionExpression: "attribute_not_exists(sk)" }),
-    );
+    const put = { Put: { TableName: table(), Item: fileItem(file, createdAtMs), ConditionExpression: "attribute_not_exists(sk)" } };
+    await documents.send(new TransactWriteCommand({ TransactItems: counted(file) ? [put, counterUpdate(file, 1)] : [put] }));
   },
 
   async get(workspace: string, id: string): Promise<FileRecord | undefined> {
@@ -105,11 +133,22 @@ export const fileStore = {
   },
 
   /** Returns false when there was nothing to delete (a concurrent delete won). */
-  async remove(workspace: string, id: string): Promise<boolean> {
-    const out = await documents.send(
-      new DeleteCommand({ TableName: table(), Key: fileKey(workspace, id), ReturnValues: "ALL_OLD" }),
+  async remove(file: FileRecord): Promise<boolean> {
+    const remove = { Delete: { TableName: table(), Key: fileKey(file.workspace, file.id), ConditionExpression: "attribute_exists(sk)" } };
+    try {
+      await documents.send(new TransactWriteCommand({ TransactItems: counted(file) ? [remove, counterUpdate(file, -1)] : [remove] }));
+      return true;
+    } catch (error) {
+      if (error instanceof TransactionCanceledException) return false;
+      throw error;
+    }
+  },
+
+  /** For bulk writers that put items themselves: moves the count of `file`'s scope by `delta`. */
+  async adjustCount(file: FileRecord, delta: number): Promise<void> {
+    await documents.send(
+      new UpdateCommand({ ...counterUpdate(file, 1).Update, ExpressionAttributeValues: { ":delta": delta } }),
     );
-    return Boolean(out.Attributes);
   },
 
   /** One page, newest first, of the files the filter admits; `total` counts all of them when asked. */
@@ -124,7 +163,7 @@ export const fileStore = {
     base.ExpressionAttributeValues = { ...base.ExpressionAttributeValues, ":workspace": workspace };
     const [items, total] = await Promise.all([
       pageOf(base, page * pageSize, pageSize),
-      includeTotal ? countAll(base) : Promise.resolve(null),
+      includeTotal ? (isUnfiltered(filter) ? visibleTotal(workspace, filter) : countAll(base)) : Promise.resolve(null),
     ]);
     return { items: items.map(fromItem), total };
   },
@@ -155,8 +194,9 @@ export const fileStore = {
     await documents.send(
       new TransactWriteCommand({
         TransactItems: [
-          { Put: { TableName: table(), Item: toItem(file, createdAtMs), ConditionExpression: "attribute_not_exists(sk)" } },
+          { Put: { TableName: table(), Item: fileItem(file, createdAtMs), ConditionExpression: "attribute_not_exists(sk)" } },
           { Delete: { TableName: table(), Key: uploadKey(file.workspace, uploadId), ConditionExpression: "attribute_exists(sk)" } },
+          ...(counted(file) ? [counterUpdate(file, 1)] : []),
         ],
       }),
     );
@@ -179,6 +219,27 @@ async function pageOf(base: QueryCommandInput, offset: number, size: number): Pr
     startKey = out.LastEvaluatedKey;
   } while (startKey && items.length < size);
   return items;
+}
+
+const isUnfiltered = (f: FileFilter) =>
+  !f.purpose && !f.sampleTypes?.length && !f.sources?.length && !f.mimetypes?.length && !f.search;
+
+/** The unfiltered total without reading the workspace: two counters plus the live, unexpired expiring files. */
+async function visibleTotal(workspace: string, filter: FileFilter): Promise<number> {
+  const keys = [counterKey(workspace, { visibility: "workspace", owner: "" }), counterKey(workspace, { visibility: "user", owner: filter.principal })];
+  const [counters, expiring] = await Promise.all([
+    documents.send(new BatchGetCommand({ RequestItems: { [table()]: { Keys: keys, ProjectionExpression: "#files", ExpressionAttributeNames: { "#files": "files" } } } })),
+    countAll({
+      TableName: table(),
+      IndexName: "byExpiry",
+      KeyConditionExpression: "workspace = :workspace AND #expiresAt > :now",
+      FilterExpression: "#visibility = :shared OR #owner = :me",
+      ExpressionAttributeNames: { "#expiresAt": "expiresAt", "#visibility": "visibility", "#owner": "owner" },
+      ExpressionAttributeValues: { ":workspace": workspace, ":now": filter.now, ":shared": "workspace", ":me": filter.principal },
+    }),
+  ]);
+  const stored = (counters.Responses?.[table()] ?? []).reduce((sum, item) => sum + Number(item.files ?? 0), 0);
+  return stored + expiring;
 }
 
 async function countAll(base: QueryCommandInput): Promise<number> {

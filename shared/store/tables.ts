@@ -31,8 +31,12 @@ export const filesTable = {
   name: "files",
   partitionKey: { name: "workspace", type: "S" },
   sortKey: { name: "sk", type: "S" },
-  // A local index keeps "list newest first" strongly consistent with the upload that precedes it.
-  localIndexes: [{ name: "byCreated", sortKey: { name: "createdKey", type: "S" } }],
+  // Local indexes keep lists and totals strongly consistent with the upload that precedes them.
+  localIndexes: [
+    { name: "byCreated", sortKey: { name: "createdKey", type: "S" } },
+    // Sparse: only files that expire, so the total can count them live without reading the rest.
+    { name: "byExpiry", sortKey: { name: "expiresAt", type: "N" } },
+  ],
   timeToLive: "ttl",
 } as const satisfies TableDefinition;
 

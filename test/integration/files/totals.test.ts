@@ -1,0 +1,60 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import type { RunningApi } from "../../../infra/local/server.js";
+import { startTestApi } from "../../support/api.js";
+import { filesClient, type FilesClient } from "../../support/files-client.js";
+import { newTenant } from "../../support/tenant.js";
+
+let api: RunningApi;
+
+beforeAll(async () => {
+  api = await startTestApi();
+});
+afterAll(() => api.stop());
+afterEach(() => vi.useRealTimers());
+
+const total = async (files: FilesClient) => (await files.list({ page_size: 1 })).body.total as number;
+
+describe("the unfiltered total of GET /v1/files", () => {
+  it("stays exact under concurrent uploads and deletes", async () => {
+    const files = filesClient(api, await newTenant());
+    const uploaded = await Promise.all(Array.from({ length: 12 }, (_, i) => files.uploaded({ filename: `c-${i}.jsonl` })));
+    expect(await total(files)).toBe(12);
+    const deletions = await Promise.all(uploaded.slice(0, 5).flatMap((f) => [files.remove(f.id), files.remove(f.id)]));
+    expect(deletions.filter((d) => d.status === 200)).toHaveLength(5);
+    expect(deletions.filter((d) => d.status === 404)).toHaveLength(5);
+    expect(await total(files)).toBe(7);
+  });
+
+  it("counts an expiring file until the second it expires", async () => {
+    const files = filesClient(api, await newTenant());
+    await files.uploaded({ filename: "kept.jsonl" });
+    const expiring = await files.uploaded({ filename: "soon.jsonl", expiry: 1 });
+    expect(await total(files)).toBe(2);
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime((expiring.expires_at! - 1) * 1000);
+    expect(await total(files)).toBe(2);
+    vi.setSystemTime(expiring.expires_at! * 1000);
+    expect(await total(files)).toBe(1);
+    expect((await files.list()).body.data.map((f: { filename: string }) => f.filename)).toEqual(["kept.jsonl"]);
+  });
+
+  it("counts another principal's user files only for that principal", async () => {
+    const owner = await newTenant();
+    const colleague = await newTenant({ organization: owner.caller.organization, workspace: owner.caller.workspace });
+    const mine = filesClient(api, owner);
+    await mine.uploaded({ filename: "shared.jsonl" });
+    await mine.uploaded({ filename: "private.jsonl", visibility: "user" });
+    await mine.uploaded({ filename: "private-expiring.jsonl", visibility: "user", expiry: 5 });
+    expect(await total(mine)).toBe(3);
+    expect(await total(filesClient(api, colleague))).toBe(1);
+  });
+
+  it("matches the filtered count when a filter is given", async () => {
+    const files = filesClient(api, await newTenant());
+    await files.uploaded({ filename: "a.jsonl", purpose: "batch" });
+    await files.uploaded({ filename: "b.jsonl", purpose: "fine-tune" });
+    await files.uploaded({ filename: "c.jsonl", purpose: "batch", expiry: 2 });
+    expect((await files.list({ purpose: "batch" })).body.total).toBe(2);
+    expect(await total(files)).toBe(3);
+  });
+});
