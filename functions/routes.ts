@@ -4,12 +4,13 @@
  * tests read it. Adding an operation = one handler file under functions/ + one row here.
  */
 export type Access = "read" | "write" | "readwrite";
+export type ObjectAccess = Access | "delete" | "write-delete" | "readwrite-delete";
 
 export interface Grants {
   /** DynamoDB tables by logical name (shared/store/tables.ts). */
   tables?: Partial<Record<"tenancy" | "files", Access>>;
   /** The files bucket, limited to the workspace object prefix. */
-  files?: Access | "readwrite-delete";
+  files?: ObjectAccess;
 }
 
 export interface RouteRow {
@@ -31,9 +32,9 @@ export interface RouteRow {
 export const routes: RouteRow[] = [
   // Files
   { method: "GET", path: "/v1/files", handler: "files/list", grants: { tables: { files: "read" } } },
-  { method: "POST", path: "/v1/files", handler: "files/upload", grants: { tables: { files: "write" }, files: "readwrite-delete" }, memoryMb: 1024 },
+  { method: "POST", path: "/v1/files", handler: "files/upload", grants: { tables: { files: "write" }, files: "write-delete" }, memoryMb: 1024 },
   { method: "GET", path: "/v1/files/{file_id}", handler: "files/retrieve", grants: { tables: { files: "read" } } },
-  { method: "DELETE", path: "/v1/files/{file_id}", handler: "files/delete", grants: { tables: { files: "readwrite" }, files: "readwrite-delete" } },
+  { method: "DELETE", path: "/v1/files/{file_id}", handler: "files/delete", grants: { tables: { files: "readwrite" }, files: "delete" } },
   { method: "GET", path: "/v1/files/{file_id}/content", handler: "files/content", grants: { tables: { files: "read" }, files: "read" } },
   { method: "GET", path: "/v1/files/{file_id}/url", handler: "files/signed-url", grants: { tables: { files: "read", tenancy: "read" } } },
   { method: "GET", path: "/v1/files/{file_id}/download", handler: "files/download", grants: { tables: { files: "read", tenancy: "read" }, files: "read" }, public: true, extension: true },

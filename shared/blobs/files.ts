@@ -1,4 +1,5 @@
 import {
+  AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
   DeleteObjectCommand,
@@ -61,6 +62,20 @@ export const fileBlobs = {
         MultipartUpload: { Parts: parts.map((p) => ({ PartNumber: p.part_number, ETag: p.etag })) },
       }),
     );
+  },
+
+  async abortMultipart(key: string, uploadId: string): Promise<void> {
+    await s3.send(new AbortMultipartUploadCommand({ Bucket: filesBucket(), Key: key, UploadId: uploadId }));
+  },
+
+  async exists(key: string): Promise<boolean> {
+    try {
+      await s3.send(new HeadObjectCommand({ Bucket: filesBucket(), Key: key }));
+      return true;
+    } catch (error) {
+      if ((error as Error).name === "NotFound" || (error as Error).name === "NoSuchKey") return false;
+      throw error;
+    }
   },
 
   async size(key: string): Promise<number> {

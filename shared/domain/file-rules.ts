@@ -74,11 +74,11 @@ export function checkUpload(filename: string, bytes: number, purpose: FilePurpos
   }
 }
 
-/** Lines of a JSONL document, not counting a trailing newline or blank lines. */
-export function countLines(text: string): number {
-  let count = 0;
-  for (const line of text.split("\n")) if (line.trim() !== "") count += 1;
-  return count;
+/** Lines of a JSONL document, not counting a trailing newline or blank lines (the same count for every route). */
+export function countLines(content: Uint8Array | string): number {
+  const counter = new LineCounter();
+  counter.push(typeof content === "string" ? Buffer.from(content, "utf8") : content);
+  return counter.total();
 }
 
 /** Counts non-blank lines across chunks without holding the whole file. */

@@ -76,7 +76,7 @@ export async function uploadInline(caller: Caller, form: UploadForm): Promise<Fi
       purpose: form.purpose,
       visibility: form.visibility,
       mimetype,
-      numLines: isJsonl(filename, mimetype) ? countLines(content.toString("utf8")) : null,
+      numLines: isJsonl(filename, mimetype) ? countLines(content) : null,
       expiryHours: form.expiry,
     },
     Math.floor(nowMs / 1000),
@@ -179,7 +179,12 @@ export async function startUpload(caller: Caller, body: CreateUploadBody) {
     partCount,
     expiresAt: nowSeconds() + PART_URL_SECONDS,
   };
-  await fileStore.putUpload(upload);
+  try {
+    await fileStore.putUpload(upload);
+  } catch (error) {
+    await fileBlobs.abortMultipart(objectKey, s3UploadId);
+    throw error;
+  }
   const parts = await Promise.all(
     Array.from({ length: partCount }, async (_, i) => ({
       part_number: i + 1,
@@ -203,17 +208,7 @@ export async function completeUpload(caller: Caller, uploadId: string, body: Com
   if (new Set(numbers).size !== numbers.length || numbers.some((n) => n > upload.partCount)) {
     throw new BadRequest(`parts must list each of the ${upload.partCount} part numbers at most once`, "invalid_parts", "parts");
   }
-  const sorted = [...body.parts].sort((a, b) => a.part_number - b.part_number);
-  try {
-    await fileBlobs.completeMultipart(upload.objectKey, upload.s3UploadId, sorted);
-  } catch (error) {
-    const name = (error as Error).name;
-    if (name === "NoSuchUpload") throw new Conflict(`Upload '${uploadId}' was already completed`, "upload_completed");
-    if (name === "InvalidPart" || name === "InvalidPartOrder" || name === "EntityTooSmall") {
-      throw new BadRequest(`S3 refused the parts: ${(error as Error).message}`, "invalid_parts", "parts");
-    }
-    throw error;
-  }
+  await assemble(upload, [...body.parts].sort((a, b) => a.part_number - b.part_number));
   const bytes = await fileBlobs.size(upload.objectKey);
   if (bytes !== upload.bytes) {
     await discard(upload);
@@ -235,6 +230,25 @@ export async function completeUpload(caller: Caller, uploadId: string, body: Com
     throw error;
   }
   return file;
+}
+
+/** Has S3 join the parts into the object. */
+async function assemble(upload: PendingUpload, parts: CompleteUploadBody["parts"]): Promise<void> {
+  try {
+    await fileBlobs.completeMultipart(upload.objectKey, upload.s3UploadId, parts);
+  } catch (error) {
+    const name = (error as Error).name;
+    if (name === "InvalidPart" || name === "InvalidPartOrder" || name === "EntityTooSmall") {
+      throw new BadRequest(`S3 refused the parts: ${(error as Error).message}`, "invalid_parts", "parts");
+    }
+    if (name !== "NoSuchUpload") throw error;
+    // The pending record still exists, so no File was recorded. An assembled object means an earlier
+    // attempt got this far and its final write failed: carry on and record it. Otherwise another
+    // completion is under way.
+    if (!(await fileBlobs.exists(upload.objectKey))) {
+      throw new Conflict(`Upload '${upload.id}' is being completed by another request`, "upload_completed");
+    }
+  }
 }
 
 async function discard(upload: PendingUpload): Promise<void> {

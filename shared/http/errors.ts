@@ -18,9 +18,9 @@ function issueType(issue: core.$ZodIssue): string {
     case "invalid_value":
       return "enum";
     case "too_small":
-      return issue.origin === "string" ? "string_too_short" : "greater_than_equal";
+      return issue.origin === "string" ? "string_too_short" : issue.origin === "array" ? "too_short" : "greater_than_equal";
     case "too_big":
-      return issue.origin === "string" ? "string_too_long" : "less_than_equal";
+      return issue.origin === "string" ? "string_too_long" : issue.origin === "array" ? "too_long" : "less_than_equal";
     case "invalid_format":
       return `${issue.format}_parsing`;
     default:
@@ -58,7 +58,7 @@ export function toWireError(error: unknown): WireError {
     const message = error instanceof Error ? error.message : "Bad request";
     // middy's body parsers report unreadable bodies as 415s; only a wrong Content-Type stays a 415.
     if (status === 415 && /malformed/i.test(message)) {
-      return validationError([{ loc: ["body"], msg: message, type: "json_invalid" }]);
+      return validationError([{ loc: ["body"], msg: message, type: /json/i.test(message) ? "json_invalid" : "value_error" }]);
     }
     return { status, body: errorBody(status, "invalid_request_error", message, "invalid_request") };
   }

@@ -77,7 +77,8 @@ export function route<P extends Schema | undefined = undefined, Q extends Schema
 
 function parse(schema: Schema | undefined, value: unknown, where: "path" | "query" | "body"): unknown {
   if (!schema) return undefined;
-  const result = schema.safeParse(value ?? (where === "body" ? undefined : {}));
+  // reportInput: tells a missing field (input undefined) from one of the wrong type.
+  const result = schema.safeParse(value ?? (where === "body" ? undefined : {}), { reportInput: true });
   if (!result.success) throw new Unprocessable(zodIssues(result.error, where));
   return result.data;
 }

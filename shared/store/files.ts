@@ -168,11 +168,12 @@ export const fileStore = {
     return { items: items.map(fromItem), total };
   },
 
-  async putUpload(upload: PendingUpload): Promise<void> {
+  async putUpload({ expiresAt, ...upload }: PendingUpload): Promise<void> {
     await documents.send(
       new PutCommand({
         TableName: table(),
-        Item: { ...uploadKey(upload.workspace, upload.id), ...upload, ttl: upload.expiresAt },
+        // Not `expiresAt`: that attribute is the sort key of the files-only byExpiry index.
+        Item: { ...uploadKey(upload.workspace, upload.id), ...upload, urlsExpireAt: expiresAt, ttl: expiresAt },
         ConditionExpression: "attribute_not_exists(sk)",
       }),
     );
@@ -181,8 +182,8 @@ export const fileStore = {
   async getUpload(workspace: string, id: string): Promise<PendingUpload | undefined> {
     const out = await documents.send(new GetCommand({ TableName: table(), Key: uploadKey(workspace, id) }));
     if (!out.Item) return undefined;
-    const { sk: _sk, ttl: _ttl, ...upload } = out.Item;
-    return upload as PendingUpload;
+    const { sk: _sk, ttl: _ttl, urlsExpireAt, ...upload } = out.Item;
+    return { ...upload, expiresAt: urlsExpireAt } as PendingUpload;
   },
 
   async removeUpload(workspace: string, id: string): Promise<void> {

@@ -1,9 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from "aws-lambda";
+import type { APIGatewayRequestAuthorizerEvent } from "aws-lambda";
+import type { ApiKeyRecord } from "../../shared/domain/api-keys.js";
 import type { FileRecord } from "../../shared/domain/file-rules.js";
 import { objectKeyFor } from "../../shared/domain/file-rules.js";
 import { toCallerContext, type Caller } from "../../shared/http/caller.js";
 import type { RouteHandler } from "../../shared/http/route.js";
+import type { PendingUpload } from "../../shared/store/files.js";
 
 export function aCaller(overrides: Partial<Caller> = {}): Caller {
   return {
@@ -137,4 +140,95 @@ export async function invoke(handler: RouteHandler, event: APIGatewayProxyEvent)
   const result = await handler(event, aContext());
   const type = String(result.headers?.["content-type"] ?? "");
   return { ...result, json: type.includes("json") && result.body ? JSON.parse(result.body) : undefined };
+}
+
+/** A JSON request as API Gateway delivers it: POST by default, `content-type: application/json`. */
+export function aJsonEvent(body: unknown, input: EventInput = {}): APIGatewayProxyEvent {
+  return anEvent({
+    method: "POST",
+    ...input,
+    headers: { "Content-Type": "application/json", ...input.headers },
+    body: JSON.stringify(body),
+  });
+}
+
+/** A file record as the files table holds it: the record plus its keys and index attributes. */
+export function aFileItem(file: FileRecord, createdAtMs = file.createdAt * 1000): Record<string, unknown> {
+  const { expiresAt, ...rest } = file;
+  return {
+    ...rest,
+    sk: `FILE#${file.id}`,
+    createdKey: `${String(createdAtMs).padStart(15, "0")}#${file.id}`,
+    filenameLower: file.filename.toLowerCase(),
+    // Files that never expire have no expiresAt (it keys the sparse byExpiry index) and no ttl.
+    ...(expiresAt === null ? {} : { expiresAt, ttl: expiresAt }),
+  };
+}
+
+export function aPendingUpload(overrides: Partial<PendingUpload> = {}): PendingUpload {
+  const id = overrides.id ?? randomUUID();
+  const workspace = overrides.workspace ?? randomUUID();
+  return {
+    id,
+    workspace,
+    organization: randomUUID(),
+    owner: randomUUID(),
+    s3UploadId: "s3-upload-id",
+    objectKey: objectKeyFor(workspace, id),
+    filename: "train.jsonl",
+    bytes: 20 * 1024 * 1024,
+    purpose: "fine-tune",
+    visibility: "workspace",
+    expiryHours: null,
+    mimetype: "application/jsonl",
+    partSize: 8 * 1024 * 1024,
+    partCount: 3,
+    expiresAt: Math.floor(Date.now() / 1000) + 3600,
+    ...overrides,
+  };
+}
+
+/** The stored item of a pending upload. */
+/** As the store keeps it: the part-URL deadline under `urlsExpireAt`, never `expiresAt` (the files-only index key). */
+export const aPendingUploadItem = ({ expiresAt, ...upload }: PendingUpload): Record<string, unknown> => ({
+  ...upload,
+  sk: `UPLOAD#${upload.id}`,
+  urlsExpireAt: expiresAt,
+  ttl: expiresAt,
+});
+
+export function anApiKeyRecord(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
+  return {
+    keyId: "0123456789abcdef",
+    hash: "0".repeat(64),
+    name: "test",
+    organization: randomUUID(),
+    workspace: randomUUID(),
+    principal: randomUUID(),
+    principalType: "service_account",
+    roles: [],
+    admin: false,
+    createdAt: "2024-01-01T00:00:00.000Z",
+    revokedAt: null,
+    preview: "pak_0123…",
+    ...overrides,
+  };
+}
+
+/** What API Gateway hands a REQUEST authorizer. */
+export function anAuthorizerEvent(input: { headers?: Record<string, string> | null; methodArn?: string } = {}): APIGatewayRequestAuthorizerEvent {
+  return {
+    type: "REQUEST",
+    methodArn: input.methodArn ?? "arn:aws:execute-api:us-east-1:123456789012:abcdef1234/prod/GET/v1/files",
+    resource: "/v1/files",
+    path: "/v1/files",
+    httpMethod: "GET",
+    headers: input.headers === undefined ? {} : input.headers,
+    multiValueHeaders: null,
+    pathParameters: null,
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    stageVariables: null,
+    requestContext: anEvent().requestContext,
+  } as APIGatewayRequestAuthorizerEvent;
 }

@@ -49,6 +49,13 @@ describe("the unfiltered total of GET /v1/files", () => {
     expect(await total(filesClient(api, colleague))).toBe(1);
   });
 
+  it("does not count a large upload that is not completed yet", async () => {
+    const files = filesClient(api, await newTenant());
+    const started = await files.startUpload({ filename: "big.jsonl", bytes: 20 * 1024 * 1024, purpose: "batch" });
+    expect(started.status).toBe(200);
+    expect((await files.list()).body).toMatchObject({ total: 0, data: [] });
+  });
+
   it("matches the filtered count when a filter is given", async () => {
     const files = filesClient(api, await newTenant());
     await files.uploaded({ filename: "a.jsonl", purpose: "batch" });

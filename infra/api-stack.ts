@@ -1,0 +1,109 @@
+import * as cdk from "aws-cdk-lib";
+import * as apigw from "aws-cdk-lib/aws-apigateway";
+import * as logs from "aws-cdk-lib/aws-logs";
+import type { Construct } from "constructs";
+import { areaOf, authorizer, type RouteRow } from "../functions/routes.js";
+import { AUTHORIZER_CACHE_SECONDS, BINARY_MEDIA_TYPES, gatewayAnswers } from "../shared/http/gateway.js";
+import { AreaStack } from "./area-stack.js";
+import { RouteFunction } from "./constructs/route-function.js";
+import type { DataRefs } from "./data-refs.js";
+import { pascal } from "./names.js";
+import { corePaths, ResourceTree } from "./resource-tree.js";
+
+export interface ApiStackProps extends cdk.StackProps {
+  data: DataRefs;
+  routes: readonly RouteRow[];
+  stageName: string;
+  logLevel: string;
+}
+
+/** A gateway response body is a VTL template: `$` and `#` would be evaluated, not sent. */
+function literalTemplate(body: unknown): string {
+  const json = JSON.stringify(body);
+  if (/[$#]/.test(json)) throw new Error(`Gateway response body needs VTL escaping: ${json}`);
+  return json;
+}
+
+const F = apigw.AccessLogField;
+/** One JSON line per request; the principal and the error fields are what an operator looks for first. */
+const ACCESS_LOG_FORMAT = apigw.AccessLogFormat.custom(
+  JSON.stringify({
+    requestId: F.contextRequestId(),
+    ip: F.contextIdentitySourceIp(),
+    requestTime: F.contextRequestTime(),
+    method: F.contextHttpMethod(),
+    resourcePath: F.contextResourcePath(),
+    status: F.contextStatus(),
+    responseLength: F.contextResponseLength(),
+    responseLatency: F.contextResponseLatency(),
+    principal: F.contextAuthorizerPrincipalId(),
+    errorType: F.contextErrorResponseType(),
+    error: F.contextErrorMessage(),
+    integrationError: F.contextIntegrationErrorMessage(),
+  }),
+);
+
+/**
+ * The REST API: its stage, the authorizer and gateway responses live here; the routes live in one nested
+ * stack per area (areaOf), built from the route table.
+ */
+export class ApiStack extends cdk.Stack {
+  readonly api: apigw.RestApi;
+  readonly authorizerFunction: RouteFunction;
+  readonly areas: AreaStack[];
+
+  constructor(scope: Construct, id: string, props: ApiStackProps) {
+    super(scope, id, props);
+    this.authorizerFunction = new RouteFunction(this, "AuthorizerFunction", {
+      handler: authorizer.handler,
+      grants: authorizer.grants,
+      data: props.data,
+      description: "REQUEST authorizer: API key to caller",
+      logLevel: props.logLevel,
+    });
+    const requestAuthorizer = new apigw.RequestAuthorizer(this, "Authorizer", {
+      handler: this.authorizerFunction.fn,
+      identitySources: [apigw.IdentitySource.header("Authorization")],
+      resultsCacheTtl: cdk.Duration.seconds(AUTHORIZER_CACHE_SECONDS),
+    });
+
+    const accessLogs = new logs.LogGroup(this, "AccessLogs", { retention: logs.RetentionDays.THREE_MONTHS });
+    this.api = new apigw.RestApi(this, "Api", {
+      restApiName: id,
+      description: "Mistral-compatible platform API",
+      endpointTypes: [apigw.EndpointType.REGIONAL],
+      binaryMediaTypes: BINARY_MEDIA_TYPES,
+      // The account-wide CloudWatch role is account state, not this app's to own.
+      cloudWatchRole: false,
+      defaultMethodOptions: { authorizer: requestAuthorizer, authorizationType: apigw.AuthorizationType.CUSTOM },
+      deployOptions: {
+        stageName: props.stageName,
+        accessLogDestination: new apigw.LogGroupLogDestination(accessLogs),
+        accessLogFormat: ACCESS_LOG_FORMAT,
+      },
+    });
+
+    // Answers API Gateway gives on its own, shaped like the handlers' errors (the local server sends the same).
+    for (const [type, answer] of Object.entries(gatewayAnswers)) {
+      this.api.addGatewayResponse(pascal(type), {
+        type: apigw.ResponseType.of(type),
+        statusCode: String(answer.status),
+        responseHeaders: { "x-request-id": "context.requestId" },
+        templates: { "application/json": literalTemplate(answer.body) },
+      });
+    }
+
+    const tree = new ResourceTree(this.api.root);
+    for (const path of corePaths(props.routes)) tree.at(this, path);
+    const byArea = new Map<string, RouteRow[]>();
+    for (const row of props.routes) byArea.set(areaOf(row), [...(byArea.get(areaOf(row)) ?? []), row]);
+    // One nested stack per area keeps each template far below CloudFormation's 500 resources.
+    this.areas = [...byArea].map(
+      ([area, rows]) => new AreaStack(this, pascal(area), { area, rows, api: this.api, tree, data: props.data, logLevel: props.logLevel }),
+    );
+
+    // RestApi's own output has a hashed name (ApiEndpoint4F160690); scripts and docs use ApiUrl instead.
+    this.api.node.tryRemoveChild("Endpoint");
+    new cdk.CfnOutput(this, "ApiUrl", { value: this.api.url, description: "Base URL: the SDKs' server_url" });
+  }
+}

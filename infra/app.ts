@@ -1,0 +1,41 @@
+import * as cdk from "aws-cdk-lib";
+import { AwsSolutionsChecks } from "cdk-nag";
+import { routes as routeTable, type RouteRow } from "../functions/routes.js";
+import { ApiStack } from "./api-stack.js";
+import { DataStack } from "./data-stack.js";
+import { acknowledgeFindings } from "./nag.js";
+
+export interface BuildOptions {
+  /** Defaults to THE route table; tests pass synthetic rows. */
+  routes?: RouteRow[];
+  /** CDK context, as `-c key=value` would set it. */
+  context?: Record<string, unknown>;
+  outdir?: string;
+}
+
+/**
+ * The whole app. Context: `stage` (default "prod") names the stacks (Platform-<stage>-Data/-Api) and the
+ * API stage, so several deployments can share an account; `logLevel` (default INFO) is the handlers'
+ * POWERTOOLS_LOG_LEVEL. Handlers must be bundled first (infra/build.ts buildHandlers).
+ */
+export function buildApp(options: BuildOptions = {}) {
+  const app = new cdk.App({ context: options.context, outdir: options.outdir });
+  const stage = String(app.node.tryGetContext("stage") ?? "prod");
+  // It ends up in stack names and the API stage name; both refuse anything else.
+  if (!/^[A-Za-z0-9-]{1,64}$/.test(stage)) throw new Error(`-c stage=${stage}: use letters, digits and hyphens`);
+  const logLevel = String(app.node.tryGetContext("logLevel") ?? "INFO");
+  const prefix = `Platform-${stage}`;
+
+  const data = new DataStack(app, `${prefix}-Data`, { description: "Platform API: tables and the files bucket (retained on delete)" });
+  const api = new ApiStack(app, `${prefix}-Api`, {
+    description: "Platform API: REST API, authorizer and one nested stack per API area",
+    data,
+    routes: options.routes ?? routeTable,
+    stageName: stage,
+    logLevel,
+  });
+
+  cdk.Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  acknowledgeFindings({ data, api });
+  return { app, data, api };
+}

@@ -1,0 +1,97 @@
+import * as cdk from "aws-cdk-lib";
+import * as apigw from "aws-cdk-lib/aws-apigateway";
+import * as iam from "aws-cdk-lib/aws-iam";
+import * as lambda from "aws-cdk-lib/aws-lambda";
+import * as logs from "aws-cdk-lib/aws-logs";
+import { Construct } from "constructs";
+import type { Grants } from "../../functions/routes.js";
+import { FILES_BUCKET_ENV } from "../../shared/config.js";
+import { tableEnvVar, type TableName } from "../../shared/store/tables.js";
+import { bundleDir } from "../build.js";
+import type { DataRefs } from "../data-refs.js";
+import { grantStatements } from "../grants.js";
+
+export interface RouteFunctionProps {
+  /** Module under functions/ (the route table's `handler`); its bundle is dist/<handler>/index.mjs. */
+  handler: string;
+  grants: Grants;
+  data: DataRefs;
+  description?: string;
+  memoryMb?: number;
+  /** Streamed responses may run the full 15 minutes API Gateway allows them. */
+  streaming?: boolean;
+  logLevel: string;
+}
+
+/** Request/response routes are cut off by API Gateway at 29 s; running longer only costs money. */
+const BUFFERED_TIMEOUT = cdk.Duration.seconds(29);
+const STREAMING_TIMEOUT = cdk.Duration.minutes(15);
+
+/**
+ * One handler as a Lambda function, with the defaults every route shares: the prebuilt bundle, arm64,
+ * its own log group and its own role holding exactly the row's grants.
+ */
+export class RouteFunction extends Construct {
+  readonly fn: lambda.Function;
+  readonly role: iam.Role;
+  private readonly streaming: boolean;
+
+  constructor(scope: Construct, id: string, props: RouteFunctionProps) {
+    super(scope, id);
+    this.streaming = props.streaming ?? false;
+    const logGroup = new logs.LogGroup(this, "Logs", {
+      retention: logs.RetentionDays.ONE_MONTH,
+      // Retention already bounds what is kept; a replaced function should not leave an orphan group behind.
+      removalPolicy: cdk.RemovalPolicy.DESTROY,
+    });
+    // An inline policy (not AWSLambdaBasicExecutionRole, not a separate AWS::IAM::Policy): one resource
+    // fewer per route, and logging is limited to this function's own group.
+    this.role = new iam.Role(this, "Role", {
+      assumedBy: new iam.ServicePrincipal("lambda.amazonaws.com"),
+      inlinePolicies: {
+        route: new iam.PolicyDocument({
+          statements: [
+            new iam.PolicyStatement({ actions: ["logs:CreateLogStream", "logs:PutLogEvents"], resources: [logGroup.logGroupArn] }),
+            ...grantStatements(props.grants, props.data),
+          ],
+        }),
+      },
+    });
+    this.fn = new lambda.Function(this, "Function", {
+      code: lambda.Code.fromAsset(bundleDir(props.handler)),
+      handler: "index.handler",
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: props.memoryMb ?? 512,
+      timeout: this.streaming ? STREAMING_TIMEOUT : BUFFERED_TIMEOUT,
+      description: props.description ?? props.handler,
+      role: this.role,
+      logGroup,
+      environment: {
+        ...Object.fromEntries(Object.entries(props.data.tables).map(([name, table]) => [tableEnvVar(name as TableName), table.tableName])),
+        [FILES_BUCKET_ENV]: props.data.bucket.bucketName,
+        POWERTOOLS_SERVICE_NAME: "platform-api",
+        POWERTOOLS_LOG_LEVEL: props.logLevel,
+      },
+    });
+  }
+
+  /**
+   * A Lambda proxy integration with ONE api-wide invoke permission, created here (in this function's
+   * stack). LambdaIntegration would add one permission per method scoped to the stage, which makes the
+   * nested stacks depend on the core stage: a cycle (reference/cdk-rest-api.md section 3).
+   */
+  integration(api: apigw.IRestApi): apigw.Integration {
+    this.fn.addPermission("ApiInvoke", {
+      principal: new iam.ServicePrincipal("apigateway.amazonaws.com"),
+      sourceArn: api.arnForExecuteApi(),
+    });
+    const arn = this.fn.functionArn;
+    return new apigw.AwsIntegration({
+      proxy: true,
+      service: "lambda",
+      path: this.streaming ? `2021-11-15/functions/${arn}/response-streaming-invocations` : `2015-03-31/functions/${arn}/invocations`,
+      options: this.streaming ? { responseTransferMode: apigw.ResponseTransferMode.STREAM, timeout: STREAMING_TIMEOUT } : {},
+    });
+  }
+}

@@ -1,0 +1,32 @@
+import * as cdk from "aws-cdk-lib";
+import * as dynamodb from "aws-cdk-lib/aws-dynamodb";
+import * as s3 from "aws-cdk-lib/aws-s3";
+import { tables, type TableName } from "../shared/store/tables.js";
+import { pascal } from "./names.js";
+
+/** What the functions may touch: the data stack's tables by logical name, and the files bucket. */
+export interface DataRefs {
+  tables: Record<TableName, dynamodb.ITable>;
+  bucket: s3.IBucket;
+}
+
+/**
+ * The data stack's names and ARNs as explicit parameters of a nested stack. CDK would thread them through
+ * anyway, under generated names; explicit ones keep the nested template readable and give cdk-nag
+ * findings a stable spelling (`<FilesBucketArn>/workspaces/*`) that does not change with the stage.
+ */
+export function dataParameters(stack: cdk.NestedStack, data: DataRefs): DataRefs {
+  const parameter = (name: string, value: string) => {
+    stack.setParameter(name, value);
+    return new cdk.CfnParameter(stack, name, { type: "String" }).valueAsString;
+  };
+  const table = (name: TableName): dynamodb.ITable => {
+    const id = `${pascal(name)}Table`;
+    // The name is derived from the ARN, so one parameter per table.
+    return dynamodb.Table.fromTableArn(stack, id, parameter(`${id}Arn`, data.tables[name].tableArn));
+  };
+  return {
+    tables: Object.fromEntries(tables.map((t) => [t.name, table(t.name)])) as Record<TableName, dynamodb.ITable>,
+    bucket: s3.Bucket.fromBucketArn(stack, "FilesBucket", parameter("FilesBucketArn", data.bucket.bucketArn)),
+  };
+}

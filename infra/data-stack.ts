@@ -1,0 +1,64 @@
+import * as cdk from "aws-cdk-lib";
+import * as dynamodb from "aws-cdk-lib/aws-dynamodb";
+import * as s3 from "aws-cdk-lib/aws-s3";
+import type { Construct } from "constructs";
+import { tableEnvVar, tables, type KeyAttribute, type TableDefinition, type TableName } from "../shared/store/tables.js";
+import type { DataRefs } from "./data-refs.js";
+import { pascal } from "./names.js";
+
+const attribute = (key: KeyAttribute): dynamodb.Attribute => ({ name: key.name, type: dynamodb.AttributeType[key.type === "S" ? "STRING" : "NUMBER"] });
+
+/**
+ * Records and files: everything that outlives a deployment. Kept apart from the API so the API stacks
+ * can be torn down and redeployed freely; tables and bucket are retained even if this stack is deleted.
+ */
+export class DataStack extends cdk.Stack implements DataRefs {
+  readonly tables: Record<TableName, dynamodb.Table>;
+  readonly bucket: s3.Bucket;
+
+  constructor(scope: Construct, id: string, props?: cdk.StackProps) {
+    super(scope, id, props);
+    this.tables = Object.fromEntries(tables.map((def) => [def.name, this.table(def)])) as Record<TableName, dynamodb.Table>;
+
+    this.bucket = new s3.Bucket(this, "FilesBucket", {
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      versioned: true,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      removalPolicy: cdk.RemovalPolicy.RETAIN,
+      lifecycleRules: [
+        {
+          // Large uploads the client never completed would otherwise be billed forever.
+          abortIncompleteMultipartUploadAfter: cdk.Duration.days(1),
+          // Versioning is there to undo mistakes, not to keep deleted files: 30 days, then gone.
+          noncurrentVersionExpiration: cdk.Duration.days(30),
+          expiredObjectDeleteMarker: true,
+        },
+      ],
+    });
+    new cdk.CfnOutput(this, "FilesBucketName", { value: this.bucket.bucketName, description: "BUCKET_FILES" });
+  }
+
+  private table(def: TableDefinition): dynamodb.Table {
+    const table = new dynamodb.Table(this, `${pascal(def.name)}Table`, {
+      partitionKey: attribute(def.partitionKey),
+      sortKey: def.sortKey && attribute(def.sortKey),
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      timeToLiveAttribute: def.timeToLive,
+      deletionProtection: true,
+      removalPolicy: cdk.RemovalPolicy.RETAIN,
+    });
+    for (const index of def.globalIndexes ?? []) {
+      table.addGlobalSecondaryIndex({
+        indexName: index.name,
+        partitionKey: attribute(index.partitionKey),
+        sortKey: index.sortKey && attribute(index.sortKey),
+      });
+    }
+    for (const index of def.localIndexes ?? []) table.addLocalSecondaryIndex({ indexName: index.name, sortKey: attribute(index.sortKey) });
+    // Operators need the physical name for the keys CLI: TABLE_TENANCY=<value> npm run keys -- ...
+    new cdk.CfnOutput(this, `${pascal(def.name)}TableName`, { value: table.tableName, description: tableEnvVar(def.name as TableName) });
+    return table;
+  }
+}

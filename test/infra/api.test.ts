@@ -1,0 +1,179 @@
+import { FileSystem } from "aws-cdk-lib";
+import { beforeAll, describe, expect, it } from "vitest";
+import { routes, type RouteRow } from "../../functions/routes.js";
+import { bundleDir } from "../../infra/build.js";
+import { FILES_BUCKET_ENV } from "../../shared/config.js";
+import { AUTHORIZER_CACHE_SECONDS, BINARY_MEDIA_TYPES, gatewayAnswers } from "../../shared/http/gateway.js";
+import { tableEnvVar, tables } from "../../shared/store/tables.js";
+import { deref, methodsOf, resourcesOf, synth, type Json, type Synth } from "./synth.js";
+
+let s: Synth;
+beforeAll(async () => {
+  s = await synth();
+});
+
+const rowKey = (row: RouteRow) => `${row.method} ${row.path}`;
+
+describe("routes", () => {
+  it("gives every route row exactly one method at its full path, and nothing else", () => {
+    const keys = methodsOf(s).map((m) => m.key);
+    expect(keys.toSorted()).toEqual(routes.map(rowKey).toSorted());
+  });
+
+  it("puts the authorizer on every method except the public rows", () => {
+    const byKey = new Map(methodsOf(s).map((m) => [m.key, m]));
+    for (const row of routes) {
+      const { method, scope } = byKey.get(rowKey(row))!;
+      if (row.public) {
+        expect(method.Properties.AuthorizationType, rowKey(row)).toBe("NONE");
+        expect(method.Properties.AuthorizerId, rowKey(row)).toBeUndefined();
+      } else {
+        expect(method.Properties.AuthorizationType, rowKey(row)).toBe("CUSTOM");
+        expect(deref(method.Properties.AuthorizerId, scope).resource?.Type, rowKey(row)).toBe("AWS::ApiGateway::Authorizer");
+      }
+    }
+  });
+
+  it("backs every method with its own function, built from the row's handler bundle", () => {
+    const methods = methodsOf(s);
+    const functions = methods.map((m) => `${m.stack.node.path}:${m.functionId}`);
+    expect(new Set(functions).size).toBe(routes.length);
+    for (const row of routes) {
+      const { functionId, scope } = methods.find((m) => m.key === rowKey(row))!;
+      const fn = scope.template.Resources[functionId].Properties;
+      expect(fn.Code.S3Key, row.handler).toBe(`${FileSystem.fingerprint(bundleDir(row.handler))}.zip`);
+      expect(fn).toMatchObject({ Handler: "index.handler", Runtime: "nodejs22.x", Architectures: ["arm64"], MemorySize: row.memoryMb ?? 512, Timeout: 29 });
+      expect(Object.keys(fn.Environment.Variables).toSorted()).toEqual(
+        [FILES_BUCKET_ENV, "POWERTOOLS_LOG_LEVEL", "POWERTOOLS_SERVICE_NAME", ...tables.map((t) => tableEnvVar(t.name))].toSorted(),
+      );
+    }
+  });
+
+  it("grants API Gateway one api-wide invoke permission per function, in the function's own stack", () => {
+    for (const area of s.api.areas) {
+      const template = s.template(area);
+      const functions = resourcesOf(template, "AWS::Lambda::Function").map(([id]) => id);
+      const permissions = resourcesOf(template, "AWS::Lambda::Permission").map(([, p]) => p.Properties);
+      expect(permissions.map((p) => p.FunctionName["Fn::GetAtt"][0]).toSorted()).toEqual(functions.toSorted());
+      for (const p of permissions) {
+        expect(p.Action).toBe("lambda:InvokeFunction");
+        expect(p.Principal).toBe("apigateway.amazonaws.com");
+        expect(JSON.stringify(p.SourceArn)).toMatch(/"\/\*\/\*\/\*"\]\]\}$/);
+      }
+    }
+  });
+});
+
+describe("the API", () => {
+  it("is a regional REST API with binary media types and a cached REQUEST authorizer on the Authorization header", () => {
+    const api = s.template(s.api);
+    const [[, restApi]] = resourcesOf(api, "AWS::ApiGateway::RestApi") as [[string, Json]];
+    expect(restApi.Properties).toMatchObject({ EndpointConfiguration: { Types: ["REGIONAL"] }, BinaryMediaTypes: BINARY_MEDIA_TYPES });
+    const authorizers = resourcesOf(api, "AWS::ApiGateway::Authorizer").map(([, a]) => a.Properties);
+    expect(authorizers).toHaveLength(1);
+    expect(authorizers[0]).toMatchObject({
+      Type: "REQUEST",
+      IdentitySource: "method.request.header.Authorization",
+      AuthorizerResultTtlInSeconds: AUTHORIZER_CACHE_SECONDS,
+    });
+    expect(resourcesOf(api, "AWS::ApiGateway::Account")).toHaveLength(0);
+  });
+
+  it("logs access to a log group with retention", () => {
+    const api = s.template(s.api);
+    const [[, stage]] = resourcesOf(api, "AWS::ApiGateway::Stage") as [[string, Json]];
+    const logGroup = api.Resources[stage.Properties.AccessLogSetting.DestinationArn["Fn::GetAtt"][0]];
+    expect(logGroup.Type).toBe("AWS::Logs::LogGroup");
+    expect(logGroup.Properties.RetentionInDays).toBeGreaterThan(0);
+  });
+
+  it("redeploys the stage after the area stacks: the deployment depends on every nested stack", () => {
+    const api = s.template(s.api);
+    const [[, deployment]] = resourcesOf(api, "AWS::ApiGateway::Deployment") as [[string, Json]];
+    for (const area of s.api.areas) {
+      expect(deployment.DependsOn).toContain(s.api.getLogicalId(area.nestedStackResource as never));
+    }
+  });
+
+  it("answers for API Gateway itself with the platform's error bodies and a request id", () => {
+    const responses = resourcesOf(s.template(s.api), "AWS::ApiGateway::GatewayResponse").map(([, r]) => r.Properties);
+    expect(responses.map((r) => r.ResponseType).toSorted()).toEqual(Object.keys(gatewayAnswers).toSorted());
+    for (const [type, answer] of Object.entries(gatewayAnswers)) {
+      const response = responses.find((r) => r.ResponseType === type)!;
+      expect(response.StatusCode, type).toBe(String(answer.status));
+      expect(JSON.parse(response.ResponseTemplates["application/json"]), type).toEqual(answer.body);
+      expect(response.ResponseParameters, type).toEqual({ "gatewayresponse.header.x-request-id": "context.requestId" });
+    }
+  });
+
+  it("gives the authorizer a log group and a 29 s timeout like any route", () => {
+    const fn = s.template(s.api).Resources[s.api.getLogicalId(s.api.authorizerFunction.fn.node.defaultChild as never)].Properties;
+    expect(fn).toMatchObject({ Runtime: "nodejs22.x", Architectures: ["arm64"], Timeout: 29, Handler: "index.handler" });
+    expect(fn.LoggingConfig.LogGroup.Ref).toBeDefined();
+  });
+
+  it("outputs the API URL", () => {
+    const outputs = s.template(s.api).Outputs;
+    expect(Object.keys(outputs)).toEqual(["ApiUrl"]);
+    expect(JSON.stringify(outputs.ApiUrl.Value)).toContain("execute-api");
+  });
+});
+
+describe("the stacks", () => {
+  it("stay under 400 resources each (CloudFormation's limit is 500)", () => {
+    for (const stack of s.stacks) {
+      const count = Object.keys(s.template(stack).Resources).length;
+      expect(count, stack.node.path).toBeLessThan(400);
+    }
+  });
+
+  it("split the routes into one nested stack per area", () => {
+    const areas = new Set(routes.map((r) => r.handler.split("/")[0]));
+    expect(s.api.areas.map((a) => a.node.id.toLowerCase()).toSorted()).toEqual([...areas].toSorted());
+  });
+
+  it("pass cdk-nag (AwsSolutions) and CloudFormation validation with every finding acknowledged", () => {
+    const report = s.validationReport();
+    const violations = (report.pluginReports as Json[]).flatMap((p) => (p.violations ?? []).map((v: Json) => `${p.pluginName}: ${v.ruleName}`));
+    expect(violations).toEqual([]);
+  });
+});
+
+describe("a streaming row", () => {
+  let streamed: Synth;
+  const row: RouteRow = { method: "GET", path: "/v1/files/{file_id}/content", handler: "files/content", grants: { tables: { files: "read" } }, streaming: true };
+  const buffered: RouteRow = { method: "GET", path: "/v1/files", handler: "files/list", grants: { tables: { files: "read" } } };
+
+  beforeAll(async () => {
+    streamed = await synth({ routes: [row, buffered], validate: false });
+  });
+
+  it("streams through the 2021-11-15 response-streaming invocation with a 15-minute integration timeout", () => {
+    const { method } = methodsOf(streamed).find((m) => m.key === rowKey(row))!;
+    const integration = method.Properties.Integration;
+    expect(integration).toMatchObject({ Type: "AWS_PROXY", ResponseTransferMode: "STREAM", TimeoutInMillis: 900_000 });
+    const uri = JSON.stringify(integration.Uri);
+    expect(uri).toContain(":lambda:path/2021-11-15/functions/");
+    expect(uri).toContain("/response-streaming-invocations");
+  });
+
+  it("redeploys the stage when a route in an area stack changes", async () => {
+    const deploymentOf = (x: Synth) => resourcesOf(x.template(x.api), "AWS::ApiGateway::Deployment").map(([id]) => id);
+    const unstreamed = await synth({ routes: [{ ...row, streaming: false }, buffered], validate: false });
+    expect(deploymentOf(streamed)).toHaveLength(1);
+    expect(deploymentOf(unstreamed)).not.toEqual(deploymentOf(streamed));
+  });
+
+  it("gives the streaming function 15 minutes and leaves buffered routes at 29 s", () => {
+    const methods = methodsOf(streamed);
+    const timeoutOf = (key: string) => {
+      const m = methods.find((x) => x.key === key)!;
+      return m.scope.template.Resources[m.functionId].Properties.Timeout;
+    };
+    expect(timeoutOf(rowKey(row))).toBe(900);
+    expect(timeoutOf(rowKey(buffered))).toBe(29);
+    const plain = methods.find((m) => m.key === rowKey(buffered))!.method.Properties.Integration;
+    expect(plain.ResponseTransferMode).toBeUndefined();
+    expect(JSON.stringify(plain.Uri)).toContain("/2015-03-31/functions/");
+  });
+});

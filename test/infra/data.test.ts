@@ -1,0 +1,96 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { tables, tableEnvVar, type KeyAttribute, type TableDefinition } from "../../shared/store/tables.js";
+import { resourcesOf, synth, type Json, type Synth } from "./synth.js";
+
+let s: Synth;
+let data: Json;
+beforeAll(async () => {
+  s = await synth({ validate: false });
+  data = s.template(s.data);
+});
+
+const keySchema = (partition: KeyAttribute, sort?: KeyAttribute) => [
+  { AttributeName: partition.name, KeyType: "HASH" },
+  ...(sort ? [{ AttributeName: sort.name, KeyType: "RANGE" }] : []),
+];
+
+/** The synthesized table whose key schema is the definition's. */
+function tableFor(def: TableDefinition): Json {
+  const found = resourcesOf(data, "AWS::DynamoDB::Table").filter(
+    ([, t]) => JSON.stringify(t.Properties.KeySchema) === JSON.stringify(keySchema(def.partitionKey, def.sortKey)),
+  );
+  expect(found, def.name).toHaveLength(1);
+  return found[0]![1];
+}
+
+describe("tables", () => {
+  it("builds exactly one table per definition", () => {
+    expect(resourcesOf(data, "AWS::DynamoDB::Table")).toHaveLength(tables.length);
+    const ids = new Set(tables.map((def) => JSON.stringify(tableFor(def))));
+    expect(ids.size).toBe(tables.length);
+  });
+
+  it.each(tables.map((def) => [def.name, def] as const))("%s matches its definition: keys, indexes, TTL", (_, def: TableDefinition) => {
+    const t = tableFor(def).Properties;
+    const gsis = (t.GlobalSecondaryIndexes ?? []).map((i: Json) => ({ name: i.IndexName, keys: i.KeySchema }));
+    expect(gsis).toEqual((def.globalIndexes ?? []).map((i) => ({ name: i.name, keys: keySchema(i.partitionKey, i.sortKey) })));
+    const lsis = (t.LocalSecondaryIndexes ?? []).map((i: Json) => ({ name: i.IndexName, keys: i.KeySchema }));
+    expect(lsis).toEqual((def.localIndexes ?? []).map((i) => ({ name: i.name, keys: keySchema(def.partitionKey, i.sortKey) })));
+    expect(t.TimeToLiveSpecification).toEqual(def.timeToLive ? { AttributeName: def.timeToLive, Enabled: true } : undefined);
+    const keyAttributes = [def.partitionKey, def.sortKey, ...(def.globalIndexes ?? []).flatMap((i) => [i.partitionKey, i.sortKey]), ...(def.localIndexes ?? []).map((i) => i.sortKey)];
+    for (const key of keyAttributes.filter((k): k is KeyAttribute => Boolean(k))) {
+      expect(t.AttributeDefinitions).toContainEqual({ AttributeName: key.name, AttributeType: key.type });
+    }
+  });
+
+  it.each(tables.map((def) => [def.name, def] as const))("%s is on-demand, recoverable and protected from deletion", (_, def: TableDefinition) => {
+    const t = tableFor(def);
+    expect(t.Properties).toMatchObject({
+      BillingMode: "PAY_PER_REQUEST",
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      DeletionProtectionEnabled: true,
+    });
+    expect(t.DeletionPolicy).toBe("Retain");
+    expect(t.UpdateReplacePolicy).toBe("Retain");
+  });
+
+  it("outputs every table's name for the keys CLI", () => {
+    const described = Object.values(data.Outputs as Json).map((o) => o.Description);
+    for (const def of tables) expect(described).toContain(tableEnvVar(def.name));
+  });
+});
+
+describe("the files bucket", () => {
+  let bucket: Json;
+  beforeAll(() => {
+    const buckets = resourcesOf(data, "AWS::S3::Bucket");
+    expect(buckets).toHaveLength(1);
+    bucket = buckets[0]![1];
+  });
+
+  it("is encrypted, versioned, private and retained", () => {
+    expect(bucket.Properties).toMatchObject({
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: "AES256" } }] },
+      VersioningConfiguration: { Status: "Enabled" },
+      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+    });
+    expect(bucket.DeletionPolicy).toBe("Retain");
+  });
+
+  it("aborts stale multipart uploads after a day and expires old versions after 30 days", () => {
+    expect(bucket.Properties.LifecycleConfiguration.Rules).toContainEqual(
+      expect.objectContaining({ Status: "Enabled", AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, NoncurrentVersionExpiration: { NoncurrentDays: 30 } }),
+    );
+  });
+
+  it("refuses requests without TLS", () => {
+    const [[, policy]] = resourcesOf(data, "AWS::S3::BucketPolicy") as [[string, Json]];
+    expect(policy.Properties.PolicyDocument.Statement).toContainEqual(
+      expect.objectContaining({ Effect: "Deny", Condition: { Bool: { "aws:SecureTransport": "false" } } }),
+    );
+  });
+
+  it("outputs its name", () => {
+    expect(Object.values(data.Outputs as Json).map((o) => o.Description)).toContain("BUCKET_FILES");
+  });
+});

@@ -1,0 +1,108 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { routes, type RouteRow } from "../../functions/routes.js";
+import { WORKSPACE_PREFIX } from "../../infra/grants.js";
+import { objectKeyFor } from "../../shared/domain/file-rules.js";
+import { filesTable } from "../../shared/store/tables.js";
+import { allowStatements, list, methodsOf, synth, type Json, type Synth } from "./synth.js";
+
+let s: Synth;
+beforeAll(async () => {
+  s = await synth({ validate: false });
+});
+
+// Written out here, not imported from infra/grants.ts, so that widening a grant there fails this test.
+const TABLE_READ = ["dynamodb:BatchGetItem", "dynamodb:ConditionCheckItem", "dynamodb:GetItem", "dynamodb:Query"];
+const TABLE_WRITE = ["dynamodb:BatchWriteItem", "dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:PutItem", "dynamodb:UpdateItem"];
+const LOGS = ["logs:CreateLogStream", "logs:PutLogEvents"];
+
+/** The statements of the role behind a row's function. */
+function roleStatements(row: RouteRow): Json[] {
+  const m = methodsOf(s).find((x) => x.key === `${row.method} ${row.path}`)!;
+  const fn = m.scope.template.Resources[m.functionId];
+  const role = m.scope.template.Resources[fn.Properties.Role["Fn::GetAtt"][0]];
+  return role.Properties.Policies.flatMap((p: Json) => p.PolicyDocument.Statement);
+}
+
+const actionsOf = (statements: Json[]) => [...new Set(statements.flatMap((st) => list<string>(st.Action)))].toSorted();
+const row = (handler: string) => routes.find((r) => r.handler === handler)!;
+const refName = (resource: Json): string | undefined => resource.Ref ?? resource["Fn::Join"]?.[1]?.[0]?.Ref;
+
+describe("IAM", () => {
+  it("has no Allow statement with a `*` resource or a wildcard action, in any stack", () => {
+    const all = s.stacks.flatMap((stack) => allowStatements(s.template(stack)));
+    expect(all.length).toBeGreaterThan(routes.length);
+    for (const { where, statement } of all) {
+      for (const resource of list<unknown>(statement.Resource)) expect(resource, where).not.toBe("*");
+      for (const action of list<string>(statement.Action)) {
+        expect(action, where).not.toMatch(/^(\*|dynamodb:\*|s3:\*)$/);
+        expect(action, where).not.toContain("*");
+      }
+    }
+  });
+
+  it("gives a read row exactly the read actions on its table and the table's indexes", () => {
+    const statements = roleStatements(row("files/list"));
+    expect(actionsOf(statements)).toEqual([...TABLE_READ, ...LOGS].toSorted());
+    const table = statements.find((st) => list<string>(st.Action).includes("dynamodb:Query"))!;
+    // Each index by name, from the table definition: no `index/*`.
+    const indexes = filesTable.localIndexes.map((i) => ({ "Fn::Join": ["", [{ Ref: "FilesTableArn" }, `/index/${i.name}`]] }));
+    expect(list<Json>(table.Resource)).toEqual([{ Ref: "FilesTableArn" }, ...indexes]);
+  });
+
+  it("gives a readwrite + readwrite-delete row exactly those table and object actions, objects under workspaces/ only", () => {
+    const statements = roleStatements(row("files/complete-upload"));
+    const objects = ["s3:AbortMultipartUpload", "s3:DeleteObject", "s3:GetObject", "s3:ListMultipartUploadParts", "s3:PutObject"];
+    expect(actionsOf(statements)).toEqual([...new Set([...TABLE_READ, ...TABLE_WRITE, ...objects, ...LOGS])].toSorted());
+    const bucket = statements.filter((st) => list<string>(st.Action).some((a) => a.startsWith("s3:")));
+    expect(bucket).toHaveLength(1);
+    expect(bucket[0]!.Resource).toEqual({ "Fn::Join": ["", [{ Ref: "FilesBucketArn" }, "/workspaces/*"]] });
+    for (const st of statements.filter((x) => list<string>(x.Action).some((a) => a.startsWith("dynamodb:")))) {
+      for (const r of list<Json>(st.Resource)) expect(refName(r)).toBe("FilesTableArn");
+    }
+  });
+
+  it("lets the delete route remove objects but neither read nor write them", () => {
+    const objectActions = actionsOf(roleStatements(row("files/delete"))).filter((a) => a.startsWith("s3:"));
+    expect(objectActions).toEqual(["s3:DeleteObject"]);
+  });
+
+  it("gives each row's role only the tables and bucket access its grants name", () => {
+    for (const r of routes) {
+      const statements = roleStatements(r);
+      const actions = actionsOf(statements);
+      const tablesTouched = new Set(
+        statements.filter((st) => list<string>(st.Action).some((a) => a.startsWith("dynamodb:"))).flatMap((st) => list<Json>(st.Resource).map(refName)),
+      );
+      const granted = Object.keys(r.grants.tables ?? {}).map((t) => `${t[0]!.toUpperCase()}${t.slice(1)}TableArn`);
+      expect([...tablesTouched].toSorted(), r.handler).toEqual(granted.toSorted());
+      if (!r.grants.files) expect(actions.filter((a) => a.startsWith("s3:")), r.handler).toEqual([]);
+      if (!r.grants.files?.includes("delete")) expect(actions, r.handler).not.toContain("s3:DeleteObject");
+      if (!r.grants.files?.includes("read")) expect(actions, r.handler).not.toContain("s3:GetObject");
+      const writesTables = Object.values(r.grants.tables ?? {}).some((a) => a !== "read");
+      if (!writesTables) expect(actions, r.handler).not.toContain("dynamodb:PutItem");
+      expect(actions, r.handler).not.toContain("dynamodb:Scan");
+    }
+  });
+
+  it("lets the authorizer read the tenancy table and nothing else", () => {
+    const fn = s.template(s.api).Resources[s.api.getLogicalId(s.api.authorizerFunction.fn.node.defaultChild as never)];
+    const role = s.template(s.api).Resources[fn.Properties.Role["Fn::GetAtt"][0]];
+    const statements: Json[] = role.Properties.Policies.flatMap((p: Json) => p.PolicyDocument.Statement);
+    expect(actionsOf(statements)).toEqual([...TABLE_READ, ...LOGS].toSorted());
+    const resources = JSON.stringify(statements.filter((st) => list<string>(st.Action).includes("dynamodb:GetItem")).map((st) => st.Resource));
+    expect(resources).toContain("TenancyTable");
+    expect(resources).not.toContain("FilesTable");
+  });
+
+  it("scopes object access to the prefix the handlers write under", () => {
+    expect(objectKeyFor("ws_1", "file_1").startsWith(WORKSPACE_PREFIX)).toBe(true);
+  });
+
+  it("does not attach AWS managed policies to any role", () => {
+    for (const stack of s.stacks) {
+      for (const r of Object.values(s.template(stack).Resources as Json)) {
+        if (r.Type === "AWS::IAM::Role") expect(r.Properties.ManagedPolicyArns).toBeUndefined();
+      }
+    }
+  });
+});

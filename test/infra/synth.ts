@@ -1,0 +1,116 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type * as cdk from "aws-cdk-lib";
+import { Template } from "aws-cdk-lib/assertions";
+import { buildApp, type BuildOptions } from "../../infra/app.js";
+import { buildHandlers } from "../../infra/build.js";
+
+export type Json = Record<string, any>;
+
+let bundled: Promise<unknown> | undefined;
+
+/**
+ * Bundles the handlers once per test process (CDK ships dist/<handler>), then builds and synthesizes the app
+ * as `cdk synth` does: cdk-nag always runs; `validate: false` skips only CDK's built-in CloudFormation
+ * validator, which costs seconds and is asserted once, in api.test.ts.
+ */
+export async function synth(options: BuildOptions & { validate?: boolean } = {}) {
+  await (bundled ??= buildHandlers());
+  const { validate = true, ...build } = options;
+  const built = buildApp({
+    ...build,
+    // As in cdk.json; findings land in the report (asserted in api.test.ts) instead of throwing mid-synth.
+    context: { "@aws-cdk/core:validateAgainstDefaultRules": true, "@aws-cdk/core:failSynthOnValidationErrors": false, ...build.context },
+  });
+  const before = process.env.CDK_VALIDATION;
+  if (!validate) process.env.CDK_VALIDATION = "false";
+  const assembly = built.app.synth();
+  if (before === undefined) delete process.env.CDK_VALIDATION;
+  else process.env.CDK_VALIDATION = before;
+  const templates = new Map<cdk.Stack, Json>();
+  const template = (stack: cdk.Stack): Json => {
+    if (!templates.has(stack)) templates.set(stack, Template.fromStack(stack).toJSON());
+    return templates.get(stack)!;
+  };
+  return {
+    ...built,
+    assembly,
+    template,
+    /** Every stack that becomes a CloudFormation template: the two top-level stacks and the area nested stacks. */
+    stacks: [built.data, built.api, ...built.api.areas] as cdk.Stack[],
+    validationReport: () => JSON.parse(readFileSync(join(assembly.directory, "validation-report.json"), "utf8")) as Json,
+  };
+}
+
+export type Synth = Awaited<ReturnType<typeof synth>>;
+
+export const resourcesOf = (template: Json, type: string): [string, Json][] =>
+  Object.entries(template.Resources as Json).filter(([, r]) => r.Type === type);
+
+/** Where a template's Refs point: its own resources, or (for a nested stack) the parent's value for a parameter. */
+interface Scope {
+  template: Json;
+  parameters?: Json;
+  parent?: Scope;
+}
+
+export function scopeOf(s: Synth, stack: cdk.Stack): Scope {
+  const parentStack = stack.nestedStackParent;
+  if (!parentStack) return { template: s.template(stack) };
+  const parent = scopeOf(s, parentStack);
+  const logicalId = parentStack.getLogicalId(stack.nestedStackResource as cdk.CfnElement);
+  return { template: s.template(stack), parameters: parent.template.Resources[logicalId].Properties.Parameters, parent };
+}
+
+/** Follows a Ref through nested-stack parameters to the resource it names, and the scope that holds it. */
+export function deref(value: Json, scope: Scope): { id: string; resource?: Json; scope: Scope; value: Json } {
+  const name: string | undefined = value.Ref;
+  if (name && scope.template.Resources[name]) return { id: name, resource: scope.template.Resources[name], scope, value };
+  if (name && scope.parameters?.[name] !== undefined) return deref(scope.parameters[name], scope.parent!);
+  return { id: name ?? "", scope, value };
+}
+
+/** The full path of an API Gateway resource id, resolved across nested-stack boundaries. */
+export function resourcePath(value: Json, scope: Scope): string {
+  const target = deref(value, scope);
+  if (target.value["Fn::GetAtt"]?.[1] === "RootResourceId") return "";
+  if (target.resource?.Type !== "AWS::ApiGateway::Resource") throw new Error(`Not a resource: ${JSON.stringify(value)}`);
+  return `${resourcePath(target.resource.Properties.ParentId, target.scope)}/${target.resource.Properties.PathPart}`;
+}
+
+export interface SynthMethod {
+  key: string;
+  stack: cdk.Stack;
+  method: Json;
+  scope: Scope;
+  /** Logical id of the function the integration invokes, in the method's own template. */
+  functionId: string;
+}
+
+/** Every AWS::ApiGateway::Method in the app as "<METHOD> <full path>". */
+export function methodsOf(s: Synth): SynthMethod[] {
+  return s.stacks
+    .filter((stack) => stack !== s.data)
+    .flatMap((stack) => {
+      const scope = scopeOf(s, stack);
+      return resourcesOf(scope.template, "AWS::ApiGateway::Method").map(([, method]) => {
+        const uriParts: Json[] = method.Properties.Integration?.Uri?.["Fn::Join"]?.[1] ?? [];
+        const functionId = uriParts.find((p) => p["Fn::GetAtt"]?.[1] === "Arn")?.["Fn::GetAtt"][0];
+        return { key: `${method.Properties.HttpMethod} ${resourcePath(method.Properties.ResourceId, scope)}`, stack, method, scope, functionId };
+      });
+    });
+}
+
+/** Allow statements of every identity and resource policy in a template. */
+export function allowStatements(template: Json): { where: string; statement: Json }[] {
+  const documents: [string, Json][] = Object.entries(template.Resources as Json).flatMap(([id, r]): [string, Json][] => {
+    if (r.Type === "AWS::IAM::Role") return (r.Properties.Policies ?? []).map((p: Json) => [id, p.PolicyDocument]);
+    if (["AWS::IAM::Policy", "AWS::IAM::ManagedPolicy", "AWS::S3::BucketPolicy"].includes(r.Type)) return [[id, r.Properties.PolicyDocument]];
+    return [];
+  });
+  return documents.flatMap(([where, doc]) =>
+    (doc.Statement as Json[]).filter((statement) => statement.Effect === "Allow").map((statement) => ({ where, statement })),
+  );
+}
+
+export const list = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
