@@ -3,14 +3,18 @@
  * (infra/api-stack.ts), the local server mounts the same rows (infra/local/server.ts), and the coverage
  * tests read it. Adding an operation = one handler file under functions/ + one row here.
  */
+import type { TableName } from "../shared/store/tables.js";
+
 export type Access = "read" | "write" | "readwrite";
 export type ObjectAccess = Access | "delete" | "write-delete" | "readwrite-delete";
 
 export interface Grants {
   /** DynamoDB tables by logical name (shared/store/tables.ts). */
-  tables?: Partial<Record<"tenancy" | "files", Access>>;
+  tables?: Partial<Record<TableName, Access>>;
   /** The files bucket, limited to the workspace object prefix. */
   files?: ObjectAccess;
+  /** Calls models through the providers: Bedrock invoke rights on the catalog's Bedrock models only. */
+  models?: "invoke";
 }
 
 export interface RouteRow {
@@ -29,6 +33,9 @@ export interface RouteRow {
   extension?: boolean;
 }
 
+/** What every model-calling route needs: the catalog, the usage log, the models themselves. */
+const inference: Grants = { tables: { models: "read", usage: "write" }, models: "invoke" };
+
 export const routes: RouteRow[] = [
   // Files
   { method: "GET", path: "/v1/files", handler: "files/list", grants: { tables: { files: "read" } } },
@@ -40,6 +47,19 @@ export const routes: RouteRow[] = [
   { method: "GET", path: "/v1/files/{file_id}/download", handler: "files/download", grants: { tables: { files: "read", tenancy: "read" }, files: "read" }, public: true, extension: true },
   { method: "POST", path: "/v1/files/uploads", handler: "files/start-upload", grants: { tables: { files: "write" }, files: "write" }, extension: true },
   { method: "POST", path: "/v1/files/uploads/{upload_id}/complete", handler: "files/complete-upload", grants: { tables: { files: "readwrite" }, files: "readwrite-delete" }, memoryMb: 1024, extension: true },
+
+  // Models
+  { method: "GET", path: "/v1/models", handler: "models/list", grants: { tables: { models: "read" } } },
+  { method: "GET", path: "/v1/models/{model_id}", handler: "models/retrieve", grants: { tables: { models: "read" } } },
+  { method: "DELETE", path: "/v1/models/{model_id}", handler: "models/delete", grants: { tables: { models: "readwrite" } } },
+  { method: "PATCH", path: "/v1/fine_tuning/models/{model_id}", handler: "models/update", grants: { tables: { models: "readwrite" } } },
+  { method: "POST", path: "/v1/fine_tuning/models/{model_id}/archive", handler: "models/archive", grants: { tables: { models: "readwrite" } } },
+  { method: "DELETE", path: "/v1/fine_tuning/models/{model_id}/archive", handler: "models/unarchive", grants: { tables: { models: "readwrite" } } },
+
+  // Inference
+  { method: "POST", path: "/v1/chat/completions", handler: "inference/chat", grants: inference, streaming: true, memoryMb: 1024 },
+  { method: "POST", path: "/v1/fim/completions", handler: "inference/fim", grants: inference, streaming: true, memoryMb: 1024 },
+  { method: "POST", path: "/v1/embeddings", handler: "inference/embeddings", grants: inference, memoryMb: 1024 },
 ];
 
 /** The authorizer is not a route but is built and granted the same way. */

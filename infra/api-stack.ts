@@ -7,6 +7,7 @@ import { AUTHORIZER_CACHE_SECONDS, BINARY_MEDIA_TYPES, gatewayAnswers } from "..
 import { AreaStack } from "./area-stack.js";
 import { RouteFunction } from "./constructs/route-function.js";
 import type { DataRefs } from "./data-refs.js";
+import type { InferenceSettings } from "./inference.js";
 import { pascal } from "./names.js";
 import { corePaths, ResourceTree } from "./resource-tree.js";
 
@@ -15,6 +16,7 @@ export interface ApiStackProps extends cdk.StackProps {
   routes: readonly RouteRow[];
   stageName: string;
   logLevel: string;
+  inference: InferenceSettings;
 }
 
 /** A gateway response body is a VTL template: `$` and `#` would be evaluated, not sent. */
@@ -99,7 +101,7 @@ export class ApiStack extends cdk.Stack {
     for (const row of props.routes) byArea.set(areaOf(row), [...(byArea.get(areaOf(row)) ?? []), row]);
     // One nested stack per area keeps each template far below CloudFormation's 500 resources.
     this.areas = [...byArea].map(
-      ([area, rows]) => new AreaStack(this, pascal(area), { area, rows, api: this.api, tree, data: props.data, logLevel: props.logLevel }),
+      ([area, rows]) => new AreaStack(this, pascal(area), { area, rows, api: this.api, tree, data: props.data, logLevel: props.logLevel, inference: props.inference }),
     );
 
     // RestApi's own output has a hashed name (ApiEndpoint4F160690); scripts and docs use ApiUrl instead.

@@ -3,6 +3,7 @@ import { AwsSolutionsChecks } from "cdk-nag";
 import { routes as routeTable, type RouteRow } from "../functions/routes.js";
 import { ApiStack } from "./api-stack.js";
 import { DataStack } from "./data-stack.js";
+import { inferenceSettings } from "./inference.js";
 import { acknowledgeFindings } from "./nag.js";
 
 export interface BuildOptions {
@@ -16,7 +17,8 @@ export interface BuildOptions {
 /**
  * The whole app. Context: `stage` (default "prod") names the stacks (Platform-<stage>-Data/-Api) and the
  * API stage, so several deployments can share an account; `logLevel` (default INFO) is the handlers'
- * POWERTOOLS_LOG_LEVEL. Handlers must be bundled first (infra/build.ts buildHandlers).
+ * POWERTOOLS_LOG_LEVEL; `modelCatalog` and `upstreamKeySecrets` configure inference (infra/inference.ts).
+ * Handlers must be bundled first (infra/build.ts buildHandlers).
  */
 export function buildApp(options: BuildOptions = {}) {
   const app = new cdk.App({ context: options.context, outdir: options.outdir });
@@ -33,6 +35,7 @@ export function buildApp(options: BuildOptions = {}) {
     routes: options.routes ?? routeTable,
     stageName: stage,
     logLevel,
+    inference: inferenceSettings(app),
   });
 
   cdk.Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -4,6 +4,7 @@ import type { Construct } from "constructs";
 import type { RouteRow } from "../functions/routes.js";
 import { RouteFunction } from "./constructs/route-function.js";
 import { dataParameters, type DataRefs } from "./data-refs.js";
+import type { InferenceSettings } from "./inference.js";
 import type { ResourceTree } from "./resource-tree.js";
 
 export interface AreaStackProps extends cdk.NestedStackProps {
@@ -13,6 +14,7 @@ export interface AreaStackProps extends cdk.NestedStackProps {
   tree: ResourceTree;
   data: DataRefs;
   logLevel: string;
+  inference: InferenceSettings;
 }
 
 /**
@@ -36,6 +38,7 @@ export class AreaStack extends cdk.NestedStack {
         memoryMb: row.memoryMb,
         streaming: row.streaming,
         logLevel: props.logLevel,
+        inference: row.grants.models ? props.inference : undefined,
       });
       // Created in this stack, not via resource.addMethod, which would put it in the stack owning the resource.
       const method = new apigw.Method(fn, "Method", {

@@ -10,6 +10,7 @@ import { tableEnvVar, type TableName } from "../../shared/store/tables.js";
 import { bundleDir } from "../build.js";
 import type { DataRefs } from "../data-refs.js";
 import { grantStatements } from "../grants.js";
+import { bedrockStatements, keyEnvironment, type InferenceSettings } from "../inference.js";
 
 export interface RouteFunctionProps {
   /** Module under functions/ (the route table's `handler`); its bundle is dist/<handler>/index.mjs. */
@@ -21,6 +22,8 @@ export interface RouteFunctionProps {
   /** Streamed responses may run the full 15 minutes API Gateway allows them. */
   streaming?: boolean;
   logLevel: string;
+  /** For functions that call models: provider settings, Bedrock rights, upstream keys. */
+  inference?: InferenceSettings;
 }
 
 /** Request/response routes are cut off by API Gateway at 29 s; running longer only costs money. */
@@ -53,6 +56,7 @@ export class RouteFunction extends Construct {
           statements: [
             new iam.PolicyStatement({ actions: ["logs:CreateLogStream", "logs:PutLogEvents"], resources: [logGroup.logGroupArn] }),
             ...grantStatements(props.grants, props.data),
+            ...(props.inference ? bedrockStatements(props.inference.bedrockModels) : []),
           ],
         }),
       },
@@ -72,6 +76,7 @@ export class RouteFunction extends Construct {
         [FILES_BUCKET_ENV]: props.data.bucket.bucketName,
         POWERTOOLS_SERVICE_NAME: "platform-api",
         POWERTOOLS_LOG_LEVEL: props.logLevel,
+        ...(props.inference ? { ...props.inference.env, ...keyEnvironment(props.inference) } : {}),
       },
     });
   }

@@ -11,7 +11,13 @@ import type {
 } from "aws-lambda";
 import { authorizer, handlerModule, routes, type RouteRow } from "../../functions/routes.js";
 import { BINARY_MEDIA_TYPES, LAMBDA_EVENT_MAX_BYTES, gatewayAnswers, type GatewayAnswerType } from "../../shared/http/gateway.js";
+import { installLambdaStreaming, isStreaming, ResponseStream } from "./lambda-streaming.js";
 import { routeMatcher } from "./route-matcher.js";
+
+type StreamingHandler = (event: APIGatewayProxyEvent, stream: ResponseStream, context: Context) => Promise<void>;
+
+// Before any handler module loads: streaming handlers wrap themselves with awslambda.streamifyResponse.
+installLambdaStreaming();
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
@@ -91,8 +97,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       if (typeof auth === "string") return answer(res, requestId, auth);
       event.requestContext.authorizer = auth;
     }
-    const { handler } = (await load(found.row.handler)) as { handler: ProxyHandler };
-    const result = await handler(event, lambdaContext(found.row, requestId));
+    // Lambda has no such signal; locally a client that goes away stops the model call it started.
+    const disconnected = new AbortController();
+    res.once("close", () => res.writableFinished || disconnected.abort());
+    Object.assign(event, { signal: disconnected.signal });
+    const { handler } = (await load(found.row.handler)) as { handler: ProxyHandler | StreamingHandler };
+    if (isStreaming(handler)) return serveStream(handler as StreamingHandler, event, res, lambdaContext(found.row, requestId));
+    const result = await (handler as ProxyHandler)(event, lambdaContext(found.row, requestId));
     writeResult(res, result);
   }
 
@@ -209,6 +220,23 @@ function lambdaContext(row: RouteRow, requestId: string): Context {
     fail: () => undefined,
     succeed: () => undefined,
   };
+}
+
+/** Writes each chunk to the socket as the handler produces it, as API Gateway's STREAM mode does. */
+async function serveStream(handler: StreamingHandler, event: APIGatewayProxyEvent, res: ServerResponse, context: Context): Promise<void> {
+  const stream = new ResponseStream(
+    (metadata) => {
+      res.writeHead(metadata.statusCode, metadata.headers ?? {});
+      res.flushHeaders();
+    },
+    (chunk) => {
+      if (!res.headersSent) res.writeHead(200);
+      res.write(chunk);
+    },
+  );
+  await handler(event, stream, context);
+  if (!res.headersSent) res.writeHead(200);
+  res.end();
 }
 
 function writeResult(res: ServerResponse, result: APIGatewayProxyResult): void {

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import "./env.js";
+import { LOCAL_CATALOG, providersEnv, readCatalog, usesOfflineModels } from "../catalog.js";
 import { startBackends, type Backends } from "./backends.js";
 
 export interface LocalStackOptions {
@@ -11,6 +12,8 @@ export interface LocalStackOptions {
   apiKey?: string;
   authorizerCacheSeconds?: number;
   rootDir?: string;
+  /** The model catalog file (default config/models.offline.json). */
+  catalog?: string;
 }
 
 export interface LocalStack {
@@ -19,6 +22,8 @@ export interface LocalStack {
   organization: string;
   workspace: string;
   env: Record<string, string>;
+  /** True when some model is served by the offline provider (npm start says so in its banner). */
+  offlineModels: boolean;
   stop(): Promise<void>;
 }
 
@@ -40,9 +45,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 }
 
 async function serveOn(backends: Backends, options: LocalStackOptions): Promise<LocalStack> {
-  Object.assign(process.env, backends.env);
+  const catalog = readCatalog(options.catalog ?? LOCAL_CATALOG);
+  const env = { ...backends.env, ...providersEnv(catalog) };
+  Object.assign(process.env, env);
   // Imported only now: the SDK clients in these modules are built from the environment set above.
   const tenants = await import("../../shared/domain/tenants.js");
+  await (await import("../../shared/domain/model-catalog.js")).seed(catalog);
   const { startApiServer } = await import("./server.js");
   const { organization, workspace } = await tenants.bootstrap({ organization: "Local organization", workspace: "Default workspace" });
   const apiKey = await devKey(tenants, options, organization.id, workspace.id);
@@ -51,13 +59,14 @@ async function serveOn(backends: Backends, options: LocalStackOptions): Promise<
     authorizerCacheSeconds: options.authorizerCacheSeconds ?? 0,
     rootDir: options.rootDir ?? ROOT_DIR,
   });
-  writeFileSync(join(options.dataDir, "local-stack.json"), JSON.stringify({ url: api.url, env: backends.env }, null, 2));
+  writeFileSync(join(options.dataDir, "local-stack.json"), JSON.stringify({ url: api.url, env }, null, 2));
   return {
     url: api.url,
     apiKey,
     organization: organization.id,
     workspace: workspace.id,
-    env: backends.env,
+    env,
+    offlineModels: usesOfflineModels(catalog),
     stop: async () => {
       await api.stop();
       await backends.stop();

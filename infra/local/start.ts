@@ -13,10 +13,14 @@ try {
     persist: true,
     apiKey: process.env.PLATFORM_API_KEY || undefined,
     authorizerCacheSeconds: Number(process.env.AUTHORIZER_CACHE_SECONDS ?? 0),
+    catalog: process.env.MODEL_CATALOG || undefined,
   });
   console.log(`Platform API listening on ${stack.url}`);
   console.log(`Dev API key (admin): ${stack.apiKey}`);
   console.log(`Data directory:      ${dataDir}`);
+  if (stack.offlineModels) {
+    console.log("Models:              OFFLINE provider: answers are labelled echoes and feature-hashing vectors, not model output (set MODEL_CATALOG for real models)");
+  }
   console.log(`Try: curl -H "Authorization: Bearer ${stack.apiKey}" ${stack.url}/v1/files`);
   let stopping = false;
   const stop = async (signal: string) => {

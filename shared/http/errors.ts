@@ -53,6 +53,10 @@ export function toWireError(error: unknown): WireError {
   if (error instanceof ApiError) {
     return { status: error.status, body: errorBody(error.status, error.type, error.message, error.code, error.param) };
   }
+  if (error instanceof Error && error.name === "UpstreamError") return upstreamError(error as Error & { status: number });
+  if (error instanceof Error && error.name === "UnsupportedByProvider") {
+    return { status: 400, body: errorBody(400, "invalid_request_error", error.message, "unsupported_by_backend") };
+  }
   const status = httpStatusOf(error);
   if (status && status >= 400 && status < 500) {
     const message = error instanceof Error ? error.message : "Bad request";
@@ -63,6 +67,12 @@ export function toWireError(error: unknown): WireError {
     return { status, body: errorBody(status, "invalid_request_error", message, "invalid_request") };
   }
   return { status: 500, body: errorBody(500, "server_error", "Internal server error", "internal_error") };
+}
+
+/** A model backend's failure: its 4xx messages reach the caller, its own failures are 502/504s. */
+function upstreamError(error: Error & { status: number }): WireError {
+  const type = error.status === 429 ? "rate_limit_error" : error.status < 500 ? "invalid_request_error" : "server_error";
+  return { status: error.status, body: errorBody(error.status, type, error.message, "upstream_error") };
 }
 
 function httpStatusOf(error: unknown): number | undefined {

@@ -5,12 +5,17 @@
 export class Reply {
   constructor(
     readonly status: number,
-    readonly body: string | Buffer | null,
+    readonly body: string | Buffer | AsyncIterable<string> | null,
     readonly headers: Record<string, string> = {},
   ) {}
 
-  static json(status: number, value: unknown): Reply {
-    return new Reply(status, JSON.stringify(value), { "content-type": "application/json" });
+  /** Server-sent events written as they are produced; only on routes declared `streaming`. */
+  static events(frames: AsyncIterable<string>, headers: Record<string, string> = {}): Reply {
+    return new Reply(200, frames, { "content-type": "text/event-stream", "cache-control": "no-cache", ...headers });
+  }
+
+  static json(status: number, value: unknown, headers: Record<string, string> = {}): Reply {
+    return new Reply(status, JSON.stringify(value), { "content-type": "application/json", ...headers });
   }
 
   static redirect(location: string): Reply {

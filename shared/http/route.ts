@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import middy from "@middy/core";
 import httpHeaderNormalizer from "@middy/http-header-normalizer";
 import httpJsonBodyParser from "@middy/http-json-body-parser";
@@ -25,6 +26,12 @@ export interface RouteSpec<P extends Schema | undefined, Q extends Schema | unde
   response?: Schema;
   /** Routes API Gateway serves without the authorizer; their handlers get no caller. */
   public?: boolean;
+  /**
+   * A Lambda response-streaming handler (the route table row says `streaming: true`): it may return
+   * `Reply.events(...)`, written to the client frame by frame. Errors before the first frame still get
+   * a normal status and body.
+   */
+  streaming?: boolean;
 }
 
 export interface RouteInput<P, Q, B> {
@@ -34,6 +41,7 @@ export interface RouteInput<P, Q, B> {
   caller: Caller;
   event: APIGatewayProxyEvent;
   requestId: string;
+  signal?: AbortSignal;
 }
 
 export type RouteHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -51,12 +59,12 @@ export function route<P extends Schema | undefined = undefined, Q extends Schema
     const params = parse(spec.params, event.pathParameters ?? {}, "path");
     const query = parse(spec.query, queryObject(event), "query");
     const body = parse(spec.body, event.body, "body");
-    const result = await fn({ params, query, body, caller, event, requestId: requestIdOf(event) } as RouteInput<Out<P>, Out<Q>, Out<B>>);
+    const result = await fn({ params, query, body, caller, event, requestId: requestIdOf(event), signal: signalOf(event) } as RouteInput<Out<P>, Out<Q>, Out<B>>);
     if (result instanceof Reply) return toResult(result);
     return toResult(Reply.json(200, spec.response ? spec.response.parse(result) : result));
   };
 
-  const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(core)
+  const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(core, { streamifyResponse: spec.streaming ?? false })
     .use(injectLambdaContext(logger))
     .use(httpHeaderNormalizer());
   if (spec.parser) chain.use(spec.parser());
@@ -84,10 +92,19 @@ function parse(schema: Schema | undefined, value: unknown, where: "path" | "quer
 }
 
 function toResult(reply: Reply): APIGatewayProxyResult {
+  if (reply.body !== null && typeof reply.body === "object" && Symbol.asyncIterator in reply.body) {
+    // middy pipes a Readable body into the Lambda response stream (streamifyResponse).
+    return { statusCode: reply.status, headers: reply.headers, body: Readable.from(reply.body) as unknown as string };
+  }
   if (Buffer.isBuffer(reply.body)) {
     return { statusCode: reply.status, headers: reply.headers, body: reply.body.toString("base64"), isBase64Encoded: true };
   }
-  return { statusCode: reply.status, headers: reply.headers, body: reply.body ?? "" };
+  return { statusCode: reply.status, headers: reply.headers, body: (reply.body as string | null) ?? "" };
+}
+
+/** Aborted when the client disconnects, where the runtime tells us (the local server does). */
+function signalOf(event: APIGatewayProxyEvent): AbortSignal | undefined {
+  return (event as { signal?: AbortSignal }).signal;
 }
 
 function requestIdOf(event: APIGatewayProxyEvent): string {

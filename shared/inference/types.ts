@@ -21,6 +21,8 @@ export interface InferenceProvider {
 export interface CallOptions {
   /** Aborted when the client goes away or the function is about to time out. */
   signal?: AbortSignal;
+  /** Counts tokens the way the model does (its Mistral tokenizer), for providers that must count themselves. */
+  countTokens?: (text: string) => number;
 }
 
 export interface CompletionChoiceResult {

@@ -40,7 +40,25 @@ export const filesTable = {
   timeToLive: "ttl",
 } as const satisfies TableDefinition;
 
-export const tables = [tenancyTable, filesTable] as const;
+/**
+ * The model catalog: base models under scope `BASE` (seeded from the catalog file), fine-tuned models
+ * under their workspace (`WS#<id>`); aliases are pointer items (`ALIAS#<alias>`) in the same scope.
+ */
+export const modelsTable = {
+  name: "models",
+  partitionKey: { name: "scope", type: "S" },
+  sortKey: { name: "sk", type: "S" },
+} as const satisfies TableDefinition;
+
+/** One record per model call, per workspace, newest last; kept for 400 days. */
+export const usageTable = {
+  name: "usage",
+  partitionKey: { name: "workspace", type: "S" },
+  sortKey: { name: "sk", type: "S" },
+  timeToLive: "ttl",
+} as const satisfies TableDefinition;
+
+export const tables = [tenancyTable, filesTable, modelsTable, usageTable] as const;
 
 export type TableName = (typeof tables)[number]["name"];
 

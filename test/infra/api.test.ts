@@ -1,4 +1,6 @@
 import { FileSystem } from "aws-cdk-lib";
+import { CLOUD_CATALOG, readCatalog } from "../../infra/catalog.js";
+import { PROVIDERS_ENV } from "../../shared/inference/registry.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { routes, type RouteRow } from "../../functions/routes.js";
 import { bundleDir } from "../../infra/build.js";
@@ -42,10 +44,12 @@ describe("routes", () => {
       const { functionId, scope } = methods.find((m) => m.key === rowKey(row))!;
       const fn = scope.template.Resources[functionId].Properties;
       expect(fn.Code.S3Key, row.handler).toBe(`${FileSystem.fingerprint(bundleDir(row.handler))}.zip`);
-      expect(fn).toMatchObject({ Handler: "index.handler", Runtime: "nodejs22.x", Architectures: ["arm64"], MemorySize: row.memoryMb ?? 512, Timeout: 29 });
+      expect(fn).toMatchObject({ Handler: "index.handler", Runtime: "nodejs22.x", Architectures: ["arm64"], MemorySize: row.memoryMb ?? 512, Timeout: row.streaming ? 900 : 29 });
+      const inference = row.grants.models ? [PROVIDERS_ENV] : [];
       expect(Object.keys(fn.Environment.Variables).toSorted()).toEqual(
-        [FILES_BUCKET_ENV, "POWERTOOLS_LOG_LEVEL", "POWERTOOLS_SERVICE_NAME", ...tables.map((t) => tableEnvVar(t.name))].toSorted(),
+        [FILES_BUCKET_ENV, "POWERTOOLS_LOG_LEVEL", "POWERTOOLS_SERVICE_NAME", ...inference, ...tables.map((t) => tableEnvVar(t.name))].toSorted(),
       );
+      if (row.grants.models) expect(JSON.parse(fn.Environment.Variables[PROVIDERS_ENV])).toEqual(readCatalog(CLOUD_CATALOG).providers);
     }
   });
 
@@ -137,6 +141,16 @@ describe("the stacks", () => {
     const violations = (report.pluginReports as Json[]).flatMap((p) => (p.violations ?? []).map((v: Json) => `${p.pluginName}: ${v.ruleName}`));
     expect(violations).toEqual([]);
   });
+});
+
+it("serves the table's streaming routes (chat and FIM completions) in STREAM mode", () => {
+  const streaming = routes.filter((r) => r.streaming);
+  expect(streaming.map((r) => r.path).toSorted()).toEqual(["/v1/chat/completions", "/v1/fim/completions"]);
+  for (const row of streaming) {
+    const { method } = methodsOf(s).find((m) => m.key === rowKey(row))!;
+    expect(method.Properties.Integration).toMatchObject({ ResponseTransferMode: "STREAM", TimeoutInMillis: 900_000 });
+    expect(JSON.stringify(method.Properties.Integration.Uri)).toContain("/response-streaming-invocations");
+  }
 });
 
 describe("a streaming row", () => {

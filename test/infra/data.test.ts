@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { tables, tableEnvVar, type KeyAttribute, type TableDefinition } from "../../shared/store/tables.js";
+import { tables, tableEnvVar, type KeyAttribute, type TableDefinition, type TableName } from "../../shared/store/tables.js";
 import { resourcesOf, synth, type Json, type Synth } from "./synth.js";
 
 let s: Synth;
@@ -14,13 +14,15 @@ const keySchema = (partition: KeyAttribute, sort?: KeyAttribute) => [
   ...(sort ? [{ AttributeName: sort.name, KeyType: "RANGE" }] : []),
 ];
 
-/** The synthesized table whose key schema is the definition's. */
+/** The synthesized table the stack output for this definition names (several tables share a key schema). */
 function tableFor(def: TableDefinition): Json {
-  const found = resourcesOf(data, "AWS::DynamoDB::Table").filter(
-    ([, t]) => JSON.stringify(t.Properties.KeySchema) === JSON.stringify(keySchema(def.partitionKey, def.sortKey)),
-  );
-  expect(found, def.name).toHaveLength(1);
-  return found[0]![1];
+  const outputs = data.Outputs as Record<string, Json>;
+  const output = Object.values(outputs).find((o) => o.Description === tableEnvVar(def.name as TableName));
+  expect(output, def.name).toBeDefined();
+  const table = data.Resources[output!.Value.Ref];
+  expect(table?.Type, def.name).toBe("AWS::DynamoDB::Table");
+  expect(table.Properties.KeySchema).toEqual(keySchema(def.partitionKey, def.sortKey));
+  return table;
 }
 
 describe("tables", () => {

@@ -1,3 +1,4 @@
+import { CLOUD_CATALOG, readCatalog } from "../../infra/catalog.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { routes, type RouteRow } from "../../functions/routes.js";
 import { WORKSPACE_PREFIX } from "../../infra/grants.js";
@@ -81,6 +82,22 @@ describe("IAM", () => {
       const writesTables = Object.values(r.grants.tables ?? {}).some((a) => a !== "read");
       if (!writesTables) expect(actions, r.handler).not.toContain("dynamodb:PutItem");
       expect(actions, r.handler).not.toContain("dynamodb:Scan");
+    }
+  });
+
+  it("lets model-calling rows invoke exactly the catalog's Bedrock models, and no other row any model", () => {
+    const expected = readCatalog(CLOUD_CATALOG).models.filter((m) => m.provider === "bedrock").map((m) => m.upstream);
+    for (const r of routes) {
+      const bedrock = roleStatements(r).filter((st) => list<string>(st.Action).some((a) => a.startsWith("bedrock:")));
+      if (!r.grants.models) {
+        expect(bedrock, r.handler).toEqual([]);
+        continue;
+      }
+      expect(bedrock, r.handler).toHaveLength(1);
+      expect(list<string>(bedrock[0]!.Action).toSorted()).toEqual(["bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream"]);
+      const arns = list<Json>(bedrock[0]!.Resource).map((resource) => JSON.stringify(resource));
+      expect(arns, r.handler).toHaveLength(expected.length);
+      for (const id of expected) expect(arns.some((arn) => arn.includes(`foundation-model/${id}`)), id).toBe(true);
     }
   });
 

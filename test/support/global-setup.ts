@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import "../../infra/local/env.js";
+import { LOCAL_CATALOG, providersEnv, readCatalog } from "../../infra/catalog.js";
 import { startBackends } from "../../infra/local/backends.js";
 
 declare module "vitest" {
@@ -15,7 +16,12 @@ declare module "vitest" {
 export default async function setup(project: TestProject) {
   const dataDir = mkdtempSync(join(tmpdir(), "platform-test-"));
   const backends = await startBackends({ dataDir, persist: false });
-  project.provide("backendEnv", backends.env);
+  const catalog = readCatalog(LOCAL_CATALOG);
+  const env = { ...backends.env, ...providersEnv(catalog) };
+  Object.assign(process.env, env);
+  // The offline catalog, seeded once: tests only read base models (fine-tuned ones live per workspace).
+  await (await import("../../shared/domain/model-catalog.js")).seed(catalog);
+  project.provide("backendEnv", env);
   return async () => {
     await backends.stop();
     rmSync(dataDir, { recursive: true, force: true });

@@ -1,0 +1,8 @@
+import * as catalog from "../../shared/domain/model-catalog.js";
+import { route } from "../../shared/http/route.js";
+import { ModelParams } from "../../shared/schemas/model.js";
+
+export const handler = route({ params: ModelParams }, async ({ params, caller }) => {
+  const model = await catalog.setArchived(caller, params.model_id, true);
+  return { id: model.id, object: "model", archived: model.archived };
+});

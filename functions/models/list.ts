@@ -1,0 +1,9 @@
+import * as catalog from "../../shared/domain/model-catalog.js";
+import { toModelCard } from "../../shared/domain/models.js";
+import { route } from "../../shared/http/route.js";
+import { ModelListQuery } from "../../shared/schemas/model.js";
+
+export const handler = route({ query: ModelListQuery }, async ({ query, caller }) => ({
+  object: "list",
+  data: (await catalog.list(caller, query)).map(toModelCard),
+}));

@@ -1,0 +1,8 @@
+import * as catalog from "../../shared/domain/model-catalog.js";
+import { toFineTunedModel } from "../../shared/domain/models.js";
+import { route } from "../../shared/http/route.js";
+import { ModelParams, UpdateModelBody } from "../../shared/schemas/model.js";
+
+export const handler = route({ params: ModelParams, body: UpdateModelBody }, async ({ params, body, caller }) =>
+  toFineTunedModel(await catalog.update(caller, params.model_id, body)),
+);

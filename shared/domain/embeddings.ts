@@ -1,0 +1,72 @@
+import { randomUUID } from "node:crypto";
+import { Reply } from "../http/reply.js";
+import { providerNamed } from "../inference/registry.js";
+import { countTokens } from "../inference/tokenizer.js";
+import type { EmbeddingOut, EmbeddingRequest } from "../schemas/inference.js";
+import { BadRequest } from "./errors.js";
+import { failuresRecorded, recordUsage, type CallContext } from "./completions.js";
+import { resolve } from "./model-catalog.js";
+import { requireEndpoint } from "./models.js";
+
+/** Inputs per provider call, and provider calls in flight at once for one request. */
+const BATCH_SIZE = 32;
+const CONCURRENCY = 4;
+
+export async function embed(ctx: CallContext, request: EmbeddingRequest): Promise<Reply> {
+  const model = await resolve(ctx.caller, request.model);
+  requireEndpoint(model, "embeddings");
+  const inputs = typeof request.input === "string" ? [request.input] : request.input;
+  if (request.output_dtype !== "float") {
+    throw new BadRequest(`output_dtype '${request.output_dtype}' is not served; use 'float' (optionally with encoding_format 'base64')`, "unsupported_output_dtype", "output_dtype");
+  }
+  const dimensions = request.output_dimension ?? undefined;
+  if (dimensions !== undefined && !model.dimensions?.includes(dimensions)) {
+    throw new BadRequest(
+      `Model '${model.id}' cannot return ${dimensions} dimensions${model.dimensions ? `; it serves ${model.dimensions.join(", ")}` : ""}`,
+      "unsupported_output_dimension",
+      "output_dimension",
+    );
+  }
+  const tokens = inputs.map((text) => countTokens(model.tokenizer, text));
+  const tooLong = tokens.findIndex((n) => n > model.maxContextLength);
+  if (tooLong >= 0) {
+    throw new BadRequest(`input[${tooLong}] is ${tokens[tooLong]} tokens, over the ${model.maxContextLength}-token limit of '${model.id}'`, "input_too_long", "input");
+  }
+
+  const provider = await providerNamed(model.provider);
+  const started = Date.now();
+  const batches = Array.from({ length: Math.ceil(inputs.length / BATCH_SIZE) }, (_, i) => inputs.slice(i * BATCH_SIZE, (i + 1) * BATCH_SIZE));
+  const results = await failuresRecorded(ctx, { model, provider }, started, () =>
+    mapBounded(batches, CONCURRENCY, (batch) => provider.embed({ model: model.upstream, inputs: batch, dimensions }, { signal: ctx.signal })),
+  );
+  const vectors = results.flatMap((r) => r.vectors);
+  const reported = results.every((r) => r.promptTokens !== undefined) ? results.reduce((sum, r) => sum + r.promptTokens!, 0) : undefined;
+  const promptTokens = reported ?? tokens.reduce((a, b) => a + b, 0);
+  const out: EmbeddingOut = {
+    id: `embd-${randomUUID().replaceAll("-", "")}`,
+    object: "list",
+    model: model.id,
+    data: vectors.map((vector, index) => ({
+      object: "embedding",
+      index,
+      embedding: request.encoding_format === "base64" ? Buffer.from(new Float32Array(vector).buffer).toString("base64") : vector,
+    })),
+    usage: { prompt_tokens: promptTokens, completion_tokens: 0, total_tokens: promptTokens },
+  };
+  await recordUsage(ctx, { model, provider }, { promptTokens, completionTokens: 0, started, status: 200 });
+  return Reply.json(200, out, { "x-inference-backend": provider.backend });
+}
+
+/** Runs `work` over `items` with at most `limit` in flight, keeping the order of the results. */
+async function mapBounded<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await work(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}

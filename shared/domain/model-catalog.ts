@@ -1,0 +1,100 @@
+import type { Caller } from "../http/caller.js";
+import type { CatalogFile } from "../schemas/model.js";
+import { modelStore } from "../store/models.js";
+import { BadRequest, Conflict, NotFound } from "./errors.js";
+import { fromCatalog, type ModelEntry } from "./models.js";
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** A model the caller may use, by id or alias; unknown names are 404s that name the model. */
+export async function resolve(caller: Pick<Caller, "workspace">, idOrAlias: string): Promise<ModelEntry> {
+  const model = await modelStore.find(caller.workspace, idOrAlias);
+  if (!model) throw new NotFound("model", idOrAlias);
+  return model;
+}
+
+export async function list(caller: Caller, filter: { provider?: string; model?: string }): Promise<ModelEntry[]> {
+  const models = await modelStore.listVisible(caller.workspace);
+  return models
+    .filter((m) => !filter.provider || m.ownedBy === filter.provider || m.provider === filter.provider)
+    .filter((m) => !filter.model || m.id === filter.model || m.aliases.includes(filter.model))
+    .sort((a, b) => (a.type === b.type ? a.id.localeCompare(b.id) : a.type === "base" ? -1 : 1));
+}
+
+/** Fine-tuned models only: base models come from the catalog file and are changed there. */
+async function fineTuned(caller: Caller, id: string, action: string): Promise<ModelEntry> {
+  const model = await resolve(caller, id);
+  if (model.type !== "fine-tuned") {
+    throw new BadRequest(`'${model.id}' is a base model; only fine-tuned models can be ${action}`, "base_model_immutable", "model_id");
+  }
+  return model;
+}
+
+export async function remove(caller: Caller, id: string): Promise<ModelEntry> {
+  const model = await fineTuned(caller, id, "deleted");
+  if (!(await modelStore.removeFineTuned(caller.workspace, model.id))) throw new NotFound("model", id);
+  return model;
+}
+
+export async function update(caller: Caller, id: string, fields: { name?: string | null; description?: string | null }): Promise<ModelEntry> {
+  const model = await fineTuned(caller, id, "updated");
+  const updated = await modelStore.updateFineTuned(caller.workspace, model.id, fields);
+  if (!updated) throw new NotFound("model", id);
+  return updated;
+}
+
+export async function setArchived(caller: Caller, id: string, archived: boolean): Promise<ModelEntry> {
+  const model = await fineTuned(caller, id, archived ? "archived" : "unarchived");
+  const updated = await modelStore.updateFineTuned(caller.workspace, model.id, { archived });
+  if (!updated) throw new NotFound("model", id);
+  return updated;
+}
+
+/** Makes the stored base catalog match the catalog file (npm start, `npm run models -- seed`). */
+export async function seed(catalog: CatalogFile): Promise<ModelEntry[]> {
+  const created = nowSeconds();
+  for (const model of catalog.models) {
+    if (!catalog.providers[model.provider]) throw new Error(`Model ${model.id} names provider '${model.provider}', which the catalog does not define`);
+  }
+  const entries = catalog.models.map((m) => fromCatalog(m, created));
+  await modelStore.replaceBase(entries);
+  return entries;
+}
+
+export interface FineTunedRegistration {
+  workspace: string;
+  id: string;
+  /** The base model it was tuned from; the fine-tuned model inherits its provider and capabilities. */
+  root: string;
+  /** The upstream id that serves it (defaults to the id). */
+  upstream?: string;
+  provider?: string;
+  job?: string;
+  name?: string;
+  description?: string;
+}
+
+/** Operators register fine-tuned models trained elsewhere, mapping the public id to an upstream model. */
+export async function registerFineTuned(registration: FineTunedRegistration): Promise<ModelEntry> {
+  const root = await resolve({ workspace: registration.workspace }, registration.root);
+  if (root.type !== "base") throw new BadRequest(`The root '${registration.root}' must be a base model`, "invalid_root");
+  const entry: ModelEntry & { workspace: string } = {
+    ...root,
+    id: registration.id,
+    type: "fine-tuned",
+    aliases: [],
+    provider: registration.provider ?? root.provider,
+    upstream: registration.upstream ?? registration.id,
+    ownedBy: registration.workspace,
+    created: nowSeconds(),
+    name: registration.name ?? null,
+    description: registration.description ?? null,
+    workspace: registration.workspace,
+    root: root.id,
+    rootVersion: root.upstream,
+    job: registration.job ?? "",
+    archived: false,
+  };
+  if (!(await modelStore.putFineTuned(entry))) throw new Conflict(`A model '${registration.id}' already exists in this workspace`, "model_exists");
+  return entry;
+}

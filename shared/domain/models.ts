@@ -1,0 +1,115 @@
+import type { CatalogModel, Endpoint, Tokenizer } from "../schemas/model.js";
+import { BadRequest } from "./errors.js";
+
+/** A model as the catalog stores it: a base model seeded from the catalog file, or a registered fine-tuned one. */
+export interface ModelEntry {
+  id: string;
+  type: "base" | "fine-tuned";
+  aliases: string[];
+  provider: string;
+  upstream: string;
+  endpoints: Endpoint[];
+  capabilities: CatalogModel["capabilities"];
+  maxContextLength: number;
+  tokenizer: Tokenizer;
+  ownedBy: string;
+  created: number;
+  name: string | null;
+  description: string | null;
+  dimensions: number[] | null;
+  defaultTemperature: number | null;
+  /** Fine-tuned only: the owning workspace, the base model, the fine-tuning job. */
+  workspace?: string;
+  root?: string;
+  rootVersion?: string;
+  job?: string;
+  archived: boolean;
+}
+
+export function fromCatalog(model: CatalogModel, created: number): ModelEntry {
+  return {
+    id: model.id,
+    type: "base",
+    aliases: model.aliases,
+    provider: model.provider,
+    upstream: model.upstream,
+    endpoints: model.endpoints,
+    capabilities: model.capabilities,
+    maxContextLength: model.max_context_length,
+    tokenizer: model.tokenizer,
+    ownedBy: model.owned_by,
+    created,
+    name: model.name ?? null,
+    description: model.description ?? null,
+    dimensions: model.dimensions ?? null,
+    defaultTemperature: model.default_model_temperature ?? null,
+    archived: false,
+  };
+}
+
+const ENDPOINT_NAMES: Record<Endpoint, string> = {
+  chat: "chat completion",
+  fim: "fill-in-the-middle completion (capability completion_fim)",
+  embeddings: "embeddings",
+  moderations: "moderation",
+};
+
+/** A model asked for something it does not serve is the caller's mistake: 400, naming what is missing. */
+export function requireEndpoint(model: ModelEntry, endpoint: Endpoint): void {
+  if (model.archived) throw new BadRequest(`Model '${model.id}' is archived; unarchive it to use it`, "model_archived", "model");
+  if (!model.endpoints.includes(endpoint)) {
+    throw new BadRequest(`Model '${model.id}' does not support ${ENDPOINT_NAMES[endpoint]}`, "model_capability_missing", "model");
+  }
+}
+
+/** The model card of GET /v1/models: both spellings of the type (our spec's `TYPE`, the SDK's `type`). */
+export function toModelCard(model: ModelEntry) {
+  const card = {
+    id: model.id,
+    object: "model" as const,
+    created: model.created,
+    owned_by: model.ownedBy,
+    name: model.name,
+    description: model.description,
+    max_context_length: model.maxContextLength,
+    aliases: model.aliases,
+    deprecation: null,
+    deprecation_replacement_model: null,
+    default_model_temperature: model.defaultTemperature,
+    capabilities: {
+      completion_chat: model.endpoints.includes("chat"),
+      completion_fim: model.endpoints.includes("fim"),
+      function_calling: model.capabilities.function_calling,
+      fine_tuning: model.capabilities.fine_tuning,
+      vision: model.capabilities.vision,
+      classification: model.capabilities.classification,
+      moderation: model.endpoints.includes("moderations"),
+    },
+    type: model.type,
+    TYPE: model.type,
+    archived: model.archived,
+  };
+  return model.type === "fine-tuned" ? { ...card, root: model.root ?? "", job: model.job ?? "" } : { ...card, root: null, job: null };
+}
+
+/** PATCH /v1/fine_tuning/models/{id} answers the fine-tuned model in its own shape. */
+export function toFineTunedModel(model: ModelEntry) {
+  const card = toModelCard(model);
+  return {
+    id: model.id,
+    object: "model" as const,
+    created: model.created,
+    owned_by: model.ownedBy,
+    workspace_id: model.workspace ?? "",
+    root: model.root ?? "",
+    root_version: model.rootVersion ?? "",
+    archived: model.archived,
+    name: model.name,
+    description: model.description,
+    capabilities: card.capabilities,
+    max_context_length: model.maxContextLength,
+    aliases: model.aliases,
+    job: model.job ?? null,
+    model_type: "completion" as const,
+  };
+}

@@ -1,0 +1,49 @@
+import * as z from "zod";
+import { ProviderConfigSchema } from "../schemas/model.js";
+import type { InferenceProvider } from "./types.js";
+
+/**
+ * The providers of this deployment, by the names the catalog's models use. Their configuration (never
+ * keys: those are named by environment variable) arrives as JSON in INFERENCE_PROVIDERS, which CDK and
+ * the local stack take from the catalog file.
+ */
+export const PROVIDERS_ENV = "INFERENCE_PROVIDERS";
+
+const Providers = z.record(z.string(), ProviderConfigSchema);
+const instances = new Map<string, Promise<InferenceProvider>>();
+
+function configOf(name: string) {
+  const all = Providers.parse(JSON.parse(process.env[PROVIDERS_ENV] ?? "{}"));
+  const config = all[name];
+  if (!config) throw new Error(`No inference provider '${name}' is configured (${PROVIDERS_ENV})`);
+  return config;
+}
+
+async function create(name: string): Promise<InferenceProvider> {
+  const config = configOf(name);
+  switch (config.type) {
+    case "offline": {
+      const { OfflineProvider } = await import("./providers/offline.js");
+      return new OfflineProvider();
+    }
+    case "bedrock": {
+      const { BedrockProvider } = await import("./providers/bedrock.js");
+      return new BedrockProvider({ region: config.region });
+    }
+    case "openai-compatible": {
+      const { OpenAICompatibleProvider } = await import("./providers/openai-compatible.js");
+      return new OpenAICompatibleProvider(config);
+    }
+  }
+}
+
+/** One instance per provider per process (clients and connections are reused across invocations). */
+export function providerNamed(name: string): Promise<InferenceProvider> {
+  let instance = instances.get(name);
+  if (!instance) {
+    instance = create(name);
+    instances.set(name, instance);
+    instance.catch(() => instances.delete(name));
+  }
+  return instance;
+}
