@@ -1,0 +1,91 @@
+/**
+ * Model catalog administration, against a deployment's tables or the running local stack:
+ *
+ *   npm run models -- seed [--catalog config/models.aws.json]
+ *   npm run models -- list --workspace WORKSPACE_ID
+ *   npm run models -- register --workspace WORKSPACE_ID --id ft:mistral-small-latest:acme:1 --root mistral-small-latest
+ *                      [--upstream UPSTREAM_MODEL_ID] [--provider NAME] [--job JOB_ID] [--name N] [--description D]
+ *
+ * Real tables: set TABLE_MODELS (a DataStack output) and the usual AWS credentials and region.
+ * Local: with TABLE_MODELS unset, it uses the stack `npm start` is running (PLATFORM_DATA_DIR/local-stack.json).
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import "../infra/local/env.js";
+import { CLOUD_CATALOG, LOCAL_CATALOG, readCatalog } from "../infra/catalog.js";
+import { tableEnvVar } from "../shared/store/tables.js";
+
+const USAGE = `Usage:
+  npm run models -- seed [--catalog FILE]
+  npm run models -- list --workspace WORKSPACE_ID
+  npm run models -- register --workspace WS --id MODEL_ID --root BASE_MODEL [--upstream ID] [--provider NAME] [--job ID] [--name N] [--description D]`;
+
+function fail(message: string): never {
+  console.error(message);
+  process.exit(2);
+}
+
+/** Returns whether the local stack's environment was taken (then its catalog is the local one). */
+function useLocalStackIfNoTables(): boolean {
+  if (process.env[tableEnvVar("models")]) return false;
+  const file = join(resolve(process.env.PLATFORM_DATA_DIR ?? ".data"), "local-stack.json");
+  if (!existsSync(file)) fail(`Set ${tableEnvVar("models")} to the models table of a deployment, or start the local stack with npm start.`);
+  const local = JSON.parse(readFileSync(file, "utf8")) as { url: string; env: Record<string, string> };
+  Object.assign(process.env, local.env);
+  console.error(`Using the local stack of ${local.url} (${file})`);
+  return true;
+}
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: {
+    catalog: { type: "string" },
+    workspace: { type: "string" },
+    id: { type: "string" },
+    root: { type: "string" },
+    upstream: { type: "string" },
+    provider: { type: "string" },
+    job: { type: "string" },
+    name: { type: "string" },
+    description: { type: "string" },
+  },
+});
+
+const [command] = positionals;
+if (!command || !["seed", "list", "register"].includes(command)) fail(USAGE);
+const local = useLocalStackIfNoTables();
+// Loaded after the environment is settled: the SDK clients are built from it.
+const catalogs = await import("../shared/domain/model-catalog.js");
+
+switch (command) {
+  case "seed": {
+    const file = values.catalog ?? (local ? process.env.MODEL_CATALOG || LOCAL_CATALOG : CLOUD_CATALOG);
+    const entries = await catalogs.seed(readCatalog(file));
+    console.log(`Seeded ${entries.length} base models from ${file}: ${entries.map((e) => e.id).join(", ")}`);
+    break;
+  }
+  case "list": {
+    if (!values.workspace) fail("list needs --workspace (fine-tuned models belong to one)");
+    const models = await catalogs.list({ workspace: values.workspace } as Parameters<typeof catalogs.list>[0], {});
+    console.table(models.map((m) => ({ id: m.id, type: m.type, provider: m.provider, upstream: m.upstream, endpoints: m.endpoints.join(","), archived: m.archived })));
+    break;
+  }
+  case "register": {
+    if (!values.workspace || !values.id || !values.root) fail("register needs --workspace, --id and --root");
+    const file = values.catalog ?? (local ? process.env.MODEL_CATALOG || LOCAL_CATALOG : CLOUD_CATALOG);
+    if (values.provider && !readCatalog(file).providers[values.provider]) fail(`${file} defines no provider '${values.provider}'`);
+    const model = await catalogs.registerFineTuned({
+      workspace: values.workspace,
+      id: values.id,
+      root: values.root,
+      upstream: values.upstream,
+      provider: values.provider,
+      job: values.job,
+      name: values.name,
+      description: values.description,
+    });
+    console.log(`Registered ${model.id} in workspace ${values.workspace}: served by ${model.provider} as ${model.upstream}`);
+    break;
+  }
+}
