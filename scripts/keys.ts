@@ -9,33 +9,14 @@
  * Real tables: set TABLE_TENANCY (the DataStack output) and the usual AWS credentials and region.
  * Local: with TABLE_TENANCY unset, it uses the stack `npm start` is running (PLATFORM_DATA_DIR/local-stack.json).
  */
-import { existsSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import "../infra/local/env.js";
-import { tableEnvVar } from "../shared/store/tables.js";
+import { fail, useTablesOrLocalStack } from "./cli-target.js";
 
 const USAGE = `Usage:
   npm run keys -- bootstrap [--org-name NAME] [--workspace-name NAME]
   npm run keys -- create --org ORG_ID --workspace WORKSPACE_ID [--name NAME] [--admin] [--roles a,b]
   npm run keys -- list [--org ORG_ID]
   npm run keys -- revoke KEY_ID`;
-
-function useLocalStackIfNoTables(): void {
-  if (process.env[tableEnvVar("tenancy")]) return;
-  const file = join(resolve(process.env.PLATFORM_DATA_DIR ?? ".data"), "local-stack.json");
-  if (!existsSync(file)) {
-    fail(`Set ${tableEnvVar("tenancy")} to the tenancy table of a deployment, or start the local stack with npm start.`);
-  }
-  const local = JSON.parse(readFileSync(file, "utf8")) as { url: string; env: Record<string, string> };
-  Object.assign(process.env, local.env);
-  console.error(`Using the local stack of ${local.url} (${file})`);
-}
-
-function fail(message: string): never {
-  console.error(message);
-  process.exit(2);
-}
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
@@ -52,7 +33,7 @@ const { positionals, values } = parseArgs({
 
 const [command, ...rest] = positionals;
 if (!command || !["bootstrap", "create", "list", "revoke"].includes(command)) fail(USAGE);
-useLocalStackIfNoTables();
+useTablesOrLocalStack("tenancy");
 
 // Loaded after the environment is settled: the SDK clients are built from it.
 const tenants = await import("../shared/domain/tenants.js");

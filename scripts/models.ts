@@ -9,33 +9,14 @@
  * Real tables: set TABLE_MODELS (a DataStack output) and the usual AWS credentials and region.
  * Local: with TABLE_MODELS unset, it uses the stack `npm start` is running (PLATFORM_DATA_DIR/local-stack.json).
  */
-import { existsSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import "../infra/local/env.js";
 import { CLOUD_CATALOG, LOCAL_CATALOG, readCatalog } from "../infra/catalog.js";
-import { tableEnvVar } from "../shared/store/tables.js";
+import { fail, useTablesOrLocalStack } from "./cli-target.js";
 
 const USAGE = `Usage:
   npm run models -- seed [--catalog FILE]
   npm run models -- list --workspace WORKSPACE_ID
   npm run models -- register --workspace WS --id MODEL_ID --root BASE_MODEL [--upstream ID] [--provider NAME] [--job ID] [--name N] [--description D]`;
-
-function fail(message: string): never {
-  console.error(message);
-  process.exit(2);
-}
-
-/** Returns whether the local stack's environment was taken (then its catalog is the local one). */
-function useLocalStackIfNoTables(): boolean {
-  if (process.env[tableEnvVar("models")]) return false;
-  const file = join(resolve(process.env.PLATFORM_DATA_DIR ?? ".data"), "local-stack.json");
-  if (!existsSync(file)) fail(`Set ${tableEnvVar("models")} to the models table of a deployment, or start the local stack with npm start.`);
-  const local = JSON.parse(readFileSync(file, "utf8")) as { url: string; env: Record<string, string> };
-  Object.assign(process.env, local.env);
-  console.error(`Using the local stack of ${local.url} (${file})`);
-  return true;
-}
 
 const { positionals, values } = parseArgs({
   allowPositionals: true,
@@ -54,7 +35,7 @@ const { positionals, values } = parseArgs({
 
 const [command] = positionals;
 if (!command || !["seed", "list", "register"].includes(command)) fail(USAGE);
-const local = useLocalStackIfNoTables();
+const local = useTablesOrLocalStack("models") === "local";
 // Loaded after the environment is settled: the SDK clients are built from it.
 const catalogs = await import("../shared/domain/model-catalog.js");
 
