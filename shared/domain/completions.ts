@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Caller } from "../http/caller.js";
+import { CLIENT_CLOSED } from "../http/errors.js";
 import { logger } from "../http/logger.js";
 import { Reply } from "../http/reply.js";
 import { countTokens } from "../inference/tokenizer.js";
@@ -167,7 +168,7 @@ export async function failuresRecorded<T>(ctx: CallContext, prepared: Pick<Prepa
   try {
     return await call();
   } catch (error) {
-    const status = (error as { status?: unknown }).status;
+    const status = ctx.signal?.aborted ? CLIENT_CLOSED : (error as { status?: unknown }).status;
     await recordUsage(ctx, prepared, { promptTokens: 0, completionTokens: 0, started, status: typeof status === "number" ? status : 500 });
     throw error;
   }

@@ -4,7 +4,11 @@ import { ApiError, Unprocessable, type ValidationIssue } from "../domain/errors.
 export interface WireError {
   status: number;
   body: unknown;
+  headers?: Record<string, string>;
 }
+
+/** nginx's "client closed request": the caller went away before we could answer. */
+export const CLIENT_CLOSED = 499;
 
 type Location = "body" | "query" | "path";
 
@@ -53,7 +57,10 @@ export function toWireError(error: unknown): WireError {
   if (error instanceof ApiError) {
     return { status: error.status, body: errorBody(error.status, error.type, error.message, error.code, error.param) };
   }
-  if (error instanceof Error && error.name === "UpstreamError") return upstreamError(error as Error & { status: number });
+  if (error instanceof Error && error.name === "UpstreamError") return upstreamError(error as Error & { status: number; retryAfterSeconds?: number });
+  if (error instanceof Error && error.name === "AbortError") {
+    return { status: CLIENT_CLOSED, body: errorBody(CLIENT_CLOSED, "invalid_request_error", "The client closed the request", "client_closed") };
+  }
   if (error instanceof Error && error.name === "UnsupportedByProvider") {
     return { status: 400, body: errorBody(400, "invalid_request_error", error.message, "unsupported_by_backend") };
   }
@@ -70,9 +77,10 @@ export function toWireError(error: unknown): WireError {
 }
 
 /** A model backend's failure: its 4xx messages reach the caller, its own failures are 502/504s. */
-function upstreamError(error: Error & { status: number }): WireError {
+function upstreamError(error: Error & { status: number; retryAfterSeconds?: number }): WireError {
   const type = error.status === 429 ? "rate_limit_error" : error.status < 500 ? "invalid_request_error" : "server_error";
-  return { status: error.status, body: errorBody(error.status, type, error.message, "upstream_error") };
+  const headers = error.retryAfterSeconds !== undefined ? { "retry-after": String(error.retryAfterSeconds) } : undefined;
+  return { status: error.status, body: errorBody(error.status, type, error.message, "upstream_error"), headers };
 }
 
 function httpStatusOf(error: unknown): number | undefined {

@@ -77,7 +77,7 @@ export function route<P extends Schema | undefined = undefined, Q extends Schema
       const wire = toWireError(request.error);
       if (wire.status >= 500) logger.error("request failed", { error: request.error as Error });
       else logger.info("request refused", { status: wire.status });
-      request.response = withRequestId(toResult(Reply.json(wire.status, wire.body)), request.event);
+      request.response = withRequestId(toResult(Reply.json(wire.status, wire.body, wire.headers)), request.event);
     },
   });
   return chain as unknown as RouteHandler;

@@ -31,7 +31,9 @@ export function hashEmbedding(text: string, dimensions: number): number[] {
     const padded = ` ${word} `;
     for (let j = 0; j + 3 <= padded.length; j += 1) add(`c:${padded.slice(j, j + 3)}`, WEIGHTS.trigram);
   });
-  const norm = Math.hypot(...vector);
+  let squares = 0;
+  for (const v of vector) squares += v * v;
+  const norm = Math.sqrt(squares);
   return Array.from(vector, (v) => (norm ? v / norm : 0));
 }
 

@@ -1,7 +1,34 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { BatchGetCommand, DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 
 /** One document client per process; the endpoint comes from the environment (AWS_ENDPOINT_URL_DYNAMODB locally). */
 export const documents = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
   marshallOptions: { removeUndefinedValues: true },
 });
+
+/**
+ * BatchGetItem for one table, retrying what DynamoDB returns as unprocessed (it does so under
+ * throttling): callers see every item that exists, never a partial answer.
+ */
+export async function batchGetAll(
+  table: string,
+  keys: Record<string, unknown>[],
+  options: { projection?: string; names?: Record<string, string> } = {},
+): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let pending = keys;
+  for (let attempt = 0; pending.length; attempt += 1) {
+    if (attempt > 8) throw new Error(`DynamoDB kept returning unprocessed keys for ${table}`);
+    if (attempt) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)));
+    const out = await documents.send(
+      new BatchGetCommand({
+        RequestItems: {
+          [table]: { Keys: pending, ...(options.projection ? { ProjectionExpression: options.projection, ExpressionAttributeNames: options.names } : {}) },
+        },
+      }),
+    );
+    items.push(...(out.Responses?.[table] ?? []));
+    pending = (out.UnprocessedKeys?.[table]?.Keys ?? []) as Record<string, unknown>[];
+  }
+  return items;
+}

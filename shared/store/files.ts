@@ -1,6 +1,5 @@
 import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import {
-  BatchGetCommand,
   DeleteCommand,
   GetCommand,
   PutCommand,
@@ -12,7 +11,7 @@ import {
 import { tableName } from "../config.js";
 import type { FileRecord } from "../domain/file-rules.js";
 import type { FilePurpose, FileSource, FileVisibility, SampleType } from "../schemas/file.js";
-import { documents } from "./client.js";
+import { batchGetAll, documents } from "./client.js";
 
 const table = () => tableName("files");
 const fileKey = (workspace: string, id: string) => ({ workspace, sk: `FILE#${id}` });
@@ -229,7 +228,7 @@ const isUnfiltered = (f: FileFilter) =>
 async function visibleTotal(workspace: string, filter: FileFilter): Promise<number> {
   const keys = [counterKey(workspace, { visibility: "workspace", owner: "" }), counterKey(workspace, { visibility: "user", owner: filter.principal })];
   const [counters, expiring] = await Promise.all([
-    documents.send(new BatchGetCommand({ RequestItems: { [table()]: { Keys: keys, ProjectionExpression: "#files", ExpressionAttributeNames: { "#files": "files" } } } })),
+    batchGetAll(table(), keys, { projection: "#files", names: { "#files": "files" } }),
     countAll({
       TableName: table(),
       IndexName: "byExpiry",
@@ -239,7 +238,7 @@ async function visibleTotal(workspace: string, filter: FileFilter): Promise<numb
       ExpressionAttributeValues: { ":workspace": workspace, ":now": filter.now, ":shared": "workspace", ":me": filter.principal },
     }),
   ]);
-  const stored = (counters.Responses?.[table()] ?? []).reduce((sum, item) => sum + Number(item.files ?? 0), 0);
+  const stored = counters.reduce((sum, item) => sum + Number(item.files ?? 0), 0);
   return stored + expiring;
 }
 

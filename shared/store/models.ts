@@ -1,5 +1,4 @@
 import {
-  BatchGetCommand,
   BatchWriteCommand,
   DeleteCommand,
   GetCommand,
@@ -10,7 +9,7 @@ import {
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { tableName } from "../config.js";
 import type { ModelEntry } from "../domain/models.js";
-import { documents } from "./client.js";
+import { batchGetAll, documents } from "./client.js";
 
 const table = () => tableName("models");
 const BASE = "BASE";
@@ -74,8 +73,7 @@ export const modelStore = {
   /** A model by id or alias as `workspace` sees it: its own fine-tuned models and the base catalog. */
   async find(workspace: string, idOrAlias: string): Promise<ModelEntry | undefined> {
     const keys = [modelKey(workspaceScope(workspace), idOrAlias), modelKey(BASE, idOrAlias), aliasKey(BASE, idOrAlias)];
-    const out = await documents.send(new BatchGetCommand({ RequestItems: { [table()]: { Keys: keys } } }));
-    const items = out.Responses?.[table()] ?? [];
+    const items = await batchGetAll(table(), keys);
     const bySk = (scope: string, sk: string) => items.find((i) => i.scope === scope && i.sk === sk);
     const direct = bySk(workspaceScope(workspace), `MODEL#${idOrAlias}`) ?? bySk(BASE, `MODEL#${idOrAlias}`);
     if (direct) return fromItem(direct);

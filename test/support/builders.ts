@@ -7,6 +7,10 @@ import { objectKeyFor } from "../../shared/domain/file-rules.js";
 import { toCallerContext, type Caller } from "../../shared/http/caller.js";
 import type { RouteHandler } from "../../shared/http/route.js";
 import type { PendingUpload } from "../../shared/store/files.js";
+import type { ModelEntry } from "../../shared/domain/models.js";
+import { BatchGetCommand, GetCommand, QueryCommand, type BatchGetCommandInput, type DynamoDBDocumentClient, type GetCommandInput, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
+import type { AwsClientStub } from "aws-sdk-client-mock";
+import { ResponseStream, type Metadata } from "../../infra/local/lambda-streaming.js";
 
 export function aCaller(overrides: Partial<Caller> = {}): Caller {
   return {
@@ -232,3 +236,103 @@ export function anAuthorizerEvent(input: { headers?: Record<string, string> | nu
     requestContext: anEvent().requestContext,
   } as APIGatewayRequestAuthorizerEvent;
 }
+
+/** A model as the catalog keeps it; a base chat model served by the offline provider unless told otherwise. */
+export function aModelEntry(overrides: Partial<ModelEntry> = {}): ModelEntry {
+  return {
+    id: `model-${randomUUID().slice(0, 8)}`,
+    type: "base",
+    aliases: [],
+    provider: "offline",
+    upstream: "offline-echo",
+    endpoints: ["chat"],
+    capabilities: { function_calling: true, vision: false, fine_tuning: false, classification: false },
+    maxContextLength: 32768,
+    tokenizer: "v3",
+    ownedBy: "offline",
+    created: 1_700_000_000,
+    name: null,
+    description: null,
+    dimensions: null,
+    defaultTemperature: null,
+    archived: false,
+    ...overrides,
+  };
+}
+
+/** A fine-tuned model registered in a workspace, tuned from `root` by a fine-tuning job. */
+export function aFineTunedModelEntry(overrides: Partial<ModelEntry> & { workspace?: string } = {}): ModelEntry & { workspace: string } {
+  const workspace = overrides.workspace ?? randomUUID();
+  const root = overrides.root ?? "mistral-small-latest";
+  const suffix = randomUUID().slice(0, 8);
+  return {
+    ...aModelEntry({ aliases: [], ownedBy: workspace, created: 1_710_000_000 }),
+    id: `ft:${root}:${suffix}:20240301:${suffix}`,
+    type: "fine-tuned",
+    upstream: `ft-upstream-${suffix}`,
+    workspace,
+    root,
+    rootVersion: "offline-echo",
+    job: randomUUID(),
+    ...overrides,
+  };
+}
+
+/** A model's item in the models table: base models under scope BASE, fine-tuned ones under their workspace. */
+export function aModelItem(model: ModelEntry): Record<string, unknown> {
+  const scope = model.type === "fine-tuned" ? `WS#${model.workspace}` : "BASE";
+  return { scope, sk: `MODEL#${model.id}`, ...model };
+}
+
+/** A base-catalog alias: a pointer item to the model it names. */
+export const anAliasItem = (alias: string, target: string): Record<string, unknown> => ({ scope: "BASE", sk: `ALIAS#${alias}`, target });
+
+/**
+ * Answers the models table reads of modelStore from `items` as DynamoDB would: batch gets and gets by
+ * key, queries by scope and sort-key prefix. Reads of any other table find nothing.
+ */
+export function serveModelsTable(dynamo: AwsClientStub<DynamoDBDocumentClient>, items: Record<string, unknown>[]): void {
+  const table = "platform-models";
+  const at = (key: Record<string, unknown> | undefined) => (item: Record<string, unknown>) => item.scope === key?.scope && item.sk === key?.sk;
+  dynamo.on(BatchGetCommand).callsFake((input: BatchGetCommandInput) => ({
+    Responses: Object.fromEntries(
+      Object.entries(input.RequestItems ?? {}).map(([name, { Keys }]) => [name, name === table ? items.filter((item) => (Keys ?? []).some((key) => at(key)(item))) : []]),
+    ),
+  }));
+  dynamo.on(GetCommand).callsFake((input: GetCommandInput) => ({ Item: input.TableName === table ? items.find(at(input.Key)) : undefined }));
+  dynamo.on(QueryCommand).callsFake((input: QueryCommandInput) => {
+    if (input.TableName !== table) return { Items: [] };
+    const scope = input.ExpressionAttributeValues?.[":scope"];
+    const prefix = String(input.ExpressionAttributeValues?.[":prefix"] ?? "");
+    return { Items: items.filter((item) => item.scope === scope && String(item.sk).startsWith(prefix)) };
+  });
+}
+
+export interface StreamedResult {
+  /** What the handler attached before its first byte (status and headers). */
+  metadata: Metadata | undefined;
+  body: string;
+  /** The body parsed, when the metadata says it is JSON. */
+  json: any;
+}
+
+/** Calls a streaming handler as the Lambda runtime does, with a response stream that collects everything. */
+export async function invokeStream(handler: RouteHandler, event: APIGatewayProxyEvent): Promise<StreamedResult> {
+  const chunks: Buffer[] = [];
+  const stream = new ResponseStream(
+    () => undefined,
+    (chunk) => chunks.push(Buffer.from(chunk)),
+  );
+  const streaming = handler as unknown as (event: APIGatewayProxyEvent, stream: ResponseStream, context: Context) => Promise<void>;
+  await streaming(event, stream, aContext());
+  const body = Buffer.concat(chunks).toString("utf8");
+  const type = String(stream.metadata?.headers?.["content-type"] ?? "");
+  return { metadata: stream.metadata, body, json: type.includes("json") && body ? JSON.parse(body) : undefined };
+}
+
+/** The payloads of a server-sent events body (`data: <payload>\n\n` frames), in order. */
+export const ssePayloads = (body: string): string[] =>
+  body
+    .split("\n\n")
+    .filter(Boolean)
+    .map((frame) => frame.replace(/^data: /, ""));

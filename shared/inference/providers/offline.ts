@@ -92,7 +92,7 @@ function forcedTool(tools: Tool[], choice: ToolChoice | undefined): Tool | undef
   return tools[0];
 }
 
-/** A schema-valid call with placeholder arguments: defaults, first enum values, empty strings. */
+/** A schema-valid call with placeholder arguments: defaults, consts, first enum values, minimal values. */
 function placeholderCall(tool: Tool): ToolCall {
   return {
     id: "offline00",
@@ -101,24 +101,36 @@ function placeholderCall(tool: Tool): ToolCall {
   };
 }
 
-function placeholder(schema: Record<string, unknown>): unknown {
+type JsonSchema = Record<string, unknown>;
+
+/** The smallest value a JSON schema accepts, for the schemas tool definitions use in practice. */
+function placeholder(schema: JsonSchema): unknown {
   if ("default" in schema) return schema.default;
+  if ("const" in schema) return schema.const;
   if (Array.isArray(schema.enum)) return schema.enum[0];
-  switch (schema.type) {
+  const alternatives = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
+  if (alternatives?.length) return placeholder(alternatives[0]!);
+  const types = Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string | undefined];
+  const type = types.find((t) => t !== "null") ?? types[0];
+  switch (type) {
     case "object": {
-      const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+      const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
       const required = new Set((schema.required ?? Object.keys(properties)) as string[]);
       return Object.fromEntries(Object.entries(properties).filter(([k]) => required.has(k)).map(([k, v]) => [k, placeholder(v)]));
     }
     case "array":
-      return [];
+      return Array.from({ length: Number(schema.minItems ?? 0) }, () => placeholder((schema.items ?? {}) as JsonSchema));
     case "number":
-    case "integer":
-      return 0;
+    case "integer": {
+      const low = typeof schema.minimum === "number" ? schema.minimum : typeof schema.exclusiveMinimum === "number" ? schema.exclusiveMinimum + (type === "integer" ? 1 : 0.5) : 0;
+      return type === "integer" ? Math.ceil(low) : low;
+    }
     case "boolean":
       return false;
+    case "null":
+      return null;
     default:
-      return "";
+      return "x".repeat(Number(schema.minLength ?? 0));
   }
 }
 

@@ -1,0 +1,408 @@
+import { DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { mockClient } from "aws-sdk-client-mock";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import * as z from "zod";
+import { handler } from "../../../functions/inference/chat.js";
+import { providerNamed } from "../../../shared/inference/registry.js";
+import { countTokens } from "../../../shared/inference/tokenizer.js";
+import { UpstreamError, type CompletionEvent } from "../../../shared/inference/types.js";
+import {
+  aCaller,
+  aFineTunedModelEntry,
+  aJsonEvent,
+  aModelEntry,
+  aModelItem,
+  anAliasItem,
+  invokeStream,
+  serveModelsTable,
+  ssePayloads,
+} from "../../support/builders.js";
+
+const dynamo = mockClient(DynamoDBDocumentClient);
+const caller = aCaller();
+
+const small = aModelEntry({ id: "mistral-small-latest", aliases: ["mistral-small"], endpoints: ["chat"], tokenizer: "v3" });
+const embed = aModelEntry({ id: "mistral-embed", endpoints: ["embeddings"], tokenizer: "v1", upstream: "offline-hash-embed", dimensions: [1024] });
+const tinyContext = aModelEntry({ id: "tiny-context", endpoints: ["chat"], maxContextLength: 40 });
+const archived = aFineTunedModelEntry({ workspace: caller.workspace, archived: true });
+
+beforeEach(() => {
+  dynamo.reset();
+  dynamo.resolves({});
+  serveModelsTable(dynamo, [aModelItem(small), anAliasItem("mistral-small", small.id), aModelItem(embed), aModelItem(tinyContext), aModelItem(archived)]);
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+const chat = (body: Record<string, unknown>, who = caller) => aJsonEvent(body, { path: "/v1/chat/completions", resource: "/v1/chat/completions", caller: who });
+const hello = (extra: Record<string, unknown> = {}) => ({ model: "mistral-small-latest", messages: [{ role: "user", content: "Hello there" }], ...extra });
+const ECHO = "[offline] No language model is configured. You said: «Hello there»";
+
+const usageRecords = () => dynamo.commandCalls(PutCommand).filter((c) => c.args[0].input.TableName === "platform-usage");
+/** The chunks of an SSE body, without the closing [DONE]. */
+const chunksOf = (body: string) =>
+  ssePayloads(body)
+    .filter((p) => p !== "[DONE]")
+    .map((p) => JSON.parse(p));
+const streamedContent = (body: string) =>
+  chunksOf(body)
+    .map((c) => c.choices.map((choice: { delta: { content?: string } }) => choice.delta.content ?? "").join(""))
+    .join("");
+
+const weatherTool = {
+  type: "function",
+  function: {
+    name: "get_weather",
+    description: "Weather for a city",
+    parameters: {
+      type: "object",
+      properties: {
+        city: { type: "string" },
+        unit: { type: "string", enum: ["celsius", "fahrenheit"] },
+        days: { type: "integer", default: 3 },
+        detailed: { type: "boolean" },
+        hours: { type: "array", items: { type: "integer" } },
+      },
+      required: ["city", "unit", "days", "detailed", "hours"],
+    },
+  },
+};
+
+describe("POST /v1/chat/completions", () => {
+  describe("answered whole", () => {
+    it("answers 200 JSON with a labelled echo of the last user message", async () => {
+      const event = chat(hello());
+
+      const response = await invokeStream(handler, event);
+
+      expect(response.metadata?.statusCode).toBe(200);
+      expect(response.metadata?.headers?.["content-type"]).toBe("application/json");
+      expect(response.metadata?.headers?.["x-request-id"]).toBe(event.requestContext.requestId);
+      expect(response.json).toMatchObject({
+        object: "chat.completion",
+        model: "mistral-small-latest",
+        choices: [{ index: 0, message: { role: "assistant", content: ECHO, tool_calls: null, prefix: false }, finish_reason: "stop" }],
+      });
+      expect(response.json.id).toMatch(/^cmpl-[0-9a-f]{32}$/);
+      expect(response.json.created).toBeTypeOf("number");
+    });
+
+    it("says which backend answered in x-inference-backend", async () => {
+      const response = await invokeStream(handler, chat(hello()));
+
+      expect(response.metadata?.headers?.["x-inference-backend"]).toBe("offline");
+    });
+
+    it("counts usage with the model's tokenizer", async () => {
+      const response = await invokeStream(handler, chat(hello()));
+
+      const prompt = countTokens("v3", "Hello there");
+      const completion = countTokens("v3", ECHO);
+      expect(response.json.usage).toStrictEqual({ prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion });
+    });
+
+    it("counts every message of the conversation in the prompt", async () => {
+      const messages = [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: "Hello there" },
+      ];
+
+      const response = await invokeStream(handler, chat(hello({ messages })));
+
+      expect(response.json.usage.prompt_tokens).toBe(countTokens("v3", "Be brief.\nHello there"));
+    });
+
+    it("writes a usage record of the call", async () => {
+      const event = chat(hello());
+
+      const response = await invokeStream(handler, event);
+
+      expect(usageRecords()).toHaveLength(1);
+      expect(usageRecords()[0]!.args[0].input.Item).toMatchObject({
+        workspace: caller.workspace,
+        organization: caller.organization,
+        principal: caller.principal,
+        requestId: event.requestContext.requestId,
+        model: "mistral-small-latest",
+        route: "POST /v1/chat/completions",
+        promptTokens: response.json.usage.prompt_tokens,
+        completionTokens: response.json.usage.completion_tokens,
+        status: 200,
+        backend: "offline",
+      });
+    });
+
+    it("answers under the model's id when called by an alias", async () => {
+      const response = await invokeStream(handler, chat(hello({ model: "mistral-small" })));
+
+      expect(response.metadata?.statusCode).toBe(200);
+      expect(response.json.model).toBe("mistral-small-latest");
+    });
+
+    it("answers n choices for n: 3 and bills the prompt once", async () => {
+      const response = await invokeStream(handler, chat(hello({ n: 3 })));
+
+      expect(response.json.choices.map((c: { index: number }) => c.index)).toStrictEqual([0, 1, 2]);
+      expect(response.json.choices.map((c: { message: { content: string } }) => c.message.content)).toStrictEqual([ECHO, ECHO, ECHO]);
+      expect(response.json.usage.prompt_tokens).toBe(countTokens("v3", "Hello there"));
+    });
+
+    it("stops at max_tokens with finish_reason length", async () => {
+      const response = await invokeStream(handler, chat(hello({ max_tokens: 5 })));
+
+      const [choice] = response.json.choices;
+      expect(choice.finish_reason).toBe("length");
+      expect(countTokens("v3", choice.message.content)).toBeLessThanOrEqual(5);
+      expect(choice.message.content.length).toBeGreaterThan(0);
+      expect(ECHO.startsWith(choice.message.content)).toBe(true);
+    });
+
+    it("cuts the answer at a stop sequence", async () => {
+      const response = await invokeStream(handler, chat(hello({ stop: ["configured"] })));
+
+      expect(response.json.choices[0]).toMatchObject({ message: { content: "[offline] No language model is " }, finish_reason: "stop" });
+    });
+
+    it("answers valid JSON for a json_object response format", async () => {
+      const response = await invokeStream(handler, chat(hello({ response_format: { type: "json_object" } })));
+
+      expect(JSON.parse(response.json.choices[0].message.content)).toStrictEqual({ offline: true, echo: "Hello there" });
+    });
+
+    it("answers a forced tool choice with a call whose placeholder arguments fit the tool's schema", async () => {
+      const response = await invokeStream(handler, chat(hello({ tools: [weatherTool], tool_choice: { type: "function", function: { name: "get_weather" } } })));
+
+      const [choice] = response.json.choices;
+      expect(choice.finish_reason).toBe("tool_calls");
+      expect(choice.message.tool_calls).toHaveLength(1);
+      expect(choice.message.tool_calls[0]).toMatchObject({ type: "function", function: { name: "get_weather" } });
+      const args = JSON.parse(choice.message.tool_calls[0].function.arguments);
+      expect(z.fromJSONSchema(weatherTool.function.parameters as never).safeParse(args).success).toBe(true);
+    });
+
+    it("answers 404 naming the model for an unknown model, without a usage record", async () => {
+      const response = await invokeStream(handler, chat(hello({ model: "no-such-model" })));
+
+      expect(response.metadata?.statusCode).toBe(404);
+      expect(response.json).toStrictEqual({
+        object: "error",
+        message: "No model with id 'no-such-model' exists in this workspace",
+        type: "not_found_error",
+        param: null,
+        code: "model_not_found",
+      });
+      expect(usageRecords()).toHaveLength(0);
+    });
+
+    it("answers 400 for an archived model", async () => {
+      const response = await invokeStream(handler, chat(hello({ model: archived.id })));
+
+      expect(response.metadata?.statusCode).toBe(400);
+      expect(response.json).toMatchObject({
+        type: "invalid_request_error",
+        code: "model_archived",
+        param: "model",
+        message: `Model '${archived.id}' is archived; unarchive it to use it`,
+      });
+    });
+
+    it("answers 400 model_capability_missing for a model without chat", async () => {
+      const response = await invokeStream(handler, chat(hello({ model: "mistral-embed" })));
+
+      expect(response.metadata?.statusCode).toBe(400);
+      expect(response.json).toMatchObject({ code: "model_capability_missing", message: "Model 'mistral-embed' does not support chat completion" });
+    });
+
+    it("answers 400 context_length_exceeded when prompt tokens plus max_tokens exceed the context", async () => {
+      const prompt = countTokens("v3", "Hello there");
+      const maxTokens = 40 - prompt + 1;
+
+      const response = await invokeStream(handler, chat(hello({ model: "tiny-context", max_tokens: maxTokens })));
+
+      expect(response.metadata?.statusCode).toBe(400);
+      expect(response.json).toStrictEqual({
+        object: "error",
+        message: `Prompt (${prompt} tokens) plus max_tokens (${maxTokens}) is 41 tokens, over the 40-token context of 'tiny-context'`,
+        type: "invalid_request_error",
+        param: "max_tokens",
+        code: "context_length_exceeded",
+      });
+      expect(usageRecords()).toHaveLength(0);
+    });
+
+    it("accepts a prompt plus max_tokens that exactly fills the context", async () => {
+      const maxTokens = 40 - countTokens("v3", "Hello there");
+
+      const response = await invokeStream(handler, chat(hello({ model: "tiny-context", max_tokens: maxTokens })));
+
+      expect(response.metadata?.statusCode).toBe(200);
+    });
+
+    it("answers 422 extra_forbidden for an unknown body field", async () => {
+      const response = await invokeStream(handler, chat(hello({ temprature: 0.2 })));
+
+      expect(response.metadata?.statusCode).toBe(422);
+      expect(response.json).toStrictEqual({ detail: [{ loc: ["body", "temprature"], msg: "Extra inputs are not permitted", type: "extra_forbidden" }] });
+    });
+
+    it("answers 422 for an empty conversation", async () => {
+      const response = await invokeStream(handler, chat(hello({ messages: [] })));
+
+      expect(response.metadata?.statusCode).toBe(422);
+      expect(response.json.detail[0]).toMatchObject({ loc: ["body", "messages"], type: "too_short" });
+    });
+
+    it("answers 401 without the authorizer context", async () => {
+      const response = await invokeStream(handler, aJsonEvent(hello(), { path: "/v1/chat/completions", caller: null }));
+
+      expect(response.metadata?.statusCode).toBe(401);
+      expect(dynamo.calls()).toHaveLength(0);
+    });
+  });
+
+  describe("streamed (stream: true)", () => {
+    it("answers 200 as an event stream that names the backend", async () => {
+      const event = chat(hello({ stream: true }));
+
+      const response = await invokeStream(handler, event);
+
+      expect(response.metadata?.statusCode).toBe(200);
+      expect(response.metadata?.headers).toMatchObject({ "content-type": "text/event-stream", "x-inference-backend": "offline", "x-request-id": event.requestContext.requestId });
+    });
+
+    it("writes every event as one data frame", async () => {
+      const response = await invokeStream(handler, chat(hello({ stream: true })));
+
+      expect(response.body).toMatch(/^(data: [^\n]+\n\n)+$/);
+    });
+
+    it("opens with a chunk carrying the assistant role", async () => {
+      const response = await invokeStream(handler, chat(hello({ stream: true })));
+
+      expect(chunksOf(response.body)[0].choices).toStrictEqual([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]);
+    });
+
+    it("leaves finish_reason null on every chunk but the last, which carries it and the usage", async () => {
+      const response = await invokeStream(handler, chat(hello({ stream: true })));
+
+      const chunks = chunksOf(response.body);
+      const last = chunks.at(-1);
+      const earlierReasons = chunks.slice(0, -1).flatMap((c) => c.choices.map((choice: { finish_reason: unknown }) => choice.finish_reason));
+      expect(new Set(earlierReasons)).toStrictEqual(new Set([null]));
+      expect(chunks.slice(0, -1).every((c) => c.usage === undefined)).toBe(true);
+      expect(last.choices).toStrictEqual([{ index: 0, delta: {}, finish_reason: "stop" }]);
+      expect(last.usage).toStrictEqual({
+        prompt_tokens: countTokens("v3", "Hello there"),
+        completion_tokens: countTokens("v3", ECHO),
+        total_tokens: countTokens("v3", "Hello there") + countTokens("v3", ECHO),
+      });
+    });
+
+    it("ends with data: [DONE]", async () => {
+      const response = await invokeStream(handler, chat(hello({ stream: true })));
+
+      expect(response.body.endsWith("data: [DONE]\n\n")).toBe(true);
+      expect(ssePayloads(response.body).filter((p) => p === "[DONE]")).toHaveLength(1);
+    });
+
+    it("sends chunks of one completion id, under the model's public id", async () => {
+      const response = await invokeStream(handler, chat(hello({ model: "mistral-small", stream: true })));
+
+      const chunks = chunksOf(response.body);
+      expect(new Set(chunks.map((c) => c.id)).size).toBe(1);
+      expect(chunks.every((c) => c.object === "chat.completion.chunk" && c.model === "mistral-small-latest")).toBe(true);
+    });
+
+    it("streams content that joins to the non-streamed answer", async () => {
+      const whole = await invokeStream(handler, chat(hello()));
+      const streamed = await invokeStream(handler, chat(hello({ stream: true })));
+
+      expect(chunksOf(streamed.body).length).toBeGreaterThan(3);
+      expect(streamedContent(streamed.body)).toBe(whole.json.choices[0].message.content);
+    });
+
+    it("ends with finish_reason length when max_tokens cuts the answer", async () => {
+      const response = await invokeStream(handler, chat(hello({ max_tokens: 5, stream: true })));
+
+      expect(chunksOf(response.body).at(-1).choices[0].finish_reason).toBe("length");
+    });
+
+    it("streams a forced tool call and ends with finish_reason tool_calls", async () => {
+      const response = await invokeStream(handler, chat(hello({ stream: true, tools: [weatherTool], tool_choice: "any" })));
+
+      const chunks = chunksOf(response.body);
+      const calls = chunks.flatMap((c) => c.choices.flatMap((choice: { delta: { tool_calls?: unknown[] } }) => choice.delta.tool_calls ?? []));
+      expect(calls).toHaveLength(1);
+      expect(calls[0]).toMatchObject({ function: { name: "get_weather" } });
+      expect(chunks.at(-1).choices[0].finish_reason).toBe("tool_calls");
+    });
+
+    it("writes a usage record once the stream is done", async () => {
+      const response = await invokeStream(handler, chat(hello({ stream: true })));
+
+      const usage = chunksOf(response.body).at(-1).usage;
+      expect(usageRecords()).toHaveLength(1);
+      expect(usageRecords()[0]!.args[0].input.Item).toMatchObject({
+        workspace: caller.workspace,
+        principal: caller.principal,
+        model: "mistral-small-latest",
+        route: "POST /v1/chat/completions",
+        promptTokens: usage.prompt_tokens,
+        completionTokens: usage.completion_tokens,
+        status: 200,
+      });
+    });
+
+    it("answers an unknown model with a normal 404 JSON body", async () => {
+      const response = await invokeStream(handler, chat(hello({ model: "no-such-model", stream: true })));
+
+      expect(response.metadata?.statusCode).toBe(404);
+      expect(response.metadata?.headers?.["content-type"]).toBe("application/json");
+      expect(response.json).toMatchObject({ object: "error", type: "not_found_error", message: "No model with id 'no-such-model' exists in this workspace" });
+    });
+
+    it("answers an upstream failure before the first event with its status", async () => {
+      const offline = await providerNamed("offline");
+      vi.spyOn(offline, "chatStream").mockImplementation(async function* (): AsyncGenerator<CompletionEvent> {
+        throw new UpstreamError(429, "Upstream is throttling");
+      });
+
+      const response = await invokeStream(handler, chat(hello({ stream: true })));
+
+      expect(response.metadata?.statusCode).toBe(429);
+      expect(response.json).toMatchObject({ object: "error", type: "rate_limit_error", message: "Upstream is throttling" });
+      expect(usageRecords()[0]!.args[0].input.Item).toMatchObject({ status: 429, promptTokens: 0, completionTokens: 0 });
+    });
+
+    it("ends a stream that fails after its first event with finish_reason error, then [DONE]", async () => {
+      const offline = await providerNamed("offline");
+      vi.spyOn(offline, "chatStream").mockImplementation(async function* (): AsyncGenerator<CompletionEvent> {
+        yield { type: "delta", index: 0, content: "Partial " };
+        throw new Error("connection reset");
+      });
+
+      const response = await invokeStream(handler, chat(hello({ stream: true })));
+
+      expect(response.metadata?.statusCode).toBe(200);
+      const payloads = ssePayloads(response.body);
+      expect(payloads.at(-1)).toBe("[DONE]");
+      const chunks = chunksOf(response.body);
+      expect(chunks.map((c) => c.choices[0].delta.content ?? null)).toStrictEqual(["", "Partial ", null]);
+      expect(chunks.at(-1).choices).toStrictEqual([{ index: 0, delta: {}, finish_reason: "error" }]);
+    });
+
+    it("records a stream that failed after its first event as stream_error", async () => {
+      const offline = await providerNamed("offline");
+      vi.spyOn(offline, "chatStream").mockImplementation(async function* (): AsyncGenerator<CompletionEvent> {
+        yield { type: "delta", index: 0, content: "Partial " };
+        throw new Error("connection reset");
+      });
+
+      await invokeStream(handler, chat(hello({ stream: true })));
+
+      expect(usageRecords()).toHaveLength(1);
+      expect(usageRecords()[0]!.args[0].input.Item).toMatchObject({ status: "stream_error", completionTokens: countTokens("v3", "Partial ") });
+    });
+  });
+});

@@ -1,0 +1,208 @@
+import { describe, expect, it } from "vitest";
+import { ApiError } from "../../../shared/domain/errors.js";
+import { fromCatalog, requireEndpoint, toFineTunedModel, toModelCard } from "../../../shared/domain/models.js";
+import { CatalogModel } from "../../../shared/schemas/model.js";
+import { aFineTunedModelEntry, aModelEntry } from "../../support/builders.js";
+
+function thrown(fn: () => unknown): ApiError {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  throw new Error("expected an ApiError");
+}
+
+describe("toModelCard", () => {
+  it("shapes a base model as the GET /v1/models card", () => {
+    const model = aModelEntry({
+      id: "mistral-small-latest",
+      aliases: ["mistral-small"],
+      endpoints: ["chat"],
+      capabilities: { function_calling: true, vision: true, fine_tuning: false, classification: false },
+      maxContextLength: 32768,
+      ownedBy: "mistralai",
+      created: 1_700_000_000,
+      name: "Small",
+      description: "A small model",
+      defaultTemperature: 0.7,
+    });
+
+    expect(toModelCard(model)).toStrictEqual({
+      id: "mistral-small-latest",
+      object: "model",
+      created: 1_700_000_000,
+      owned_by: "mistralai",
+      name: "Small",
+      description: "A small model",
+      max_context_length: 32768,
+      aliases: ["mistral-small"],
+      deprecation: null,
+      deprecation_replacement_model: null,
+      default_model_temperature: 0.7,
+      capabilities: {
+        completion_chat: true,
+        completion_fim: false,
+        function_calling: true,
+        fine_tuning: false,
+        vision: true,
+        classification: false,
+        moderation: false,
+      },
+      type: "base",
+      TYPE: "base",
+      archived: false,
+      root: null,
+      job: null,
+    });
+  });
+
+  it("derives completion_chat, completion_fim and moderation from the endpoints the model serves", () => {
+    const card = toModelCard(aModelEntry({ endpoints: ["fim", "moderations"] }));
+
+    expect(card.capabilities).toMatchObject({ completion_chat: false, completion_fim: true, moderation: true });
+  });
+
+  it("carries the catalog's capability flags as they are", () => {
+    const card = toModelCard(aModelEntry({ capabilities: { function_calling: false, vision: false, fine_tuning: true, classification: true } }));
+
+    expect(card.capabilities).toMatchObject({ function_calling: false, vision: false, fine_tuning: true, classification: true });
+  });
+
+  it("writes the type in both spellings, lowercase", () => {
+    const card = toModelCard(aFineTunedModelEntry());
+
+    expect([card.type, card.TYPE]).toStrictEqual(["fine-tuned", "fine-tuned"]);
+  });
+
+  it("gives a fine-tuned card its root and job", () => {
+    const tuned = aFineTunedModelEntry({ root: "open-mistral-7b", job: "6b1b5a3e-0000-4000-8000-000000000001" });
+
+    expect(toModelCard(tuned)).toMatchObject({ root: "open-mistral-7b", job: "6b1b5a3e-0000-4000-8000-000000000001" });
+  });
+
+  it("gives a fine-tuned card empty strings for a root and job it does not know", () => {
+    const tuned = aFineTunedModelEntry({ root: undefined, job: undefined });
+
+    expect(toModelCard(tuned)).toMatchObject({ root: "", job: "" });
+  });
+
+  it("shows whether the model is archived", () => {
+    expect(toModelCard(aFineTunedModelEntry({ archived: true })).archived).toBe(true);
+  });
+});
+
+describe("toFineTunedModel", () => {
+  it("shapes a fine-tuned model as the PATCH /v1/fine_tuning/models answer", () => {
+    const tuned = aFineTunedModelEntry({
+      id: "ft:mistral-small-latest:abc:20240301:def",
+      workspace: "ws-1",
+      ownedBy: "ws-1",
+      created: 1_710_000_000,
+      root: "mistral-small-latest",
+      rootVersion: "offline-echo",
+      job: "job-1",
+      name: "Support bot",
+      description: null,
+      maxContextLength: 32768,
+      endpoints: ["chat"],
+      capabilities: { function_calling: true, vision: false, fine_tuning: false, classification: false },
+    });
+
+    expect(toFineTunedModel(tuned)).toStrictEqual({
+      id: "ft:mistral-small-latest:abc:20240301:def",
+      object: "model",
+      created: 1_710_000_000,
+      owned_by: "ws-1",
+      workspace_id: "ws-1",
+      root: "mistral-small-latest",
+      root_version: "offline-echo",
+      archived: false,
+      name: "Support bot",
+      description: null,
+      capabilities: {
+        completion_chat: true,
+        completion_fim: false,
+        function_calling: true,
+        fine_tuning: false,
+        vision: false,
+        classification: false,
+        moderation: false,
+      },
+      max_context_length: 32768,
+      aliases: [],
+      job: "job-1",
+      model_type: "completion",
+    });
+  });
+
+  it("answers empty strings for an unknown workspace, root and root version, and a null job", () => {
+    const tuned = { ...aFineTunedModelEntry(), workspace: undefined, root: undefined, rootVersion: undefined, job: undefined };
+
+    expect(toFineTunedModel(tuned)).toMatchObject({ workspace_id: "", root: "", root_version: "", job: null });
+  });
+});
+
+describe("requireEndpoint", () => {
+  it("accepts a model that serves the endpoint", () => {
+    expect(() => requireEndpoint(aModelEntry({ endpoints: ["chat", "fim"] }), "fim")).not.toThrow();
+  });
+
+  it("refuses chat on a model without it, with a 400 naming the model", () => {
+    const error = thrown(() => requireEndpoint(aModelEntry({ id: "mistral-embed", endpoints: ["embeddings"] }), "chat"));
+
+    expect([error.status, error.code, error.param, error.message]).toStrictEqual([400, "model_capability_missing", "model", "Model 'mistral-embed' does not support chat completion"]);
+  });
+
+  it("names the completion_fim capability when refusing FIM", () => {
+    const error = thrown(() => requireEndpoint(aModelEntry({ id: "mistral-small-latest", endpoints: ["chat"] }), "fim"));
+
+    expect(error.message).toBe("Model 'mistral-small-latest' does not support fill-in-the-middle completion (capability completion_fim)");
+  });
+
+  it("refuses embeddings on a model without them", () => {
+    const error = thrown(() => requireEndpoint(aModelEntry({ id: "mistral-small-latest", endpoints: ["chat"] }), "embeddings"));
+
+    expect(error.message).toBe("Model 'mistral-small-latest' does not support embeddings");
+  });
+
+  it("refuses moderation on a model without it", () => {
+    const error = thrown(() => requireEndpoint(aModelEntry({ id: "mistral-small-latest", endpoints: ["chat"] }), "moderations"));
+
+    expect(error.message).toBe("Model 'mistral-small-latest' does not support moderation");
+  });
+
+  it("refuses an archived model with model_archived, even for an endpoint it serves", () => {
+    const tuned = aFineTunedModelEntry({ endpoints: ["chat"], archived: true });
+
+    const error = thrown(() => requireEndpoint(tuned, "chat"));
+
+    expect([error.status, error.code, error.param, error.message]).toStrictEqual([400, "model_archived", "model", `Model '${tuned.id}' is archived; unarchive it to use it`]);
+  });
+});
+
+describe("fromCatalog", () => {
+  it("makes a catalog model a base entry, unarchived, created at the given time", () => {
+    const model = CatalogModel.parse({ id: "mistral-embed", provider: "offline", upstream: "offline-hash-embed", endpoints: ["embeddings"], max_context_length: 8192, dimensions: [1024] });
+
+    expect(fromCatalog(model, 1_700_000_000)).toStrictEqual({
+      id: "mistral-embed",
+      type: "base",
+      aliases: [],
+      provider: "offline",
+      upstream: "offline-hash-embed",
+      endpoints: ["embeddings"],
+      capabilities: { function_calling: false, vision: false, fine_tuning: false, classification: false },
+      maxContextLength: 8192,
+      tokenizer: "v3",
+      ownedBy: "mistralai",
+      created: 1_700_000_000,
+      name: null,
+      description: null,
+      dimensions: [1024],
+      defaultTemperature: null,
+      archived: false,
+    });
+  });
+});
