@@ -6,18 +6,23 @@
  *     against a bare DynamoDB GetItem for the same key on the same DynamoDB Local.
  *  3. GET /v1/files for a workspace of 1,000 and one of 10,000 files: include_total=true (the SDK's
  *     default), include_total=false, and page 5.
+ *  4. Embeddings throughput of the offline provider through POST /v1/embeddings (1 and 64 inputs a
+ *     call) against the bare provider (bench/inference.ts).
+ *  5. Time to the first SSE frame of a streamed FIM call through the route to an OpenAI-compatible
+ *     upstream with a known first-frame delay, against the same call straight to that upstream.
  *
  * Everything runs in this one process (HTTP client, local server, handlers) plus DynamoDB Local (java)
  * and s3rver; the figures compare code paths on one machine, they are not cloud latencies.
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { cpus, tmpdir, totalmem } from "node:os";
+import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
 import { buildHandlers } from "../infra/build.js";
 import { startLocalStack, ROOT_DIR, type LocalStack } from "../infra/local/stack.js";
 import { AUTHORIZER_CACHE_SECONDS } from "../shared/http/gateway.js";
+import { embeddingsThroughput, sseOverhead, type InferenceBenchContext } from "./inference.js";
 import { seedFiles } from "./seed.js";
 import { kb, median, ms, summarize, table, timed, type Summary } from "./stats.js";
 
@@ -37,6 +42,7 @@ const section = (title: string) => log(`\n== ${title} ${"=".repeat(Math.max(0, 7
 const cpuList = cpus();
 log(`Benchmark ${new Date().toISOString()}`);
 log(`Machine: ${cpuList.length} cores (${cpuList[0]?.model ?? "?"}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}, ${process.platform}/${process.arch}`);
+log(`Load average at start: ${loadavg().map((x) => x.toFixed(2)).join(", ")} (1, 5, 15 min)`);
 
 // ---------------------------------------------------------------------------------------- 1. bundles
 section("1. Per-function bundle size (esbuild, minified ESM, @aws-sdk/* external)");
@@ -182,6 +188,18 @@ try {
   log(`\nUp to ${LIST_RUNS} sequential requests per cell after ${LIST_WARMUP} warm-up (a cell stops after ${LIST_CELL_BUDGET_MS / 1000} s); authorizer cache ${AUTHORIZER_CACHE_SECONDS} s.`);
   log("With n < 100, p99 is the slowest sample or next to it.");
   log(table(listRows));
+
+  // ------------------------------------------------------------------ 4. embeddings, 5. SSE overhead
+  const inference: InferenceBenchContext = {
+    url: stack.url,
+    apiKey: stack.apiKey,
+    workspace: stack.workspace,
+    log,
+    section,
+    defer: (stop) => stopApis.push(stop),
+  };
+  await embeddingsThroughput(inference);
+  await sseOverhead(inference);
 } finally {
   await cleanup();
 }
