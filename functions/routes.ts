@@ -60,6 +60,10 @@ export const routes: RouteRow[] = [
   { method: "POST", path: "/v1/chat/completions", handler: "inference/chat", grants: inference, streaming: true, memoryMb: 1024 },
   { method: "POST", path: "/v1/fim/completions", handler: "inference/fim", grants: inference, streaming: true, memoryMb: 1024 },
   { method: "POST", path: "/v1/embeddings", handler: "inference/embeddings", grants: inference, memoryMb: 1024 },
+
+  // Agents (rows here)
+
+  // Prompts and skills (rows here)
 ];
 
 /** The authorizer is not a route but is built and granted the same way. */

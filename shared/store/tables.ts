@@ -58,6 +58,10 @@ export const usageTable = {
   timeToLive: "ttl",
 } as const satisfies TableDefinition;
 
+// Agents table (definition here)
+
+// Prompts and skills registry table (definition here)
+
 export const tables = [tenancyTable, filesTable, modelsTable, usageTable] as const;
 
 export type TableName = (typeof tables)[number]["name"];
