@@ -1,26 +1,16 @@
-import type { ChatCompletionRequest, FimCompletionRequest, FinishReason, Message, ToolCall } from "../../schemas/inference.js";
+import { UnsupportedByProvider, UpstreamError, type CallOptions, type Completion, type CompletionEvent, type EmbedRequest, type Embeddings, type InferenceProvider, type ModerateRequest, type Moderation, type ProviderConfig } from "../types.js";
+import type { ChatCompletionRequest, FimCompletionRequest, Message } from "../../schemas/inference.js";
 import { sseData } from "../sse.js";
-import {
-  UnsupportedByProvider,
-  UpstreamError,
-  type CallOptions,
-  type Completion,
-  type CompletionChoiceResult,
-  type CompletionEvent,
-  type EmbedRequest,
-  type Embeddings,
-  type InferenceProvider,
-  type ModerateRequest,
-  type Moderation,
-  type ProviderConfig,
-} from "../types.js";
+import { UpstreamCall } from "./openai-compatible/transport.js";
+import { StreamedChoices, toCompletion } from "./openai-compatible/answers.js";
+import { errorCode, httpFailure, malformed } from "./openai-compatible/errors.js";
+import { displayUrl, entriesOfType, isRecord, withoutNulls, type Json } from "./openai-compatible/json.js";
 
 export type OpenAICompatibleConfig = Omit<Extract<ProviderConfig, { type: "openai-compatible" }>, "type"> & {
   type?: "openai-compatible";
 };
 
 type Dialect = "mistral" | "openai";
-type Json = Record<string, unknown>;
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 
@@ -36,15 +26,7 @@ const MISTRAL_ONLY_CHAT_FIELDS = new Set([
   "prompt_cache_key",
 ]);
 
-const FINISH_REASONS = new Map<string, FinishReason>([
-  ["stop", "stop"],
-  ["length", "length"],
-  ["model_length", "model_length"],
-  ["tool_calls", "tool_calls"],
-  ["function_call", "tool_calls"],
-  ["error", "error"],
-  ["content_filter", "error"],
-]);
+
 
 /**
  * Any upstream that speaks the OpenAI (or Mistral) HTTP API: Mistral's own API, vLLM, Ollama, llama.cpp
@@ -269,184 +251,7 @@ export class OpenAICompatibleProvider implements InferenceProvider {
   }
 }
 
-/** One upstream request: the caller's signal joined with our own timeout, which runs only while we wait. */
-class UpstreamCall {
-  readonly signal: AbortSignal;
-  private readonly own = new AbortController();
-  private timer: NodeJS.Timeout | undefined;
-  timedOut = false;
 
-  constructor(
-    private readonly timeoutMs: number,
-    private readonly caller: AbortSignal | undefined,
-  ) {
-    this.signal = caller ? AbortSignal.any([caller, this.own.signal]) : this.own.signal;
-  }
-
-  get callerAborted(): boolean {
-    return this.caller?.aborted ?? false;
-  }
-
-  callerReason(): unknown {
-    const reason: unknown = this.caller?.reason;
-    return reason instanceof Error ? reason : new DOMException("The operation was aborted", "AbortError");
-  }
-
-  arm(): void {
-    this.disarm();
-    this.timer = setTimeout(() => {
-      this.timedOut = true;
-      this.own.abort(new DOMException("The upstream did not answer in time", "TimeoutError"));
-    }, this.timeoutMs);
-  }
-
-  disarm(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-  }
-
-  /** Stops the timer and drops the connection if the response was not read to the end (a no-op otherwise). */
-  dispose(): void {
-    this.disarm();
-    if (!this.own.signal.aborted) this.own.abort();
-  }
-}
-
-// ---- responses ----
-
-function toCompletion(answer: unknown): Completion {
-  if (!isRecord(answer) || !Array.isArray(answer.choices)) throw malformed("there are no choices");
-  const choices = answer.choices
-    .map((choice, position) => ({ choice: isRecord(choice) ? choice : {}, position }))
-    .map(({ choice, position }) => ({ index: typeof choice.index === "number" ? choice.index : position, choice }))
-    .sort((a, b) => a.index - b.index)
-    .map(({ choice }): CompletionChoiceResult => {
-      const message = isRecord(choice.message) ? choice.message : {};
-      return {
-        content: textOf(message.content ?? choice.text),
-        toolCalls: toolCallsOf(message.tool_calls),
-        finishReason: finishReasonOf(choice.finish_reason),
-      };
-    });
-  const usage = usageOf(answer.usage);
-  return usage ? { choices, usage } : { choices };
-}
-
-/** Accumulates a stream's chunks into events: deltas as they come, tool calls whole when their choice ends. */
-class StreamedChoices {
-  private readonly open = new Map<number, Map<number, PartialToolCall>>();
-  private readonly finished = new Set<number>();
-
-  *accept(chunk: unknown): Generator<CompletionEvent> {
-    if (!isRecord(chunk)) throw new UpstreamError(502, "The upstream sent a malformed stream chunk");
-    if (chunk.error !== undefined && chunk.error !== null) {
-      throw new UpstreamError(502, `The upstream failed mid-stream: ${messageIn(chunk.error) ?? "unknown error"}`);
-    }
-    if (chunk.object === "error") throw new UpstreamError(502, `The upstream failed mid-stream: ${messageIn(chunk) ?? "unknown error"}`);
-    const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
-    for (const [position, raw] of choices.entries()) {
-      if (!isRecord(raw)) continue;
-      const index = typeof raw.index === "number" ? raw.index : position;
-      const calls = this.open.get(index) ?? new Map<number, PartialToolCall>();
-      this.open.set(index, calls);
-      const delta = isRecord(raw.delta) ? raw.delta : {};
-      const content = textOf(delta.content ?? raw.text);
-      if (content) yield { type: "delta", index, content };
-      if (Array.isArray(delta.tool_calls)) for (const fragment of delta.tool_calls) addFragment(calls, fragment);
-      if (raw.finish_reason !== null && raw.finish_reason !== undefined) yield* this.finish(index, finishReasonOf(raw.finish_reason));
-    }
-    const usage = usageOf(chunk.usage);
-    if (usage) yield { type: "usage", ...usage };
-  }
-
-  /** At the end of the stream, choices the upstream never finished end as `stop`. */
-  *end(): Generator<CompletionEvent> {
-    for (const index of [...this.open.keys()].sort((a, b) => a - b)) {
-      if (!this.finished.has(index)) yield* this.finish(index, "stop");
-    }
-  }
-
-  private *finish(index: number, reason: FinishReason): Generator<CompletionEvent> {
-    if (this.finished.has(index)) return;
-    this.finished.add(index);
-    const calls = [...(this.open.get(index)?.entries() ?? [])].sort(([a], [b]) => a - b);
-    if (calls.length > 0) {
-      yield {
-        type: "delta",
-        index,
-        toolCalls: calls.map(([position, call]) => ({
-          ...(call.id ? { id: call.id } : {}),
-          type: call.type ?? "function",
-          function: { name: call.name, arguments: call.arguments },
-          index: position,
-        })),
-      };
-    }
-    yield { type: "finish", index, reason };
-  }
-}
-
-interface PartialToolCall {
-  id?: string;
-  type?: string;
-  name: string;
-  arguments: string | Record<string, unknown>;
-}
-
-/** OpenAI servers stream a call's `arguments` in pieces keyed by `index`; Mistral sends each call whole. */
-function addFragment(calls: Map<number, PartialToolCall>, fragment: unknown): void {
-  if (!isRecord(fragment)) return;
-  const id = typeof fragment.id === "string" && fragment.id ? fragment.id : undefined;
-  let position: number;
-  if (typeof fragment.index === "number") position = fragment.index;
-  else {
-    const known = id ? [...calls].find(([, call]) => call.id === id)?.[0] : undefined;
-    position = known ?? (id || calls.size === 0 ? calls.size : calls.size - 1);
-  }
-  const call = calls.get(position) ?? { name: "", arguments: "" };
-  calls.set(position, call);
-  if (id) call.id = id;
-  if (typeof fragment.type === "string") call.type = fragment.type;
-  const fn = isRecord(fragment.function) ? fragment.function : {};
-  if (typeof fn.name === "string" && fn.name && !call.name) call.name = fn.name;
-  if (typeof fn.arguments === "string") call.arguments = typeof call.arguments === "string" ? call.arguments + fn.arguments : fn.arguments;
-  else if (isRecord(fn.arguments)) call.arguments = fn.arguments;
-}
-
-function toolCallsOf(value: unknown): ToolCall[] {
-  if (!Array.isArray(value)) return [];
-  return value.flatMap((raw): ToolCall[] => {
-    if (!isRecord(raw) || !isRecord(raw.function) || typeof raw.function.name !== "string") return [];
-    const args = raw.function.arguments;
-    return [
-      {
-        ...(typeof raw.id === "string" && raw.id ? { id: raw.id } : {}),
-        type: typeof raw.type === "string" ? raw.type : "function",
-        function: { name: raw.function.name, arguments: typeof args === "string" || isRecord(args) ? args : "" },
-      },
-    ];
-  });
-}
-
-/** A string, or the concatenated text of content chunks (thinking and other chunks are left out). */
-function textOf(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content
-    .map((chunk) => (isRecord(chunk) && chunk.type === "text" && typeof chunk.text === "string" ? chunk.text : ""))
-    .join("");
-}
-
-function finishReasonOf(value: unknown): FinishReason {
-  return (typeof value === "string" && FINISH_REASONS.get(value)) || "stop";
-}
-
-function usageOf(value: unknown): { promptTokens: number; completionTokens: number } | undefined {
-  if (!isRecord(value) || typeof value.prompt_tokens !== "number") return undefined;
-  return { promptTokens: value.prompt_tokens, completionTokens: typeof value.completion_tokens === "number" ? value.completion_tokens : 0 };
-}
-
-// ---- requests ----
 
 function openAIMessage(message: Message): Json {
   const out = withoutNulls({ ...message });
@@ -471,103 +276,3 @@ function openAIMessage(message: Message): Json {
   return out;
 }
 
-// ---- errors ----
-
-function httpFailure(status: number, body: string, retryAfter: string | null): UpstreamError {
-  const detail = upstreamMessage(body);
-  if (status === 401 || status === 403) {
-    return new UpstreamError(502, `The upstream refused our credentials (HTTP ${status}); its API key is missing or wrong in this deployment`);
-  }
-  if (status === 429) {
-    return new UpstreamError(429, `The upstream is rate limiting requests${detail ? `: ${detail}` : ""}`, retryAfterSeconds(retryAfter));
-  }
-  if (status >= 400 && status < 500) return new UpstreamError(400, detail ?? `The upstream refused the request (HTTP ${status})`);
-  return new UpstreamError(502, `The upstream failed (HTTP ${status})`);
-}
-
-function malformed(what: string): UpstreamError {
-  return new UpstreamError(502, `The upstream sent an unexpected answer: ${what}`);
-}
-
-/** The human message in an error body: `message`, `error.message`, `error`, `detail` (FastAPI's list too) or short plain text. */
-function upstreamMessage(body: string): string | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    const text = body.trim();
-    return text && !text.startsWith("<") ? truncate(text) : undefined;
-  }
-  const message = messageIn(parsed);
-  return message ? truncate(message) : undefined;
-}
-
-function messageIn(value: unknown, depth = 0): string | undefined {
-  if (depth > 4) return undefined;
-  if (typeof value === "string") return value.trim() || undefined;
-  if (Array.isArray(value)) {
-    const parts = value
-      .map((item) => {
-        if (isRecord(item) && typeof item.msg === "string") {
-          return Array.isArray(item.loc) ? `${item.loc.join(".")}: ${item.msg}` : item.msg;
-        }
-        return messageIn(item, depth + 1);
-      })
-      .filter((part): part is string => !!part);
-    return parts.length ? parts.join("; ") : undefined;
-  }
-  if (!isRecord(value)) return undefined;
-  for (const key of ["message", "error", "detail", "msg"]) {
-    const found = messageIn(value[key], depth + 1);
-    if (found) return found;
-  }
-  return undefined;
-}
-
-function retryAfterSeconds(header: string | null): number | undefined {
-  const value = header?.trim();
-  if (!value) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return seconds >= 0 ? Math.ceil(seconds) : undefined;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
-}
-
-function errorCode(error: unknown): string | undefined {
-  for (let current: unknown = error, depth = 0; isRecord(current) && depth < 4; current = current.cause, depth++) {
-    if (typeof current.code === "string") return current.code;
-  }
-  return undefined;
-}
-
-// ---- helpers ----
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function withoutNulls(value: Record<string, unknown>): Json {
-  return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== null && entry !== undefined));
-}
-
-function entriesOfType<T>(value: unknown, type: "boolean" | "number"): Record<string, T> {
-  if (!isRecord(value)) return {};
-  return Object.fromEntries(Object.entries(value).filter(([, entry]) => typeof entry === type)) as Record<string, T>;
-}
-
-function truncate(text: string, max = 1000): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
-}
-
-function displayUrl(baseUrl: string): string {
-  try {
-    const url = new URL(baseUrl);
-    url.username = "";
-    url.password = "";
-    url.search = "";
-    url.hash = "";
-    return url.toString().replace(/\/+$/, "");
-  } catch {
-    return "the configured base URL";
-  }
-}
