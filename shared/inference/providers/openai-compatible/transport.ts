@@ -1,5 +1,3 @@
-
-
 /** One upstream request: the caller's signal joined with our own timeout, which runs only while we wait. */
 export class UpstreamCall {
   readonly signal: AbortSignal;
