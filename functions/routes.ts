@@ -62,8 +62,40 @@ export const routes: RouteRow[] = [
   { method: "POST", path: "/v1/embeddings", handler: "inference/embeddings", grants: inference, memoryMb: 1024 },
 
   // Agents (rows here)
+  { method: "GET", path: "/v1/agents", handler: "agents/list", grants: { tables: { agents: "read" } } },
+  { method: "POST", path: "/v1/agents", handler: "agents/create", grants: { tables: { agents: "write", models: "read" } } },
+  { method: "GET", path: "/v1/agents/pages", handler: "agents/list-pages", grants: { tables: { agents: "read" } } },
+  { method: "GET", path: "/v1/agents/{agent_id}", handler: "agents/retrieve", grants: { tables: { agents: "read" } } },
+  { method: "PATCH", path: "/v1/agents/{agent_id}", handler: "agents/update", grants: { tables: { agents: "readwrite", models: "read" } } },
+  { method: "DELETE", path: "/v1/agents/{agent_id}", handler: "agents/delete", grants: { tables: { agents: "readwrite" } } },
+  { method: "PATCH", path: "/v1/agents/{agent_id}/version", handler: "agents/update-version", grants: { tables: { agents: "readwrite" } } },
+  { method: "GET", path: "/v1/agents/{agent_id}/versions", handler: "agents/list-versions", grants: { tables: { agents: "read" } } },
+  { method: "GET", path: "/v1/agents/{agent_id}/versions/{version}", handler: "agents/retrieve-version", grants: { tables: { agents: "read" } } },
+  { method: "PUT", path: "/v1/agents/{agent_id}/aliases", handler: "agents/put-alias", grants: { tables: { agents: "readwrite" } }, extension: true },
+  { method: "GET", path: "/v1/agents/{agent_id}/aliases", handler: "agents/list-aliases", grants: { tables: { agents: "read" } }, extension: true },
+  { method: "DELETE", path: "/v1/agents/{agent_id}/aliases", handler: "agents/delete-alias", grants: { tables: { agents: "readwrite" } }, extension: true },
+  { method: "POST", path: "/v1/agents/completions", handler: "agents/completions", grants: { tables: { agents: "read", models: "read", usage: "write" }, models: "invoke" }, streaming: true, memoryMb: 1024 },
 
   // Prompts and skills (rows here)
+  { method: "GET", path: "/v2/prompts", handler: "prompts/list", grants: { tables: { registry: "read" } } },
+  { method: "POST", path: "/v2/prompts", handler: "prompts/create", grants: { tables: { registry: "write" } } },
+  { method: "GET", path: "/v2/prompts/{prompt_id}", handler: "prompts/retrieve", grants: { tables: { registry: "read" } } },
+  { method: "DELETE", path: "/v2/prompts/{prompt_id}", handler: "prompts/delete", grants: { tables: { registry: "readwrite" } } },
+  { method: "PATCH", path: "/v2/prompts/{prompt_id}", handler: "prompts/update", grants: { tables: { registry: "readwrite" } } },
+  { method: "GET", path: "/v2/prompts/{prompt_id}/versions", handler: "prompts/list-versions", grants: { tables: { registry: "read" } } },
+  { method: "POST", path: "/v2/prompts/{prompt_id}/versions", handler: "prompts/create-version", grants: { tables: { registry: "readwrite" } } },
+  { method: "GET", path: "/v2/prompts/{prompt_id}/versions/{version}", handler: "prompts/retrieve-version", grants: { tables: { registry: "read" } } },
+  { method: "PATCH", path: "/v2/prompts/{prompt_id}/versions/{version}", handler: "prompts/update-version", grants: { tables: { registry: "readwrite" } } },
+  { method: "GET", path: "/v2/skills", handler: "skills/list", grants: { tables: { registry: "read" } } },
+  { method: "POST", path: "/v2/skills", handler: "skills/create", grants: { tables: { registry: "write" } } },
+  // The rest of the SDK's beta.skills (Mistral's OpenAPI has them; our spec does not): the prompts' machinery.
+  { method: "GET", path: "/v2/skills/{skill_id}", handler: "skills/retrieve", grants: { tables: { registry: "read" } }, extension: true },
+  { method: "DELETE", path: "/v2/skills/{skill_id}", handler: "skills/delete", grants: { tables: { registry: "readwrite" } }, extension: true },
+  { method: "PATCH", path: "/v2/skills/{skill_id}", handler: "skills/update", grants: { tables: { registry: "readwrite" } }, extension: true },
+  { method: "GET", path: "/v2/skills/{skill_id}/versions", handler: "skills/list-versions", grants: { tables: { registry: "read" } }, extension: true },
+  { method: "POST", path: "/v2/skills/{skill_id}/versions", handler: "skills/create-version", grants: { tables: { registry: "readwrite" } }, extension: true },
+  { method: "GET", path: "/v2/skills/{skill_id}/versions/{version}", handler: "skills/retrieve-version", grants: { tables: { registry: "read" } }, extension: true },
+  { method: "PATCH", path: "/v2/skills/{skill_id}/versions/{version}", handler: "skills/update-version", grants: { tables: { registry: "readwrite" } }, extension: true },
 ];
 
 /** The authorizer is not a route but is built and granted the same way. */

@@ -59,10 +59,39 @@ export const usageTable = {
 } as const satisfies TableDefinition;
 
 // Agents table (definition here)
+/**
+ * Agents (docs/agents.md). Heads live in one partition per workspace (`WS#<workspace>`, sort
+ * `AGENT#<id>`), versions and aliases in one partition per agent (`WS#<workspace>#AGENT#<id>`), so only
+ * heads carry `createdKey` and the local index lists a workspace's agents by creation without a Scan.
+ */
+export const agentsTable = {
+  name: "agents",
+  partitionKey: { name: "pk", type: "S" },
+  sortKey: { name: "sk", type: "S" },
+  // Strongly consistent: a list right after a create sees it.
+  localIndexes: [{ name: "byCreated", sortKey: { name: "createdKey", type: "S" } }],
+} as const satisfies TableDefinition;
 
 // Prompts and skills registry table (definition here)
+/**
+ * Prompts and skills (docs/registries.md). Heads live in one partition per workspace and kind
+ * (`<kind>#<workspace>`), versions in one partition per entry (`<kind>#<workspace>#<id>`), so only heads
+ * carry the sort attributes: the local indexes hold heads alone and list in any order without a Scan.
+ */
+export const registryTable = {
+  name: "registry",
+  partitionKey: { name: "pk", type: "S" },
+  sortKey: { name: "sk", type: "S" },
+  // Local indexes read strongly consistent: a list right after a create or a rename sees it.
+  localIndexes: [
+    { name: "byCreated", sortKey: { name: "createdKey", type: "S" } },
+    { name: "byModified", sortKey: { name: "modifiedKey", type: "S" } },
+    { name: "byName", sortKey: { name: "nameKey", type: "S" } },
+    { name: "byTitle", sortKey: { name: "titleKey", type: "S" } },
+  ],
+} as const satisfies TableDefinition;
 
-export const tables = [tenancyTable, filesTable, modelsTable, usageTable] as const;
+export const tables = [tenancyTable, filesTable, modelsTable, usageTable, registryTable, agentsTable] as const;
 
 export type TableName = (typeof tables)[number]["name"];
 

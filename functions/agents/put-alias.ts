@@ -1,0 +1,7 @@
+import * as agents from "../../shared/domain/agents.js";
+import { route } from "../../shared/http/route.js";
+import { AgentAliasOut, AgentAliasQuery, AgentParams } from "../../shared/schemas/agent.js";
+
+export const handler = route({ params: AgentParams, query: AgentAliasQuery, response: AgentAliasOut }, ({ params, query, caller }) =>
+  agents.putAlias(caller, params.agent_id, query.alias, query.version),
+);

@@ -1,0 +1,7 @@
+import * as agents from "../../shared/domain/agents.js";
+import { route } from "../../shared/http/route.js";
+import { AgentOut, AgentVersionParams } from "../../shared/schemas/agent.js";
+
+export const handler = route({ params: AgentVersionParams, response: AgentOut }, ({ params, caller }) =>
+  agents.getVersion(caller, params.agent_id, params.version),
+);

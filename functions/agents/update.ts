@@ -1,0 +1,7 @@
+import * as agents from "../../shared/domain/agents.js";
+import { route } from "../../shared/http/route.js";
+import { AgentOut, AgentParams, UpdateAgentRequest } from "../../shared/schemas/agent.js";
+
+export const handler = route({ params: AgentParams, body: UpdateAgentRequest, response: AgentOut }, ({ params, body, caller }) =>
+  agents.update(caller, params.agent_id, body),
+);

@@ -1,0 +1,7 @@
+import { skills, toEntryOut } from "../../shared/domain/registry/index.js";
+import { route } from "../../shared/http/route.js";
+import { CreateSkillBody, SkillOut } from "../../shared/schemas/skill.js";
+
+export const handler = route({ body: CreateSkillBody, response: SkillOut }, async ({ body, caller }) =>
+  toEntryOut(skills.kind, await skills.create(caller, body)),
+);

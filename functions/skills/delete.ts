@@ -1,0 +1,9 @@
+import { skills } from "../../shared/domain/registry/index.js";
+import { route } from "../../shared/http/route.js";
+import { DeletedOut } from "../../shared/schemas/registry.js";
+import { SkillParams } from "../../shared/schemas/skill.js";
+
+export const handler = route({ params: SkillParams, response: DeletedOut }, async ({ params, caller }) => {
+  await skills.remove(caller, params.skill_id);
+  return {};
+});

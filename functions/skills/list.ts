@@ -1,0 +1,8 @@
+import { skills, toEntryOut } from "../../shared/domain/registry/index.js";
+import { route } from "../../shared/http/route.js";
+import { SkillListOut, SkillListQuery } from "../../shared/schemas/skill.js";
+
+export const handler = route({ query: SkillListQuery, response: SkillListOut }, async ({ query, caller }) => {
+  const { views, nextPageToken } = await skills.list(caller, query);
+  return { data: views.map((view) => toEntryOut(skills.kind, view, query.fields)), nextPageToken };
+});

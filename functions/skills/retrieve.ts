@@ -1,0 +1,7 @@
+import { skills, toEntryOut } from "../../shared/domain/registry/index.js";
+import { route } from "../../shared/http/route.js";
+import { SkillGetQuery, SkillOut, SkillParams } from "../../shared/schemas/skill.js";
+
+export const handler = route({ params: SkillParams, query: SkillGetQuery, response: SkillOut }, async ({ params, query, caller }) =>
+  toEntryOut(skills.kind, await skills.get(caller, params.skill_id, query), query.fields),
+);

@@ -1,0 +1,42 @@
+import * as z from "zod";
+import type { SortDirection, SortField } from "../../schemas/registry.js";
+import { BadRequest } from "../errors.js";
+
+/** Where a page ended: the last head returned, by its sort key and its key in the sort's index. */
+export interface PageCursor {
+  sk: string;
+  key: string;
+}
+
+export interface Sort {
+  field: SortField;
+  direction: SortDirection;
+}
+
+const TokenBody = z.strictObject({
+  v: z.literal(1),
+  f: z.enum(["created_at", "last_modified_at", "name", "title"]),
+  d: z.enum(["asc", "desc"]),
+  sk: z.string().startsWith("HEAD#").max(200),
+  k: z.string().min(1).max(1100),
+});
+
+/**
+ * Opaque to clients: base64url of the position and the order it belongs to. The partition (kind and
+ * workspace) is never in it; it comes from the caller, so a token cannot reach another workspace.
+ */
+export function encodePageToken(sort: Sort, cursor: PageCursor): string {
+  return Buffer.from(JSON.stringify({ v: 1, f: sort.field, d: sort.direction, sk: cursor.sk, k: cursor.key })).toString("base64url");
+}
+
+export function decodePageToken(token: string, sort: Sort): PageCursor {
+  const invalid = (why: string) => new BadRequest(`pageToken is not valid: ${why}`, "invalid_page_token", "pageToken");
+  let parsed: z.infer<typeof TokenBody>;
+  try {
+    parsed = TokenBody.parse(JSON.parse(Buffer.from(token, "base64url").toString("utf8")));
+  } catch {
+    throw invalid("send the nextPageToken of a previous page");
+  }
+  if (parsed.f !== sort.field || parsed.d !== sort.direction) throw invalid("it belongs to another sort order");
+  return { sk: parsed.sk, key: parsed.k };
+}

@@ -1,0 +1,39 @@
+import { DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { mockClient } from "aws-sdk-client-mock";
+import { beforeEach, describe, expect, it } from "vitest";
+import { handler } from "../../../functions/agents/list-aliases.js";
+import { aCaller, anEvent, invoke } from "../../support/builders.js";
+import { agentAliasItem, agentCalls, agentHeadItem, agentVersionItem, anAgentHead, anAgentVersion, serveAgentsTable } from "../../support/agents-table.js";
+
+const dynamo = mockClient(DynamoDBDocumentClient);
+const caller = aCaller();
+const head = anAgentHead({ workspace: caller.workspace, version: 2, latestVersion: 2 });
+
+beforeEach(() => {
+  dynamo.reset();
+  serveAgentsTable(dynamo, [
+    agentHeadItem(head),
+    agentVersionItem(caller.workspace, anAgentVersion(head, 1)),
+    agentAliasItem(caller.workspace, head.id, "canary", 2),
+    agentAliasItem(caller.workspace, head.id, "prod", 1),
+  ]);
+});
+
+const listAliases = (who = caller) => anEvent({ path: `/v1/agents/${head.id}/aliases`, pathParameters: { agent_id: head.id }, caller: who });
+
+describe("GET /v1/agents/{agent_id}/aliases", () => {
+  it("answers every alias of the agent, from the ALIAS# items of its partition", async () => {
+    const response = await invoke(handler, listAliases());
+
+    expect(response.statusCode).toBe(200);
+    expect(response.json).toEqual([
+      { alias: "canary", version: 2, created_at: "2025-02-01T00:00:00.000Z", updated_at: "2025-02-02T00:00:00.000Z" },
+      { alias: "prod", version: 1, created_at: "2025-02-01T00:00:00.000Z", updated_at: "2025-02-02T00:00:00.000Z" },
+    ]);
+    expect(agentCalls(dynamo, QueryCommand)[0]).toMatchObject({ ExpressionAttributeValues: { ":pk": `WS#${caller.workspace}#AGENT#${head.id}`, ":prefix": "ALIAS#" } });
+  });
+
+  it("answers 404 in another workspace", async () => {
+    expect((await invoke(handler, listAliases(aCaller()))).statusCode).toBe(404);
+  });
+});
