@@ -91,7 +91,19 @@ export const registryTable = {
   ],
 } as const satisfies TableDefinition;
 
-export const tables = [tenancyTable, filesTable, modelsTable, usageTable, registryTable, agentsTable] as const;
+/**
+ * Batch jobs, by workspace; `byCreated` serves the lists. Jobs not yet final also carry `activeKey`, so
+ * the sparse `active` index finds every unfinished job (the local engine's restart recovery).
+ */
+export const batchTable = {
+  name: "batch",
+  partitionKey: { name: "workspace", type: "S" },
+  sortKey: { name: "sk", type: "S" },
+  localIndexes: [{ name: "byCreated", sortKey: { name: "createdKey", type: "S" } }],
+  globalIndexes: [{ name: "active", partitionKey: { name: "activeKey", type: "S" }, sortKey: { name: "createdKey", type: "S" } }],
+} as const satisfies TableDefinition;
+
+export const tables = [tenancyTable, filesTable, modelsTable, usageTable, batchTable, registryTable, agentsTable] as const;
 
 export type TableName = (typeof tables)[number]["name"];
 

@@ -1,0 +1,49 @@
+/**
+ * The engine table: the Lambda tasks of the Step Functions state machines, built like route rows (one
+ * bundle and one least-privilege role each, infra/build.ts and infra/engine-stack.ts) and run by the
+ * local Step Functions stand-in from the same modules (infra/local/stepfunctions.ts).
+ */
+import { batchDefinition, type BatchTaskResources } from "../shared/engine/batch-machine.js";
+import type { Grants } from "./routes.js";
+
+export interface EngineTask {
+  /** Module under functions/, without extension; it exports `handler`. */
+  handler: string;
+  grants: Grants;
+  memoryMb?: number;
+  timeoutSeconds: number;
+}
+
+/** What a batch task may touch: jobs, files (their records and objects), the catalog, usage, models. */
+const batchGrants: Grants = {
+  tables: { batch: "readwrite", files: "readwrite", models: "read", usage: "write", agents: "read" },
+  files: "readwrite-delete",
+  models: "invoke",
+};
+
+export const batchTasks = {
+  start: { handler: "engine/batch-start", grants: batchGrants, timeoutSeconds: 900, memoryMb: 1024 },
+  runChunk: { handler: "engine/batch-run-chunk", grants: batchGrants, timeoutSeconds: 900, memoryMb: 1024 },
+  finish: { handler: "engine/batch-finish", grants: batchGrants, timeoutSeconds: 900, memoryMb: 1024 },
+  recordFailure: { handler: "engine/batch-record-failure", grants: batchGrants, timeoutSeconds: 60 },
+} satisfies Record<keyof BatchTaskResources, EngineTask>;
+
+export interface StateMachineRow {
+  /** The env var that carries its ARN to the functions that start executions. */
+  arnEnv: string;
+  tasks: Record<string, EngineTask>;
+  definition: (resources: Record<string, string>) => object;
+  /** Executions stop after this (the job's own timeout_hours is enforced by the tasks). */
+  timeoutHours: number;
+}
+
+export const stateMachines = {
+  batch: {
+    arnEnv: "STATE_MACHINE_BATCH",
+    tasks: batchTasks,
+    definition: (resources) => batchDefinition(resources as unknown as BatchTaskResources),
+    timeoutHours: 170,
+  },
+} satisfies Record<string, StateMachineRow>;
+
+export const engineHandlers = (): string[] => Object.values(stateMachines).flatMap((m) => Object.values(m.tasks).map((t) => t.handler));
