@@ -4,6 +4,7 @@ import { tableName } from "../config.js";
 import { isFinal, sourcesOf } from "../domain/batch-rules.js";
 import type { BatchEndpoint, BatchStatus } from "../schemas/batch.js";
 import { documents } from "./client.js";
+import { queryCount, queryPage } from "./query.js";
 
 /** A batch job as stored. Times are unix seconds, as the wire has them. */
 export interface BatchJobRecord {
@@ -183,7 +184,7 @@ export const batchStore = {
       ...(clauses.length ? { FilterExpression: clauses.join(" AND "), ExpressionAttributeNames: names } : {}),
       ExpressionAttributeValues: values,
     };
-    const [items, total] = await Promise.all([pageOf(base, page * pageSize, pageSize), countAll(base)]);
+    const [items, total] = await Promise.all([queryPage(base, page * pageSize, pageSize), queryCount(base)]);
     return { items: items.map(fromItem), total };
   },
 
@@ -207,29 +208,3 @@ export const batchStore = {
     return items.map(fromItem);
   },
 };
-
-async function pageOf(base: QueryCommandInput, offset: number, size: number): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let skip = offset;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await documents.send(new QueryCommand({ ...base, ExclusiveStartKey: startKey, Limit: Math.min(1000, skip + size - items.length) }));
-    for (const item of out.Items ?? []) {
-      if (skip > 0) skip -= 1;
-      else if (items.length < size) items.push(item);
-    }
-    startKey = out.LastEvaluatedKey;
-  } while (startKey && items.length < size);
-  return items;
-}
-
-async function countAll(base: QueryCommandInput): Promise<number> {
-  let total = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await documents.send(new QueryCommand({ ...base, Select: "COUNT", ExclusiveStartKey: startKey }));
-    total += out.Count ?? 0;
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
-  return total;
-}

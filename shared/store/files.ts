@@ -3,7 +3,6 @@ import {
   DeleteCommand,
   GetCommand,
   PutCommand,
-  QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
   type QueryCommandInput,
@@ -12,6 +11,7 @@ import { tableName } from "../config.js";
 import type { FileRecord } from "../domain/file-rules.js";
 import type { FilePurpose, FileSource, FileVisibility, SampleType } from "../schemas/file.js";
 import { batchGetAll, documents } from "./client.js";
+import { queryCount, queryPage } from "./query.js";
 
 const table = () => tableName("files");
 const fileKey = (workspace: string, id: string) => ({ workspace, sk: `FILE#${id}` });
@@ -161,8 +161,8 @@ export const fileStore = {
     };
     base.ExpressionAttributeValues = { ...base.ExpressionAttributeValues, ":workspace": workspace };
     const [items, total] = await Promise.all([
-      pageOf(base, page * pageSize, pageSize),
-      includeTotal ? (isUnfiltered(filter) ? visibleTotal(workspace, filter) : countAll(base)) : Promise.resolve(null),
+      queryPage(base, page * pageSize, pageSize),
+      includeTotal ? (isUnfiltered(filter) ? visibleTotal(workspace, filter) : queryCount(base)) : Promise.resolve(null),
     ]);
     return { items: items.map(fromItem), total };
   },
@@ -203,23 +203,6 @@ export const fileStore = {
   },
 };
 
-/** Skips `offset` matching items, then collects `size`; DynamoDB applies Limit before the filter, so it loops. */
-async function pageOf(base: QueryCommandInput, offset: number, size: number): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let skip = offset;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await documents.send(
-      new QueryCommand({ ...base, ExclusiveStartKey: startKey, Limit: Math.min(1000, skip + size - items.length) }),
-    );
-    for (const item of out.Items ?? []) {
-      if (skip > 0) skip -= 1;
-      else if (items.length < size) items.push(item);
-    }
-    startKey = out.LastEvaluatedKey;
-  } while (startKey && items.length < size);
-  return items;
-}
 
 const isUnfiltered = (f: FileFilter) =>
   !f.purpose && !f.sampleTypes?.length && !f.sources?.length && !f.mimetypes?.length && !f.search;
@@ -229,7 +212,7 @@ async function visibleTotal(workspace: string, filter: FileFilter): Promise<numb
   const keys = [counterKey(workspace, { visibility: "workspace", owner: "" }), counterKey(workspace, { visibility: "user", owner: filter.principal })];
   const [counters, expiring] = await Promise.all([
     batchGetAll(table(), keys, { projection: "#files", names: { "#files": "files" } }),
-    countAll({
+    queryCount({
       TableName: table(),
       IndexName: "byExpiry",
       KeyConditionExpression: "workspace = :workspace AND #expiresAt > :now",
@@ -240,15 +223,4 @@ async function visibleTotal(workspace: string, filter: FileFilter): Promise<numb
   ]);
   const stored = counters.reduce((sum, item) => sum + Number(item.files ?? 0), 0);
   return stored + expiring;
-}
-
-async function countAll(base: QueryCommandInput): Promise<number> {
-  let total = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await documents.send(new QueryCommand({ ...base, Select: "COUNT", ExclusiveStartKey: startKey }));
-    total += out.Count ?? 0;
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
-  return total;
 }
