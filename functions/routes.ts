@@ -61,6 +61,8 @@ export const routes: RouteRow[] = [
   { method: "POST", path: "/v1/fim/completions", handler: "inference/fim", grants: inference, streaming: true, memoryMb: 1024 },
   { method: "POST", path: "/v1/embeddings", handler: "inference/embeddings", grants: inference, memoryMb: 1024 },
 
+  // Batch (rows here)
+
   // Agents (rows here)
   { method: "GET", path: "/v1/agents", handler: "agents/list", grants: { tables: { agents: "read" } } },
   { method: "POST", path: "/v1/agents", handler: "agents/create", grants: { tables: { agents: "write", models: "read" } } },
