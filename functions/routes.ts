@@ -15,6 +15,8 @@ export interface Grants {
   files?: ObjectAccess;
   /** Calls models through the providers: Bedrock invoke rights on the catalog's Bedrock models only. */
   models?: "invoke";
+  /** Starts and stops executions of a state machine of functions/engine.ts (its ARN arrives in the row's `arnEnv`). */
+  executions?: Partial<Record<"batch", "start-stop">>;
 }
 
 export interface RouteRow {
@@ -62,6 +64,12 @@ export const routes: RouteRow[] = [
   { method: "POST", path: "/v1/embeddings", handler: "inference/embeddings", grants: inference, memoryMb: 1024 },
 
   // Batch (rows here)
+  { method: "GET", path: "/v1/batch/jobs", handler: "batch/list", grants: { tables: { batch: "read" } } },
+  // Create reads every input line before it answers (files up to 512 MB): 1769 MB is one full vCPU for it.
+  { method: "POST", path: "/v1/batch/jobs", handler: "batch/create", grants: { tables: { batch: "write", files: "read", models: "read", agents: "read" }, files: "readwrite", executions: { batch: "start-stop" } }, memoryMb: 1769 },
+  { method: "GET", path: "/v1/batch/jobs/{job_id}", handler: "batch/retrieve", grants: { tables: { batch: "read", files: "read" }, files: "read" } },
+  { method: "DELETE", path: "/v1/batch/jobs/{job_id}", handler: "batch/delete", grants: { tables: { batch: "readwrite" }, files: "delete", executions: { batch: "start-stop" } } },
+  { method: "POST", path: "/v1/batch/jobs/{job_id}/cancel", handler: "batch/cancel", grants: { tables: { batch: "readwrite" }, executions: { batch: "start-stop" } } },
 
   // Agents (rows here)
   { method: "GET", path: "/v1/agents", handler: "agents/list", grants: { tables: { agents: "read" } } },

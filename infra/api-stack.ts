@@ -2,11 +2,14 @@ import * as cdk from "aws-cdk-lib";
 import * as apigw from "aws-cdk-lib/aws-apigateway";
 import * as logs from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
+import { stateMachines, type StateMachineRow } from "../functions/engine.js";
 import { areaOf, authorizer, type RouteRow } from "../functions/routes.js";
 import { AUTHORIZER_CACHE_SECONDS, BINARY_MEDIA_TYPES, gatewayAnswers } from "../shared/http/gateway.js";
 import { AreaStack } from "./area-stack.js";
 import { RouteFunction } from "./constructs/route-function.js";
 import type { DataRefs } from "./data-refs.js";
+import { EngineStack } from "./engine-stack.js";
+import type { StateMachineRefs } from "./grants.js";
 import type { InferenceSettings } from "./inference.js";
 import { pascal } from "./names.js";
 import { corePaths, ResourceTree } from "./resource-tree.js";
@@ -53,6 +56,7 @@ export class ApiStack extends cdk.Stack {
   readonly api: apigw.RestApi;
   readonly authorizerFunction: RouteFunction;
   readonly areas: AreaStack[];
+  readonly engines: EngineStack[];
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -97,11 +101,17 @@ export class ApiStack extends cdk.Stack {
 
     const tree = new ResourceTree(this.api.root);
     for (const path of corePaths(props.routes)) tree.at(this, path);
+    // One nested stack per state machine of the engine table; the routes that start executions get its ARN.
+    this.engines = Object.entries(stateMachines as Record<string, StateMachineRow>).map(
+      ([machine, row]) => new EngineStack(this, `${pascal(machine)}Engine`, { machine, row, data: props.data, logLevel: props.logLevel, inference: props.inference }),
+    );
+    const machines: StateMachineRefs = Object.fromEntries(this.engines.map((e) => [e.machine, { arn: e.stateMachine.stateMachineArn, name: e.stateMachine.stateMachineName }]));
     const byArea = new Map<string, RouteRow[]>();
     for (const row of props.routes) byArea.set(areaOf(row), [...(byArea.get(areaOf(row)) ?? []), row]);
     // One nested stack per area keeps each template far below CloudFormation's 500 resources.
     this.areas = [...byArea].map(
-      ([area, rows]) => new AreaStack(this, pascal(area), { area, rows, api: this.api, tree, data: props.data, logLevel: props.logLevel, inference: props.inference }),
+      ([area, rows]) =>
+        new AreaStack(this, pascal(area), { area, rows, api: this.api, tree, data: props.data, logLevel: props.logLevel, inference: props.inference, stateMachines: machines }),
     );
 
     // RestApi's own output has a hashed name (ApiEndpoint4F160690); scripts and docs use ApiUrl instead.

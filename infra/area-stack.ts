@@ -4,7 +4,9 @@ import type { Construct } from "constructs";
 import type { RouteRow } from "../functions/routes.js";
 import { RouteFunction } from "./constructs/route-function.js";
 import { dataParameters, type DataRefs } from "./data-refs.js";
+import type { StateMachineRefs } from "./grants.js";
 import type { InferenceSettings } from "./inference.js";
+import { pascal } from "./names.js";
 import type { ResourceTree } from "./resource-tree.js";
 
 export interface AreaStackProps extends cdk.NestedStackProps {
@@ -15,6 +17,8 @@ export interface AreaStackProps extends cdk.NestedStackProps {
   data: DataRefs;
   logLevel: string;
   inference: InferenceSettings;
+  /** The engine's state machines, for rows granted `executions`. */
+  stateMachines: StateMachineRefs;
 }
 
 /**
@@ -29,6 +33,21 @@ export class AreaStack extends cdk.NestedStack {
   constructor(scope: Construct, id: string, props: AreaStackProps) {
     super(scope, id, props);
     const data = dataParameters(this, props.data);
+    // Explicit parameters, like the data stack's: only for the machines this area's rows start.
+    const used = new Set(props.rows.flatMap((row) => Object.keys(row.grants.executions ?? {}))) as Set<keyof StateMachineRefs>;
+    const machines: StateMachineRefs = Object.fromEntries(
+      [...used].map((machine) => {
+        const ref = props.stateMachines[machine];
+        if (!ref) throw new Error(`Area ${props.area} starts executions of ${machine}, which the engine table does not define`);
+        const parameter = (suffix: string, value: string) => {
+          const name = `${pascal(machine)}StateMachine${suffix}`;
+          this.setParameter(name, value);
+          return new cdk.CfnParameter(this, name, { type: "String" }).valueAsString;
+        };
+        return [machine, { arn: parameter("Arn", ref.arn), name: parameter("Name", ref.name) }];
+      }),
+    );
+
     this.routes = props.rows.map((row) => {
       const fn = new RouteFunction(this, row.handler.slice(props.area.length + 1).replaceAll("/", "-"), {
         handler: row.handler,
@@ -39,6 +58,7 @@ export class AreaStack extends cdk.NestedStack {
         streaming: row.streaming,
         logLevel: props.logLevel,
         inference: row.grants.models ? props.inference : undefined,
+        stateMachines: machines,
       });
       // Created in this stack, not via resource.addMethod, which would put it in the stack owning the resource.
       const method = new apigw.Method(fn, "Method", {

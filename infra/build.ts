@@ -1,7 +1,8 @@
-import { cpSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { build } from "esbuild";
-import { authorizer, handlerModule, routes } from "../functions/routes.js";
+import { stateMachines, type EngineTask } from "../functions/engine.js";
+import { authorizer, handlerModule, routes, type Grants } from "../functions/routes.js";
 
 export const ROOT = resolve(import.meta.dirname, "..");
 export const DIST = join(ROOT, "dist");
@@ -14,13 +15,22 @@ export interface Bundle {
   bytes: number;
 }
 
+/** Every task of every state machine (functions/engine.ts engineHandlers, with their grants). */
+export const engineTasks = (): EngineTask[] => Object.values(stateMachines).flatMap((m) => Object.values(m.tasks) as EngineTask[]);
+
+/** Everything that becomes a function: the authorizer, the route rows and the state machines' tasks. */
+export const functionRows = (): { handler: string; grants: Grants }[] => [authorizer, ...routes, ...engineTasks()];
+
 /**
- * Bundles every handler in one esbuild pass (per-function bundling costs ~0.4 s each at synth):
- * ESM for Node 20+ (runs on the nodejs22.x arm64 runtime), tree-shaken and minified, the AWS SDK
- * left to the runtime.
+ * Bundles every handler (routes, authorizer, engine tasks) in one esbuild pass (per-function bundling
+ * costs ~0.4 s each at synth): ESM for Node 20+ (runs on the nodejs22.x arm64 runtime), tree-shaken and
+ * minified, the AWS SDK left to the runtime. A row whose module is missing fails the build by name.
  */
 export async function buildHandlers(options: { outdir?: string } = {}): Promise<Bundle[]> {
-  const handlers = [authorizer.handler, ...routes.map((r) => r.handler)];
+  const rows = functionRows();
+  const handlers = rows.map((r) => r.handler);
+  const missing = handlers.filter((h) => !existsSync(join(ROOT, handlerModule(h))));
+  if (missing.length) throw new Error(`No handler module for ${missing.map((h) => handlerModule(h)).join(", ")} (named in functions/routes.ts or functions/engine.ts)`);
   const outdir = options.outdir ?? DIST;
   await build({
     entryPoints: Object.fromEntries(handlers.map((h) => [`${h}/index`, join(ROOT, handlerModule(h))])),
@@ -40,7 +50,7 @@ export async function buildHandlers(options: { outdir?: string } = {}): Promise<
     logLevel: "warning",
   });
   const tokenizer = await bundleTokenizer(outdir);
-  for (const row of routes.filter((r) => r.grants.models)) {
+  for (const row of rows.filter((r) => r.grants.models)) {
     cpSync(tokenizer, join(outdir, row.handler, "node_modules", TOKENIZER), { recursive: true });
   }
   return handlers.map((handler) => ({ handler, bytes: statSync(join(outdir, handler, "index.mjs")).size }));

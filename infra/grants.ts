@@ -1,3 +1,4 @@
+import * as cdk from "aws-cdk-lib";
 import * as iam from "aws-cdk-lib/aws-iam";
 import type { Access, Grants, ObjectAccess } from "../functions/routes.js";
 import { tables, type TableDefinition, type TableName } from "../shared/store/tables.js";
@@ -31,8 +32,23 @@ const indexNames = (name: TableName): string[] => {
   return [...(def.globalIndexes ?? []), ...(def.localIndexes ?? [])].map((index) => index.name);
 };
 
-/** The least-privilege statements a row's grants imply: nothing beyond its tables and the workspace objects. */
-export function grantStatements(grants: Grants, data: DataRefs): iam.PolicyStatement[] {
+/** A deployed state machine, as the functions that start its executions see it. */
+export interface StateMachineRef {
+  arn: string;
+  name: string;
+}
+
+/** State machines by engine row name, for rows granted `executions`. */
+export type StateMachineRefs = Partial<Record<keyof NonNullable<Grants["executions"]>, StateMachineRef>>;
+
+/** Every execution of a state machine: arn:…:execution:<name>:<execution name>. */
+export const executionsOf = (name: string): string => `arn:${cdk.Aws.PARTITION}:states:${cdk.Aws.REGION}:${cdk.Aws.ACCOUNT_ID}:execution:${name}:*`;
+
+/**
+ * The least-privilege statements a row's grants imply: nothing beyond its tables, the workspace objects
+ * and the executions of the state machines it names.
+ */
+export function grantStatements(grants: Grants, data: DataRefs, stateMachines: StateMachineRefs = {}): iam.PolicyStatement[] {
   const statements: iam.PolicyStatement[] = [];
   for (const [name, access] of Object.entries(grants.tables ?? {}) as [TableName, Access][]) {
     const arn = data.tables[name].tableArn;
@@ -45,6 +61,12 @@ export function grantStatements(grants: Grants, data: DataRefs): iam.PolicyState
   }
   if (grants.files) {
     statements.push(new iam.PolicyStatement({ actions: OBJECT_ACTIONS[grants.files], resources: [data.bucket.arnForObjects(`${WORKSPACE_PREFIX}*`)] }));
+  }
+  for (const machine of Object.keys(grants.executions ?? {}) as (keyof StateMachineRefs)[]) {
+    const ref = stateMachines[machine];
+    if (!ref) throw new Error(`A row is granted executions of the ${machine} state machine, but it was not passed in`);
+    statements.push(new iam.PolicyStatement({ actions: ["states:StartExecution"], resources: [ref.arn] }));
+    statements.push(new iam.PolicyStatement({ actions: ["states:DescribeExecution", "states:StopExecution"], resources: [executionsOf(ref.name)] }));
   }
   return statements;
 }

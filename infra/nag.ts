@@ -1,6 +1,7 @@
 import { Validations } from "aws-cdk-lib";
 import type { ApiStack } from "./api-stack.js";
 import type { DataStack } from "./data-stack.js";
+import { pascal } from "./names.js";
 
 /**
  * cdk-nag (AwsSolutions) findings we keep on purpose, each acknowledged as narrowly as it can be with the
@@ -35,11 +36,38 @@ export function acknowledgeFindings({ data, api }: { data: DataStack; api: ApiSt
     reason: "Execution logging needs the account-wide API Gateway CloudWatch role, which this app does not own (cloudWatchRole: false). Access logs go to the AccessLogs group and every function logs to its own group.",
   });
 
+  for (const engine of api.engines) {
+    Validations.of(engine).acknowledge({
+      id: "AwsSolutions-IAM5[Resource::<FilesBucketArn>/workspaces/*]",
+      reason: "The tasks read and write one job's objects (workspaces/<workspace>/batch/<job>/..., and the files it names) and the state machine reads the job's chunk manifest there, so object access needs a prefix wildcard, confined to the workspaces/ prefix of the one bucket.",
+    });
+    Validations.of(engine.role).acknowledge({
+      id: "AwsSolutions-IAM5[Resource::*]",
+      reason: "Added by CDK for logging to CloudWatch Logs: Step Functions' log delivery actions (logs:CreateLogDelivery, ...) do not support resource-level permissions.",
+    });
+    Validations.of(engine.node.findChild("MapRunPolicy")).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:<${engine.getLogicalId(engine.stateMachine.node.defaultChild as never)}.Name>/*]`,
+      reason: "The Distributed Map runs each item as a child execution of this same state machine, named <machine>/<map run>:<id>; it may describe and stop only those.",
+    });
+    Validations.of(engine.stateMachine).acknowledge({
+      id: "AwsSolutions-SF2",
+      reason: "Every task is a Lambda function that logs to its own group, and the state machine logs ALL events with execution data; X-Ray tracing would add a cost per state transition for little more.",
+    });
+  }
+
   for (const area of api.areas) {
     Validations.of(area).acknowledge({
       id: "AwsSolutions-IAM5[Resource::<FilesBucketArn>/workspaces/*]",
       reason: "Object keys are per workspace and file (workspaces/<workspace>/files/<id>), so object access needs a prefix wildcard; it is confined to the workspaces/ prefix of the one bucket, and handlers only build keys for the caller's workspace.",
     });
+    for (const { row, fn } of area.routes.filter((r) => r.row.grants.executions)) {
+      for (const machine of Object.keys(row.grants.executions!)) {
+        Validations.of(fn).acknowledge({
+          id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:<${pascal(machine)}StateMachineName>:*]`,
+          reason: `${row.method} ${row.path} stops and describes the executions of the ${machine} state machine, named after the jobs (unknown in advance); only that machine's executions.`,
+        });
+      }
+    }
     for (const { row, method } of area.routes.filter((r) => r.row.public)) {
       Validations.of(method).acknowledge({
         id: "AwsSolutions-APIG4",

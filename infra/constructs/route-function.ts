@@ -4,12 +4,13 @@ import * as iam from "aws-cdk-lib/aws-iam";
 import * as lambda from "aws-cdk-lib/aws-lambda";
 import * as logs from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
+import { stateMachines } from "../../functions/engine.js";
 import type { Grants } from "../../functions/routes.js";
 import { FILES_BUCKET_ENV } from "../../shared/config.js";
 import { tableEnvVar, type TableName } from "../../shared/store/tables.js";
 import { bundleDir } from "../build.js";
 import type { DataRefs } from "../data-refs.js";
-import { grantStatements } from "../grants.js";
+import { grantStatements, type StateMachineRefs } from "../grants.js";
 import { bedrockStatements, keyEnvironment, type InferenceSettings } from "../inference.js";
 
 export interface RouteFunctionProps {
@@ -24,6 +25,10 @@ export interface RouteFunctionProps {
   logLevel: string;
   /** For functions that call models: provider settings, Bedrock rights, upstream keys. */
   inference?: InferenceSettings;
+  /** For state machine tasks: the function's own timeout (routes get API Gateway's). */
+  timeoutSeconds?: number;
+  /** The state machines the grants' `executions` name; each ARN also arrives in its row's `arnEnv`. */
+  stateMachines?: StateMachineRefs;
 }
 
 /** Request/response routes are cut off by API Gateway at 29 s; running longer only costs money. */
@@ -55,7 +60,7 @@ export class RouteFunction extends Construct {
         route: new iam.PolicyDocument({
           statements: [
             new iam.PolicyStatement({ actions: ["logs:CreateLogStream", "logs:PutLogEvents"], resources: [logGroup.logGroupArn] }),
-            ...grantStatements(props.grants, props.data),
+            ...grantStatements(props.grants, props.data, props.stateMachines),
             ...(props.inference ? bedrockStatements(props.inference.bedrockModels) : []),
           ],
         }),
@@ -67,7 +72,7 @@ export class RouteFunction extends Construct {
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.ARM_64,
       memorySize: props.memoryMb ?? 512,
-      timeout: this.streaming ? STREAMING_TIMEOUT : BUFFERED_TIMEOUT,
+      timeout: props.timeoutSeconds ? cdk.Duration.seconds(props.timeoutSeconds) : this.streaming ? STREAMING_TIMEOUT : BUFFERED_TIMEOUT,
       description: props.description ?? props.handler,
       role: this.role,
       logGroup,
@@ -77,6 +82,9 @@ export class RouteFunction extends Construct {
         POWERTOOLS_SERVICE_NAME: "platform-api",
         POWERTOOLS_LOG_LEVEL: props.logLevel,
         ...(props.inference ? { ...props.inference.env, ...keyEnvironment(props.inference) } : {}),
+        ...Object.fromEntries(
+          Object.keys(props.grants.executions ?? {}).map((m) => [stateMachines[m as keyof StateMachineRefs].arnEnv, props.stateMachines![m as keyof StateMachineRefs]!.arn]),
+        ),
       },
     });
   }

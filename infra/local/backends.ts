@@ -1,9 +1,11 @@
 import { join } from "node:path";
+import { S3Client } from "@aws-sdk/client-s3";
 import { FILES_BUCKET_ENV } from "../../shared/config.js";
 import { tableEnvVar, tables } from "../../shared/store/tables.js";
 import { createTables, startDynamo } from "./dynamodb.js";
 import { LOCAL_FILES_BUCKET, localTableName } from "./env.js";
 import { startS3 } from "./s3.js";
+import { startStepFunctions } from "./stepfunctions.js";
 
 export interface Backends {
   /** The environment a handler needs to reach these backends, as CDK gives it to a function. */
@@ -11,13 +13,31 @@ export interface Backends {
   stop(): Promise<void>;
 }
 
-/** Starts DynamoDB Local and s3rver and creates the tables and bucket from the same definitions CDK deploys. */
+/**
+ * Starts DynamoDB Local, s3rver and the local Step Functions, and creates the tables and bucket from the
+ * same definitions CDK deploys. The state machines' tasks run in this process with this environment.
+ */
 export async function startBackends(options: { dataDir: string; persist: boolean }): Promise<Backends> {
   const [dynamo, s3] = await Promise.all([
     startDynamo({ dataDir: options.persist ? join(options.dataDir, "dynamodb") : undefined }),
     startS3({ dataDir: join(options.dataDir, "s3"), buckets: [LOCAL_FILES_BUCKET] }),
   ]);
-  await createTables(dynamo.endpoint, tables, (t) => localTableName(t.name));
+  let stepFunctions: Awaited<ReturnType<typeof startStepFunctions>>;
+  try {
+    await createTables(dynamo.endpoint, tables, (t) => localTableName(t.name));
+    // The Distributed Map's ItemReader reads its manifest from this S3, as Step Functions does from the bucket.
+    const s3Client = new S3Client({
+      endpoint: s3.endpoint,
+      region: "us-east-1",
+      credentials: { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" },
+      forcePathStyle: true,
+      responseChecksumValidation: "WHEN_REQUIRED",
+    });
+    stepFunctions = await startStepFunctions({ s3: s3Client });
+  } catch (error) {
+    await Promise.all([dynamo.stop(), s3.stop()]);
+    throw error;
+  }
   const env: Record<string, string> = {
     AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
     AWS_ENDPOINT_URL_S3: s3.endpoint,
@@ -27,6 +47,7 @@ export async function startBackends(options: { dataDir: string; persist: boolean
     AWS_REGION: "us-east-1",
     [FILES_BUCKET_ENV]: LOCAL_FILES_BUCKET,
     ...Object.fromEntries(tables.map((t) => [tableEnvVar(t.name), localTableName(t.name)])),
+    ...stepFunctions.env,
   };
-  return { env, stop: async () => void (await Promise.all([dynamo.stop(), s3.stop()])) };
+  return { env, stop: async () => void (await Promise.all([stepFunctions.stop(), dynamo.stop(), s3.stop()])) };
 }

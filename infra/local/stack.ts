@@ -51,6 +51,9 @@ async function serveOn(backends: Backends, options: LocalStackOptions): Promise<
   // Imported only now: the SDK clients in these modules are built from the environment set above.
   const tenants = await import("../../shared/domain/tenants.js");
   await (await import("../../shared/domain/model-catalog.js")).seed(catalog);
+  // Jobs whose executions died with the previous process: failed before anything else can see them.
+  const interrupted = await (await import("./recovery.js")).failInterruptedJobs();
+  if (interrupted.length) console.warn(`Marked ${interrupted.length} unfinished batch job(s) FAILED: the local engine restarted while they ran`);
   const { startApiServer } = await import("./server.js");
   const { organization, workspace } = await tenants.bootstrap({ organization: "Local organization", workspace: "Default workspace" });
   const apiKey = await devKey(tenants, options, organization.id, workspace.id);

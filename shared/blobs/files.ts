@@ -83,6 +83,15 @@ export const fileBlobs = {
     return out.ContentLength ?? 0;
   },
 
+  /**
+   * The object's bytes chunk by chunk as S3 sends them, for readers that must never hold a whole file
+   * (up to 512 MB). Stopping early (return or throw in the consumer) closes the download.
+   */
+  async *read(key: string): AsyncGenerator<Uint8Array> {
+    const out = await s3.send(new GetObjectCommand({ Bucket: filesBucket(), Key: key }));
+    yield* out.Body as AsyncIterable<Uint8Array>;
+  },
+
   /** Streams the object once to count its JSONL lines, never holding more than one chunk. */
   async countLines(key: string): Promise<number> {
     const out = await s3.send(new GetObjectCommand({ Bucket: filesBucket(), Key: key }));

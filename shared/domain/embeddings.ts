@@ -5,6 +5,7 @@ import { countTokens } from "../inference/tokenizer.js";
 import type { EmbeddingOut, EmbeddingRequest } from "../schemas/inference.js";
 import { BadRequest } from "./errors.js";
 import { failuresRecorded, recordUsage, type CallContext } from "./completions.js";
+import { mapBounded } from "./concurrency.js";
 import { resolve } from "./model-catalog.js";
 import { requireEndpoint } from "./models.js";
 
@@ -55,18 +56,4 @@ export async function embed(ctx: CallContext, request: EmbeddingRequest): Promis
   };
   await recordUsage(ctx, { model, provider }, { promptTokens, completionTokens: 0, started, status: 200 });
   return Reply.json(200, out, { "x-inference-backend": provider.backend });
-}
-
-/** Runs `work` over `items` with at most `limit` in flight, keeping the order of the results. */
-async function mapBounded<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await work(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }

@@ -168,3 +168,20 @@ export const EmbeddingOut = z.object({
   usage: Usage,
 });
 export type EmbeddingOut = z.infer<typeof EmbeddingOut>;
+
+/** The most inputs one moderation call takes (the same bound as embeddings). */
+export const MAX_MODERATION_INPUTS = MAX_EMBEDDING_INPUTS;
+
+export const ModerationRequest = z.strictObject({
+  model: z.string().min(1),
+  input: z.union([z.string().min(1, "input must not be empty"), z.array(z.string().min(1, "inputs must not be empty")).min(1).max(MAX_MODERATION_INPUTS)]),
+  metadata: z.record(z.string(), z.unknown()).nullish(),
+});
+export type ModerationRequest = z.infer<typeof ModerationRequest>;
+
+export const ModerationOut = z.object({
+  id: z.string(),
+  model: z.string(),
+  results: z.array(z.object({ categories: z.record(z.string(), z.boolean()), category_scores: z.record(z.string(), z.number()) })),
+});
+export type ModerationOut = z.infer<typeof ModerationOut>;

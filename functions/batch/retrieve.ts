@@ -1,0 +1,8 @@
+import * as batchJobs from "../../shared/domain/batch-jobs.js";
+import { route } from "../../shared/http/route.js";
+import { BatchJobOut, BatchJobParams, BatchJobQuery } from "../../shared/schemas/batch.js";
+
+export const handler = route({ params: BatchJobParams, query: BatchJobQuery, response: BatchJobOut }, async ({ params, query, caller }) => {
+  const job = await batchJobs.get(caller, params.job_id);
+  return batchJobs.toBatchJobOut(job, query.inline ? await batchJobs.outputsOf(job) : null);
+});

@@ -1,0 +1,5 @@
+import { start } from "../../shared/domain/batch-engine.js";
+import type { BatchExecutionInput } from "../../shared/engine/batch-machine.js";
+import { task } from "../../shared/engine/task.js";
+
+export const handler = task((input: BatchExecutionInput) => start(input));

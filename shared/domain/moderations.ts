@@ -1,0 +1,32 @@
+import { randomUUID } from "node:crypto";
+import { Reply } from "../http/reply.js";
+import { providerNamed } from "../inference/registry.js";
+import { countTokens } from "../inference/tokenizer.js";
+import type { ModerationOut, ModerationRequest } from "../schemas/inference.js";
+import { failuresRecorded, recordUsage, type CallContext } from "./completions.js";
+import { BadRequest } from "./errors.js";
+import { resolve } from "./model-catalog.js";
+import { requireEndpoint } from "./models.js";
+
+/** POST /v1/moderations: one result per input, in input order, with a usage record like every model call. */
+export async function moderate(ctx: CallContext, request: ModerationRequest): Promise<Reply> {
+  const model = await resolve(ctx.caller, request.model);
+  requireEndpoint(model, "moderations");
+  const inputs = typeof request.input === "string" ? [request.input] : request.input;
+  const tokens = inputs.map((text) => countTokens(model.tokenizer, text));
+  const tooLong = tokens.findIndex((n) => n > model.maxContextLength);
+  if (tooLong >= 0) {
+    throw new BadRequest(`input[${tooLong}] is ${tokens[tooLong]} tokens, over the ${model.maxContextLength}-token limit of '${model.id}'`, "input_too_long", "input");
+  }
+  const provider = await providerNamed(model.provider);
+  const started = Date.now();
+  const results = await failuresRecorded(ctx, { model, provider }, started, () => provider.moderate({ model: model.upstream, inputs }, { signal: ctx.signal }));
+  const promptTokens = tokens.reduce((a, b) => a + b, 0);
+  const out: ModerationOut = {
+    id: `mod-${randomUUID().replaceAll("-", "")}`,
+    model: model.id,
+    results: results.map((r) => ({ categories: r.categories, category_scores: r.categoryScores })),
+  };
+  await recordUsage(ctx, { model, provider }, { promptTokens, completionTokens: 0, started, status: 200 });
+  return Reply.json(200, out, { "x-inference-backend": provider.backend });
+}
