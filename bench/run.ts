@@ -22,6 +22,7 @@ import { DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
 import { buildHandlers } from "../infra/build.js";
 import { startLocalStack, ROOT_DIR, type LocalStack } from "../infra/local/stack.js";
 import { AUTHORIZER_CACHE_SECONDS } from "../shared/http/gateway.js";
+import { batchThroughput } from "./batch.js";
 import { embeddingsThroughput, sseOverhead, type InferenceBenchContext } from "./inference.js";
 import { seedFiles } from "./seed.js";
 import { kb, median, ms, summarize, table, timed, type Summary } from "./stats.js";
@@ -200,6 +201,7 @@ try {
   };
   await embeddingsThroughput(inference);
   await sseOverhead(inference);
+  await batchThroughput(inference);
 } finally {
   await cleanup();
 }

@@ -41,6 +41,15 @@ export const CHUNK_SIZE = 100;
 /** Model calls in flight at once within one chunk (the Map runs CHUNK_CONCURRENCY chunks at once). */
 export const REQUEST_CONCURRENCY = 8;
 
+/**
+ * BATCH_REQUEST_CONCURRENCY overrides it per deployment (an upstream with tight rate limits wants fewer
+ * calls in flight, the offline provider more); read per chunk.
+ */
+export function requestConcurrency(): number {
+  const configured = Number(process.env.BATCH_REQUEST_CONCURRENCY);
+  return Number.isInteger(configured) && configured > 0 ? configured : REQUEST_CONCURRENCY;
+}
+
 /** Results are saved and counted every this many finished requests (and when the chunk ends). */
 export const CHECKPOINT_EVERY = 10;
 
@@ -311,7 +320,7 @@ export async function runChunk(input: BatchChunkTask, options: ChunkOptions = {}
     return !(await watch.stopReason());
   };
   const rest = requests.slice(saved.length);
-  await forEachWhile(rest, REQUEST_CONCURRENCY, proceed, async (request, i) => {
+  await forEachWhile(rest, requestConcurrency(), proceed, async (request, i) => {
     checkpoint.record(saved.length + i, await runRequest(job, request, options.retry ?? THROTTLE_RETRY));
   });
   await checkpoint.flush();

@@ -56,6 +56,9 @@ const LAMBDA_RETRY = {
   JitterStrategy: "FULL",
 };
 
+// A chunk that nears its Lambda timeout saves its progress and throws this; running it again resumes.
+const CHUNK_CONTINUES = { ErrorEquals: ["BatchChunkIncomplete"], IntervalSeconds: 1, MaxAttempts: 20, BackoffRate: 1 };
+
 const CATCH_ALL = [{ ErrorEquals: ["States.ALL"], ResultPath: "$.failure", Next: "RecordFailure" }];
 
 export function batchDefinition(resources: BatchTaskResources) {
@@ -76,7 +79,7 @@ export function batchDefinition(resources: BatchTaskResources) {
         ItemProcessor: {
           ProcessorConfig: { Mode: "DISTRIBUTED", ExecutionType: "STANDARD" },
           StartAt: "RunChunk",
-          States: { RunChunk: { Type: "Task", Resource: resources.runChunk, Retry: [LAMBDA_RETRY], End: true } },
+          States: { RunChunk: { Type: "Task", Resource: resources.runChunk, Retry: [CHUNK_CONTINUES, LAMBDA_RETRY], End: true } },
         },
         ResultPath: null,
         Catch: CATCH_ALL,

@@ -81,7 +81,7 @@ describe("a chat job that runs to the end", () => {
 
   it("removes its chunks, results and manifest once it is over", async () => {
     const job = await aQueuedJob(tenant, chatLines(120));
-    const { started } = await engine.start({ workspace: job.workspace, jobId: job.id }).then((s) => ({ started: s }));
+    const started = await engine.start({ workspace: job.workspace, jobId: job.id });
     expect((await engineObjects(job.id)).length).toBeGreaterThan(0);
     for (const chunk of await manifestOf(started)) await engine.runChunk({ job: started, chunk });
 
