@@ -10,9 +10,8 @@ import type {
   UpdateAgentRequest,
 } from "../schemas/agent.js";
 import { agentStore, workspacePartition, type AgentAlias, type AgentConfig, type AgentHead, type AgentVersion, type HeadFilter } from "../store/agents.js";
-import { ApiError, BadRequest, Conflict, NotFound, PayloadTooLarge, Unprocessable } from "./errors.js";
-import { resolve } from "./model-catalog.js";
-import { requireEndpoint } from "./models.js";
+import { ApiError, Conflict, NotFound, PayloadTooLarge, Unprocessable } from "./errors.js";
+import { requireBodyModel } from "./model-catalog.js";
 
 /**
  * Agents and their numbered versions (docs/agents.md). Every agent belongs to a workspace and is seen by
@@ -38,18 +37,6 @@ export class AliasNotFound extends ApiError {
   constructor(agent: string, alias: string) {
     super(404, "not_found_error", `Agent '${agent}' has no alias '${alias}'`, "agent_alias_not_found", "alias");
   }
-}
-
-/** An agent's model must be one the workspace can call for chat: unknown → 400, not chat-capable → 400. */
-async function requireChatModel(caller: Caller, model: string): Promise<void> {
-  let entry;
-  try {
-    entry = await resolve(caller, model);
-  } catch (error) {
-    if (error instanceof NotFound) throw new BadRequest(`No model '${model}' exists for this workspace`, "model_not_found", "model");
-    throw error;
-  }
-  requireEndpoint(entry, "chat");
 }
 
 function checkSize(config: AgentConfig): void {
@@ -114,7 +101,7 @@ export const current = (agent: AgentHead): AgentOut => toAgentOut(agent, agent, 
 export const asOf = (agent: AgentHead, version: AgentVersion): AgentOut => toAgentOut(agent, version, version.createdAt);
 
 export async function create(caller: Caller, request: CreateAgentRequest): Promise<AgentOut> {
-  await requireChatModel(caller, request.model);
+  await requireBodyModel(caller, request.model, "chat");
   const config: AgentConfig = {
     name: request.name,
     model: request.model,
@@ -195,7 +182,7 @@ function patched(agent: AgentHead, request: UpdateAgentRequest): AgentConfig {
  * and builds on the winner's version, so concurrent PATCHes get distinct consecutive numbers and none is lost.
  */
 export async function update(caller: Caller, id: string, request: UpdateAgentRequest): Promise<AgentOut> {
-  if (request.model) await requireChatModel(caller, request.model);
+  if (request.model) await requireBodyModel(caller, request.model, "chat");
   for (let attempt = 0; attempt < MAX_VERSION_ATTEMPTS; attempt += 1) {
     if (attempt) await sleep(Math.random() * Math.min(200, 5 * 2 ** Math.min(attempt, 6)));
     const agent = await head(caller, id);

@@ -11,10 +11,9 @@ import { fileStore } from "../store/files.js";
 import { head as agentHead } from "./agents.js";
 import { countJobRequests, CustomIds, splitLines, type RequestSource } from "./batch-input.js";
 import { isFinal } from "./batch-rules.js";
-import { ApiError, BadRequest, Conflict, NotFound } from "./errors.js";
+import { ApiError, BadRequest, Conflict } from "./errors.js";
 import * as files from "./files.js";
-import { resolve } from "./model-catalog.js";
-import { requireEndpoint } from "./models.js";
+import { requireBodyModel } from "./model-catalog.js";
 
 /**
  * Batch jobs as the API sees them: create validates every request line before anything
@@ -72,25 +71,13 @@ export function toBatchJobOut(job: BatchJobRecord, outputs: Record<string, unkno
   };
 }
 
-/** The job's model, by id or alias, must serve the endpoint: an unknown or unfit model is a 400 naming it. */
-async function requireModel(caller: Caller, model: string, endpoint: BatchEndpoint): Promise<void> {
-  let entry;
-  try {
-    entry = await resolve(caller, model);
-  } catch (error) {
-    if (error instanceof NotFound) throw new BadRequest(`No model '${model}' exists for this workspace`, "model_not_found", "model");
-    throw error;
-  }
-  requireEndpoint(entry, ENDPOINT_CAPABILITY[endpoint]);
-}
-
 /** An agent answers chat completions only; its model must still be able to. */
 async function requireAgent(caller: Caller, agentId: string, endpoint: BatchEndpoint): Promise<void> {
   const agent = await agentHead(caller, agentId);
   if (endpoint !== "/v1/chat/completions") {
     throw new BadRequest(`Agent '${agentId}' answers /v1/chat/completions only, not ${endpoint}`, "agent_endpoint_unsupported", "endpoint");
   }
-  await requireModel(caller, agent.model, endpoint);
+  await requireBodyModel(caller, agent.model, ENDPOINT_CAPABILITY[endpoint]);
 }
 
 /** The input files as sources: each must be the caller's to see (404 otherwise, as the Files API says) and for batch. */
@@ -132,7 +119,7 @@ export async function create(caller: Caller, request: CreateBatchJobRequest): Pr
   if ((model === null) === (agentId === null)) {
     throw new BadRequest("Name either the model or the agent_id that answers the requests, not both or neither", "invalid_request", model ? "agent_id" : "model");
   }
-  if (model !== null) await requireModel(caller, model, request.endpoint);
+  if (model !== null) await requireBodyModel(caller, model, ENDPOINT_CAPABILITY[request.endpoint]);
   else await requireAgent(caller, agentId!, request.endpoint);
 
   const id = randomUUID();

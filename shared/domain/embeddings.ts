@@ -7,7 +7,7 @@ import { BadRequest } from "./errors.js";
 import { failuresRecorded, recordUsage, type CallContext } from "./completions.js";
 import { mapBounded } from "./concurrency.js";
 import { resolve } from "./model-catalog.js";
-import { requireEndpoint } from "./models.js";
+import { requireEndpoint, type ModelEntry } from "./models.js";
 
 /** Inputs per provider call, and provider calls in flight at once for one request. */
 const BATCH_SIZE = 32;
@@ -28,11 +28,7 @@ export async function embed(ctx: CallContext, request: EmbeddingRequest): Promis
       "output_dimension",
     );
   }
-  const tokens = inputs.map((text) => countTokens(model.tokenizer, text));
-  const tooLong = tokens.findIndex((n) => n > model.maxContextLength);
-  if (tooLong >= 0) {
-    throw new BadRequest(`input[${tooLong}] is ${tokens[tooLong]} tokens, over the ${model.maxContextLength}-token limit of '${model.id}'`, "input_too_long", "input");
-  }
+  const tokens = tokensPerInput(model, inputs);
 
   const provider = await providerNamed(model.provider);
   const started = Date.now();
@@ -56,4 +52,14 @@ export async function embed(ctx: CallContext, request: EmbeddingRequest): Promis
   };
   await recordUsage(ctx, { model, provider }, { promptTokens, completionTokens: 0, started, status: 200 });
   return Reply.json(200, out, { "x-inference-backend": provider.backend });
+}
+
+/** Each input's tokens, as the model counts them; an input over the model's context is a 400 naming it. */
+export function tokensPerInput(model: Pick<ModelEntry, "id" | "tokenizer" | "maxContextLength">, inputs: string[]): number[] {
+  const tokens = inputs.map((text) => countTokens(model.tokenizer, text));
+  const tooLong = tokens.findIndex((n) => n > model.maxContextLength);
+  if (tooLong >= 0) {
+    throw new BadRequest(`input[${tooLong}] is ${tokens[tooLong]} tokens, over the ${model.maxContextLength}-token limit of '${model.id}'`, "input_too_long", "input");
+  }
+  return tokens;
 }

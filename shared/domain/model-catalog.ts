@@ -1,8 +1,8 @@
 import type { Caller } from "../http/caller.js";
-import type { CatalogFile } from "../schemas/model.js";
+import type { CatalogFile, Endpoint } from "../schemas/model.js";
 import { modelStore } from "../store/models.js";
 import { BadRequest, Conflict, NotFound } from "./errors.js";
-import { fromCatalog, type ModelEntry } from "./models.js";
+import { fromCatalog, requireEndpoint, type ModelEntry } from "./models.js";
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
@@ -10,6 +10,22 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 export async function resolve(caller: Pick<Caller, "workspace">, idOrAlias: string): Promise<ModelEntry> {
   const model = await modelStore.find(caller.workspace, idOrAlias);
   if (!model) throw new NotFound("model", idOrAlias);
+  return model;
+}
+
+/**
+ * A model named in a request body (an agent's, a batch job's) that must serve `endpoint`: an unknown name
+ * is the caller's mistake in a field, so 400 naming it rather than the 404 of a model route.
+ */
+export async function requireBodyModel(caller: Pick<Caller, "workspace">, name: string, endpoint: Endpoint): Promise<ModelEntry> {
+  let model: ModelEntry;
+  try {
+    model = await resolve(caller, name);
+  } catch (error) {
+    if (error instanceof NotFound) throw new BadRequest(`No model '${name}' exists for this workspace`, "model_not_found", "model");
+    throw error;
+  }
+  requireEndpoint(model, endpoint);
   return model;
 }
 

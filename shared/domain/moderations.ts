@@ -1,10 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { Reply } from "../http/reply.js";
 import { providerNamed } from "../inference/registry.js";
-import { countTokens } from "../inference/tokenizer.js";
 import type { ModerationOut, ModerationRequest } from "../schemas/inference.js";
 import { failuresRecorded, recordUsage, type CallContext } from "./completions.js";
-import { BadRequest } from "./errors.js";
+import { tokensPerInput } from "./embeddings.js";
 import { resolve } from "./model-catalog.js";
 import { requireEndpoint } from "./models.js";
 
@@ -13,11 +12,7 @@ export async function moderate(ctx: CallContext, request: ModerationRequest): Pr
   const model = await resolve(ctx.caller, request.model);
   requireEndpoint(model, "moderations");
   const inputs = typeof request.input === "string" ? [request.input] : request.input;
-  const tokens = inputs.map((text) => countTokens(model.tokenizer, text));
-  const tooLong = tokens.findIndex((n) => n > model.maxContextLength);
-  if (tooLong >= 0) {
-    throw new BadRequest(`input[${tooLong}] is ${tokens[tooLong]} tokens, over the ${model.maxContextLength}-token limit of '${model.id}'`, "input_too_long", "input");
-  }
+  const tokens = tokensPerInput(model, inputs);
   const provider = await providerNamed(model.provider);
   const started = Date.now();
   const results = await failuresRecorded(ctx, { model, provider }, started, () => provider.moderate({ model: model.upstream, inputs }, { signal: ctx.signal }));
