@@ -1,4 +1,4 @@
-import { ConditionalCheckFailedException, TransactionCanceledException } from "@aws-sdk/client-dynamodb";
+import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import {
   BatchWriteCommand,
   DeleteCommand,
@@ -10,7 +10,7 @@ import {
 } from "@aws-sdk/lib-dynamodb";
 import { tableName } from "../config.js";
 import type { AgentTool, CompletionArgs, RequestSource } from "../schemas/agent.js";
-import { documents } from "./client.js";
+import { documents, ifConditionHolds } from "./client.js";
 
 /** What one version of an agent fixes. */
 export interface AgentConfig {
@@ -247,8 +247,8 @@ export const agentStore = {
   /** Makes `version` current, copying its fields onto the head; undefined when the agent is gone. */
   async setCurrent(workspace: string, version: AgentVersion, updatedAt: string): Promise<AgentHead | undefined> {
     const set = setClauses({ ...version, nameLower: version.name.toLowerCase() }, [...CONFIG_FIELDS, "nameLower"]);
-    try {
-      const out = await documents.send(
+    const out = await ifConditionHolds(
+      documents.send(
         new UpdateCommand({
           TableName: table(),
           Key: headKey(workspace, version.id),
@@ -259,12 +259,10 @@ export const agentStore = {
           ExpressionAttributeValues: { ...set.values, ":version": version.version, ":updatedAt": updatedAt },
           ReturnValues: "ALL_NEW",
         }),
-      );
-      return headOf(out.Attributes!);
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return undefined;
-      throw error;
-    }
+      ),
+    );
+    if (!out) return undefined;
+    return headOf(out.Attributes!);
   },
 
   /** Versions `from` down to `to` (inclusive, from >= to), newest first: one key-range Query. */
@@ -293,12 +291,10 @@ export const agentStore = {
    * is conditioned on the head), then its versions and aliases. Returns false when there was no agent.
    */
   async remove(workspace: string, id: string): Promise<boolean> {
-    try {
-      await documents.send(new DeleteCommand({ TableName: table(), Key: headKey(workspace, id), ConditionExpression: "attribute_exists(sk)" }));
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+    const removed = await ifConditionHolds(
+      documents.send(new DeleteCommand({ TableName: table(), Key: headKey(workspace, id), ConditionExpression: "attribute_exists(sk)" })),
+    );
+    if (!removed) return false;
     let startKey: Record<string, unknown> | undefined;
     do {
       const out = await documents.send(
@@ -406,13 +402,10 @@ export const agentStore = {
 
   /** Returns false when there was no such alias. */
   async removeAlias(workspace: string, id: string, alias: string): Promise<boolean> {
-    try {
-      await documents.send(new DeleteCommand({ TableName: table(), Key: aliasKey(workspace, id, alias), ConditionExpression: "attribute_exists(sk)" }));
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+    const removed = await ifConditionHolds(
+      documents.send(new DeleteCommand({ TableName: table(), Key: aliasKey(workspace, id, alias), ConditionExpression: "attribute_exists(sk)" })),
+    );
+    return removed !== undefined;
   },
 };
 

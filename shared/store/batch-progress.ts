@@ -1,8 +1,7 @@
-import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { tableName } from "../config.js";
 import type { BatchCounters } from "./batch.js";
-import { documents } from "./client.js";
+import { documents, ifConditionHolds } from "./client.js";
 
 /**
  * How many requests of each chunk are already in the job's counters, kept on the job item itself
@@ -58,8 +57,8 @@ export const batchProgressStore = {
     }
     if (from > 0) values[":from"] = from;
     const add = entries.length ? ` ADD ${entries.map(([f]) => `#${f} :${f}`).join(", ")}` : "";
-    try {
-      await documents.send(
+    const advanced = await ifConditionHolds(
+      documents.send(
         new UpdateCommand({
           TableName: table(),
           Key: jobKey(workspace, id),
@@ -68,18 +67,16 @@ export const batchProgressStore = {
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
         }),
-      );
-      return "advanced";
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      return (await batchProgressStore.counted(workspace, id, index)) === undefined ? "gone" : "conflict";
-    }
+      ),
+    );
+    if (advanced) return "advanced";
+    return (await batchProgressStore.counted(workspace, id, index)) === undefined ? "gone" : "conflict";
   },
 
   /** Drops the map once the job is over; nothing to do when the job is gone. */
   async close(workspace: string, id: string): Promise<void> {
-    try {
-      await documents.send(
+    await ifConditionHolds(
+      documents.send(
         new UpdateCommand({
           TableName: table(),
           Key: jobKey(workspace, id),
@@ -87,9 +84,7 @@ export const batchProgressStore = {
           ConditionExpression: "attribute_exists(sk)",
           ExpressionAttributeNames: { "#progress": PROGRESS },
         }),
-      );
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
+      ),
+    );
   },
 };

@@ -1,9 +1,8 @@
-import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import { tableName } from "../config.js";
 import { isFinal, sourcesOf } from "../domain/batch-rules.js";
 import type { BatchEndpoint, BatchStatus } from "../schemas/batch.js";
-import { documents } from "./client.js";
+import { documents, ifConditionHolds } from "./client.js";
 import { queryCount, queryPage } from "./query.js";
 
 /** A batch job as stored. Times are unix seconds, as the wire has them. */
@@ -90,8 +89,8 @@ export const batchStore = {
     from.forEach((status, i) => (values[`:from${i}`] = status));
     // A final job leaves the sparse `active` index.
     const update = `SET ${sets.join(", ")}${isFinal(to) ? " REMOVE activeKey" : ""}`;
-    try {
-      const out = await documents.send(
+    const out = await ifConditionHolds(
+      documents.send(
         new UpdateCommand({
           TableName: table(),
           Key: jobKey(workspace, id),
@@ -101,12 +100,10 @@ export const batchStore = {
           ExpressionAttributeValues: values,
           ReturnValues: "ALL_NEW",
         }),
-      );
-      return out.Attributes ? fromItem(out.Attributes) : undefined;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return undefined;
-      throw error;
-    }
+      ),
+    );
+    if (!out) return undefined;
+    return out.Attributes ? fromItem(out.Attributes) : undefined;
   },
 
   /** Sets fields that are not the status (totals, files, execution); the job must exist. */

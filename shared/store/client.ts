@@ -1,4 +1,4 @@
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { ConditionalCheckFailedException, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { BatchGetCommand, DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 
 /** One document client per process; the endpoint comes from the environment (AWS_ENDPOINT_URL_DYNAMODB locally). */
@@ -31,4 +31,17 @@ export async function batchGetAll(
     pending = (out.UnprocessedKeys?.[table]?.Keys ?? []) as Record<string, unknown>[];
   }
   return items;
+}
+
+/**
+ * A conditional write whose condition not holding is an answer, not a failure: the command's output
+ * when it was written, `undefined` when the condition stopped it. Any other error propagates.
+ */
+export async function ifConditionHolds<T>(write: Promise<T>): Promise<T | undefined> {
+  try {
+    return await write;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return undefined;
+    throw error;
+  }
 }

@@ -6,10 +6,9 @@ import {
   QueryCommand,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
-import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { tableName } from "../config.js";
 import type { ModelEntry } from "../domain/models.js";
-import { batchGetAll, documents } from "./client.js";
+import { batchGetAll, documents, ifConditionHolds } from "./client.js";
 
 const table = () => tableName("models");
 const BASE = "BASE";
@@ -90,19 +89,16 @@ export const modelStore = {
 
   /** Registers a fine-tuned model in its workspace; false when that id is taken there. */
   async putFineTuned(entry: ModelEntry & { workspace: string }): Promise<boolean> {
-    try {
-      await documents.send(
+    const written = await ifConditionHolds(
+      documents.send(
         new PutCommand({
           TableName: table(),
           Item: { ...modelKey(workspaceScope(entry.workspace), entry.id), ...entry },
           ConditionExpression: "attribute_not_exists(sk)",
         }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+      ),
+    );
+    return written !== undefined;
   },
 
   /** Sets fields of a fine-tuned model; undefined when it does not exist. */
@@ -120,8 +116,8 @@ export const modelStore = {
       const out = await documents.send(new GetCommand({ TableName: table(), Key: modelKey(workspaceScope(workspace), id) }));
       return out.Item ? fromItem(out.Item) : undefined;
     }
-    try {
-      const out = await documents.send(
+    const out = await ifConditionHolds(
+      documents.send(
         new UpdateCommand({
           TableName: table(),
           Key: modelKey(workspaceScope(workspace), id),
@@ -131,12 +127,10 @@ export const modelStore = {
           ExpressionAttributeValues: values,
           ReturnValues: "ALL_NEW",
         }),
-      );
-      return out.Attributes ? fromItem(out.Attributes) : undefined;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return undefined;
-      throw error;
-    }
+      ),
+    );
+    if (!out) return undefined;
+    return out.Attributes ? fromItem(out.Attributes) : undefined;
   },
 
   /** False when there was no such fine-tuned model. */

@@ -1,10 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { tableName } from "../config.js";
 import type { ApiKeyRecord } from "../domain/api-keys.js";
 import type { PrincipalType } from "../http/caller.js";
-import { documents } from "./client.js";
+import { documents, ifConditionHolds } from "./client.js";
 
 const table = () => tableName("tenancy");
 
@@ -36,13 +35,10 @@ const strip = <T>(item: Record<string, unknown>): T => {
 };
 
 async function putOnce(item: Record<string, unknown>): Promise<boolean> {
-  try {
-    await documents.send(new PutCommand({ TableName: table(), Item: item, ConditionExpression: "attribute_not_exists(pk)" }));
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
+  const written = await ifConditionHolds(
+    documents.send(new PutCommand({ TableName: table(), Item: item, ConditionExpression: "attribute_not_exists(pk)" })),
+  );
+  return written !== undefined;
 }
 
 export const tenancyStore = {
@@ -133,8 +129,8 @@ export const tenancyStore = {
     const pointer = await documents.send(new GetCommand({ TableName: table(), Key: { pk: `KEYID#${keyId}`, sk: "#KEY" } }));
     const hash = pointer.Item?.hash as string | undefined;
     if (!hash) return undefined;
-    try {
-      const out = await documents.send(
+    const out = await ifConditionHolds(
+      documents.send(
         new UpdateCommand({
           TableName: table(),
           Key: { pk: `KEY#${hash}`, sk: "#KEY" },
@@ -143,12 +139,10 @@ export const tenancyStore = {
           ExpressionAttributeValues: { ":at": at, ":null": null },
           ReturnValues: "ALL_NEW",
         }),
-      );
-      return out.Attributes ? strip<ApiKeyRecord>(out.Attributes) : undefined;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return this.getApiKeyByHash(hash);
-      throw error;
-    }
+      ),
+    );
+    if (!out) return this.getApiKeyByHash(hash);
+    return out.Attributes ? strip<ApiKeyRecord>(out.Attributes) : undefined;
   },
 };
 
