@@ -1,7 +1,8 @@
 /** The Prompt resource (`/v2/prompts`, beta): camelCase, proto3-JSON style, null fields omitted. */
 import * as z from "zod";
 import {
-  AliasList,
+  ENTRY_FIELDS,
+  versionBodies,
   Aliases,
   DisplayText,
   EntryId,
@@ -31,20 +32,7 @@ export const PromptDefinition = z.strictObject({
 });
 export type PromptDefinition = z.infer<typeof PromptDefinition>;
 
-export const PROMPT_FIELDS = [
-  "id",
-  "name",
-  "definition",
-  "version",
-  "notes",
-  "aliases",
-  "sharingScope",
-  "createdAt",
-  "updatedAt",
-  "latestVersion",
-  "title",
-  "description",
-] as const;
+export const PROMPT_FIELDS = [...ENTRY_FIELDS, "title", "description"] as const;
 
 const Title = DisplayText(512);
 const Description = z.string().max(4000);
@@ -74,17 +62,11 @@ export const UpdatePromptBody = z
   .superRefine(requireWorkspaceScopeForRelation);
 export type UpdatePromptBody = z.infer<typeof UpdatePromptBody>;
 
-export const CreatePromptVersionBody = z.strictObject({
-  definition: PromptDefinition,
-  notes: Notes.nullish(),
-  aliases: Aliases.optional(),
-});
+const promptVersions = versionBodies(PromptDefinition);
+export const CreatePromptVersionBody = promptVersions.create;
 export type CreatePromptVersionBody = z.infer<typeof CreatePromptVersionBody>;
 
-export const UpdatePromptVersionBody = z.strictObject({
-  notes: Notes.nullish(),
-  aliases: AliasList.optional(),
-});
+export const UpdatePromptVersionBody = promptVersions.update;
 export type UpdatePromptVersionBody = z.infer<typeof UpdatePromptVersionBody>;
 
 export const PromptParams = z.object({ prompt_id: EntryId });

@@ -162,5 +162,16 @@ export function getQuery(fields: readonly string[]) {
 
 export const fieldsQuery = (fields: readonly string[]) => z.object({ fields: fieldsParam(fields) });
 
+/** Fields every registry entry has (prompts add their display fields); what `fields` may project. */
+export const ENTRY_FIELDS = ["id", "name", "definition", "version", "notes", "aliases", "sharingScope", "createdAt", "updatedAt", "latestVersion"] as const;
+
+/** The version bodies of a kind: a new version carries its definition; a version's notes and aliases change later. */
+export function versionBodies<D extends z.ZodType>(definition: D) {
+  return {
+    create: z.strictObject({ definition, notes: Notes.nullish(), aliases: Aliases.optional() }),
+    update: z.strictObject({ notes: Notes.nullish(), aliases: AliasList.optional() }),
+  };
+}
+
 export const CreateVersionOut = z.object({ version: z.number().int(), deduplicated: z.boolean() });
 export const DeletedOut = z.object({});

@@ -1,7 +1,8 @@
 /** The Skill resource (`/v2/skills`, beta): the OpenAPI's `Skill` and `CreateSkillRequest`, camelCase, null fields omitted. */
 import * as z from "zod";
 import {
-  AliasList,
+  ENTRY_FIELDS,
+  versionBodies,
   Aliases,
   EntryId,
   EntryName,
@@ -35,18 +36,7 @@ export const SkillDefinition = z.strictObject({
 });
 export type SkillDefinition = z.infer<typeof SkillDefinition>;
 
-export const SKILL_FIELDS = [
-  "id",
-  "name",
-  "definition",
-  "version",
-  "notes",
-  "aliases",
-  "sharingScope",
-  "createdAt",
-  "updatedAt",
-  "latestVersion",
-] as const;
+export const SKILL_FIELDS = ENTRY_FIELDS;
 
 export const CreateSkillBody = z
   .strictObject({
@@ -69,16 +59,9 @@ export const UpdateSkillBody = z
   })
   .superRefine(requireWorkspaceScopeForRelation);
 
-export const CreateSkillVersionBody = z.strictObject({
-  definition: SkillDefinition,
-  notes: Notes.nullish(),
-  aliases: Aliases.optional(),
-});
-
-export const UpdateSkillVersionBody = z.strictObject({
-  notes: Notes.nullish(),
-  aliases: AliasList.optional(),
-});
+const skillVersions = versionBodies(SkillDefinition);
+export const CreateSkillVersionBody = skillVersions.create;
+export const UpdateSkillVersionBody = skillVersions.update;
 
 export const SkillParams = z.object({ skill_id: EntryId });
 export const SkillVersionParams = z.object({ skill_id: EntryId, version: VersionNumber });
