@@ -2,7 +2,8 @@ import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { mockClient } from "aws-sdk-client-mock";
 import { beforeEach, describe, expect, it } from "vitest";
-import { handler } from "../../../functions/models/archive.js";
+import { handler as archiveHandler } from "../../../functions/models/archive.js";
+import { handler as unarchiveHandler } from "../../../functions/models/unarchive.js";
 import { aCaller, aFineTunedModelEntry, aModelEntry, aModelItem, anEvent, invoke, serveModelsTable } from "../../support/builders.js";
 
 const dynamo = mockClient(DynamoDBDocumentClient);
@@ -12,28 +13,32 @@ beforeEach(() => {
   dynamo.resolves({});
 });
 
-const caller = aCaller();
-const archive = (modelId: string, who: ReturnType<typeof aCaller> | null = caller) =>
-  anEvent({
-    method: "POST",
-    path: `/v1/fine_tuning/models/${modelId}/archive`,
-    resource: "/v1/fine_tuning/models/{model_id}/archive",
-    pathParameters: { model_id: modelId },
-    caller: who,
-  });
+/** Archive and unarchive are one operation with the flag the other way round. */
+describe.each([
+  { route: "POST", handler: archiveHandler, archived: true, verb: "archived" },
+  { route: "DELETE", handler: unarchiveHandler, archived: false, verb: "unarchived" },
+])("$route /v1/fine_tuning/models/{model_id}/archive", ({ route, handler, archived, verb }) => {
+  const caller = aCaller();
+  const archive = (modelId: string, who: ReturnType<typeof aCaller> | null = caller) =>
+    anEvent({
+      method: route,
+      path: `/v1/fine_tuning/models/${modelId}/archive`,
+      resource: "/v1/fine_tuning/models/{model_id}/archive",
+      pathParameters: { model_id: modelId },
+      caller: who,
+    });
 
-/** The caller's fine-tuned model, stored unarchived; the update answers it archived. */
-function storedFineTuned() {
-  const tuned = aFineTunedModelEntry({ workspace: caller.workspace, archived: false });
-  serveModelsTable(dynamo, [aModelItem(tuned)]);
-  dynamo.on(UpdateCommand).resolves({ Attributes: aModelItem({ ...tuned, archived: true }) });
-  return tuned;
-}
+  /** The caller's fine-tuned model, stored with the flag the other way; the update answers it flipped. */
+  function storedFineTuned() {
+    const tuned = aFineTunedModelEntry({ workspace: caller.workspace, archived: !archived });
+    serveModelsTable(dynamo, [aModelItem(tuned)]);
+    dynamo.on(UpdateCommand).resolves({ Attributes: aModelItem({ ...tuned, archived }) });
+    return tuned;
+  }
 
-const updates = () => dynamo.commandCalls(UpdateCommand);
+  const updates = () => dynamo.commandCalls(UpdateCommand);
 
-describe("POST /v1/fine_tuning/models/{model_id}/archive", () => {
-  it("answers 200 JSON with the model archived", async () => {
+  it(`answers 200 JSON with the model ${verb}`, async () => {
     const tuned = storedFineTuned();
     const event = archive(tuned.id);
 
@@ -42,10 +47,10 @@ describe("POST /v1/fine_tuning/models/{model_id}/archive", () => {
     expect(response.statusCode).toBe(200);
     expect(response.headers?.["content-type"]).toBe("application/json");
     expect(response.headers?.["x-request-id"]).toBe(event.requestContext.requestId);
-    expect(response.json).toStrictEqual({ id: tuned.id, object: "model", archived: true });
+    expect(response.json).toStrictEqual({ id: tuned.id, object: "model", archived });
   });
 
-  it("sets archived to true on the caller's item, only if it still exists", async () => {
+  it(`sets archived to ${archived} on the caller's item, only if it still exists`, async () => {
     const tuned = storedFineTuned();
 
     await invoke(handler, archive(tuned.id));
@@ -57,7 +62,7 @@ describe("POST /v1/fine_tuning/models/{model_id}/archive", () => {
       UpdateExpression: "SET #archived = :archived",
       ConditionExpression: "attribute_exists(sk)",
       ExpressionAttributeNames: { "#archived": "archived" },
-      ExpressionAttributeValues: { ":archived": true },
+      ExpressionAttributeValues: { ":archived": archived },
       ReturnValues: "ALL_NEW",
     });
   });
@@ -70,7 +75,7 @@ describe("POST /v1/fine_tuning/models/{model_id}/archive", () => {
     expect(response.statusCode).toBe(400);
     expect(response.json).toStrictEqual({
       object: "error",
-      message: "'mistral-small-latest' is a base model; only fine-tuned models can be archived",
+      message: `'mistral-small-latest' is a base model; only fine-tuned models can be ${verb}`,
       type: "invalid_request_error",
       param: "model_id",
       code: "base_model_immutable",
