@@ -1,7 +1,7 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from "aws-lambda";
 import { bearerKey, hashApiKey } from "../../shared/domain/api-keys.js";
 import { toCallerContext } from "../../shared/http/caller.js";
-import { logger } from "../../shared/http/logger.js";
+import { logger } from "../../shared/observability/logger.js";
 import { tenancyStore } from "../../shared/store/tenancy.js";
 
 /** API Gateway answers 401 when a REQUEST authorizer fails with exactly this message. */

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Caller } from "../http/caller.js";
+import type { Caller } from "./caller.js";
 import type {
   AgentFilter,
   AgentListQuery,

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { PrincipalType } from "../http/caller.js";
+import type { PrincipalType } from "./caller.js";
 
 /** An API key as stored: never the key itself, only its SHA-256 (keys are 256-bit random, so no slow hash is needed). */
 export interface ApiKeyRecord {

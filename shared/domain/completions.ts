@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import type { Caller } from "../http/caller.js";
+import type { Caller } from "./caller.js";
 import { CLIENT_CLOSED } from "../http/errors.js";
-import { logger } from "../http/logger.js";
+import { logger } from "../observability/logger.js";
 import { Reply } from "../http/reply.js";
 import { countTokens } from "../inference/tokenizer.js";
 import { providerNamed } from "../inference/registry.js";

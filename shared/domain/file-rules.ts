@@ -1,7 +1,7 @@
 import type { FileOut, FilePurpose, FileSource, FileVisibility, SampleType } from "../schemas/file.js";
 import { MAX_FILE_BYTES } from "../schemas/file.js";
 import { BadRequest, PayloadTooLarge } from "./errors.js";
-import type { Caller } from "../http/caller.js";
+import type { Caller } from "./caller.js";
 
 /** A file as stored: the wire fields plus ownership and where the bytes live. */
 export interface FileRecord {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import { fileBlobs } from "../blobs/files.js";
-import type { Caller } from "../http/caller.js";
+import type { Caller } from "./caller.js";
 import type { CompleteUploadBody, CreateUploadBody, FileListQuery, UploadForm } from "../schemas/file.js";
 import { fileStore, type PendingUpload } from "../store/files.js";
 import { secretStore } from "../store/tenancy.js";

@@ -1,4 +1,4 @@
-import type { Caller } from "../http/caller.js";
+import type { Caller } from "./caller.js";
 import type { CatalogFile, Endpoint } from "../schemas/model.js";
 import { modelStore } from "../store/models.js";
 import { BadRequest, Conflict, NotFound } from "./errors.js";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { PrincipalType } from "../http/caller.js";
+import type { PrincipalType } from "./caller.js";
 import { secretStore, tenancyStore, type Organization, type Workspace } from "../store/tenancy.js";
 import { hashApiKey, newApiKey, newKeyId, previewOf, type ApiKeyRecord } from "./api-keys.js";
 

@@ -1,5 +1,5 @@
 import type { Context } from "aws-lambda";
-import { logger } from "../http/logger.js";
+import { logger } from "../observability/logger.js";
 
 /**
  * A Step Functions task handler: the state's input in, a JSON result out, no HTTP. Errors propagate

@@ -1,18 +1,6 @@
 import type { APIGatewayProxyEvent } from "aws-lambda";
+import type { Caller } from "../domain/caller.js";
 import { Unauthorized } from "../domain/errors.js";
-
-export type PrincipalType = "user" | "service_account";
-
-/** Who is calling, as the authorizer resolved it from the API key. */
-export interface Caller {
-  organization: string;
-  workspace: string;
-  principal: string;
-  principalType: PrincipalType;
-  roles: string[];
-  admin: boolean;
-  keyId: string;
-}
 
 /**
  * API Gateway REST passes the authorizer's context as flat string values, so the caller travels as

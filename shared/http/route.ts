@@ -6,9 +6,10 @@ import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from "aws-lambda";
 import * as z from "zod";
 import { Unprocessable } from "../domain/errors.js";
-import { callerFrom, type Caller } from "./caller.js";
+import type { Caller } from "../domain/caller.js";
+import { callerFrom } from "./caller.js";
 import { toWireError, zodIssues } from "./errors.js";
-import { logger } from "./logger.js";
+import { logger } from "../observability/logger.js";
 import { Reply } from "./reply.js";
 import { queryObject } from "./query.js";
 

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { tableName } from "../config.js";
 import type { ApiKeyRecord } from "../domain/api-keys.js";
-import type { PrincipalType } from "../http/caller.js";
+import type { PrincipalType } from "../domain/caller.js";
 import { documents, ifConditionHolds } from "./client.js";
 
 const table = () => tableName("tenancy");

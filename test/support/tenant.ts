@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Caller } from "../../shared/http/caller.js";
+import type { Caller } from "../../shared/domain/caller.js";
 
 export interface TestTenant {
   caller: Caller;

@@ -1,4 +1,4 @@
-import type { Caller } from "../../http/caller.js";
+import type { Caller } from "../caller.js";
 import type { RegistryHead } from "./records.js";
 
 /**

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
-import type { Caller } from "../../http/caller.js";
-import { logger } from "../../http/logger.js";
+import type { Caller } from "../caller.js";
+import { logger } from "../../observability/logger.js";
 import type { RegistryListQuery, ShareRelation, SharingScope } from "../../schemas/registry.js";
 import { registryStore, type HeadChanges } from "../../store/registry.js";
 import { ApiError, Conflict, Forbidden, NotFound, PayloadTooLarge } from "../errors.js";

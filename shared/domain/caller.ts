@@ -1,0 +1,12 @@
+export type PrincipalType = "user" | "service_account";
+
+/** Who is calling, as the authorizer resolved it from the API key. */
+export interface Caller {
+  organization: string;
+  workspace: string;
+  principal: string;
+  principalType: PrincipalType;
+  roles: string[];
+  admin: boolean;
+  keyId: string;
+}
