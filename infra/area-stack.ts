@@ -2,6 +2,7 @@ import * as cdk from "aws-cdk-lib";
 import * as apigw from "aws-cdk-lib/aws-apigateway";
 import type { Construct } from "constructs";
 import type { RouteRow } from "../functions/routes.js";
+import { routeKey } from "../shared/http/policy.js";
 import { RouteFunction } from "./constructs/route-function.js";
 import { dataParameters, type DataRefs } from "./data-refs.js";
 import type { StateMachineRefs } from "./grants.js";
@@ -51,6 +52,7 @@ export class AreaStack extends cdk.NestedStack {
     this.routes = props.rows.map((row) => {
       const fn = new RouteFunction(this, row.handler.slice(props.area.length + 1).replaceAll("/", "-"), {
         handler: row.handler,
+        routeKey: routeKey(row),
         grants: row.grants,
         data,
         description: `${row.method} ${row.path}`,
@@ -66,7 +68,7 @@ export class AreaStack extends cdk.NestedStack {
         httpMethod: row.method,
         integration: fn.integration(props.api),
         // Public rows authenticate by other means (a signed token in the URL); the rest inherit the authorizer.
-        options: row.public ? { authorizationType: apigw.AuthorizationType.NONE } : undefined,
+        options: row.auth === "public" ? { authorizationType: apigw.AuthorizationType.NONE } : undefined,
       });
       return { row, fn, method };
     });

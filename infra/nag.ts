@@ -68,7 +68,7 @@ export function acknowledgeFindings({ data, api }: { data: DataStack; api: ApiSt
         });
       }
     }
-    for (const { row, method } of area.routes.filter((r) => r.row.public)) {
+    for (const { row, method } of area.routes.filter((r) => r.row.auth === "public")) {
       Validations.of(method).acknowledge({
         id: "AwsSolutions-APIG4",
         reason: `${row.method} ${row.path} is public by design: it authenticates with the signed token in its URL (shared/domain/signed-urls.ts), not an API key.`,

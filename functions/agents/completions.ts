@@ -1,7 +1,7 @@
 import * as agentCompletions from "../../shared/domain/agent-completions.js";
-import { route } from "../../shared/http/route.js";
+import { route } from "../route.js";
 import { AgentsCompletionRequest } from "../../shared/schemas/agent.js";
 
-export const handler = route({ body: AgentsCompletionRequest, streaming: true }, ({ body, caller, requestId, signal }) =>
-  agentCompletions.complete({ caller, requestId, signal, route: "POST /v1/agents/completions" }, body),
+export const handler = route({ body: AgentsCompletionRequest }, ({ body, caller, requestId, signal, route }) =>
+  agentCompletions.complete({ caller, requestId, signal, route }, body),
 );

@@ -1,5 +1,5 @@
 import * as agents from "../../shared/domain/agents.js";
-import { route } from "../../shared/http/route.js";
+import { route } from "../route.js";
 import { AgentOut, CreateAgentRequest } from "../../shared/schemas/agent.js";
 
 export const handler = route({ body: CreateAgentRequest, response: AgentOut }, ({ body, caller }) => agents.create(caller, body));

@@ -1,6 +1,6 @@
 import * as agents from "../../shared/domain/agents.js";
 import { Reply } from "../../shared/http/reply.js";
-import { route } from "../../shared/http/route.js";
+import { route } from "../route.js";
 import { AgentAliasDeleteQuery, AgentParams } from "../../shared/schemas/agent.js";
 
 export const handler = route({ params: AgentParams, query: AgentAliasDeleteQuery }, async ({ params, query, caller }) => {

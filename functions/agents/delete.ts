@@ -1,6 +1,6 @@
 import * as agents from "../../shared/domain/agents.js";
 import { Reply } from "../../shared/http/reply.js";
-import { route } from "../../shared/http/route.js";
+import { route } from "../route.js";
 import { AgentParams } from "../../shared/schemas/agent.js";
 
 // 204 with no body: the SDK rejects a 200 here.

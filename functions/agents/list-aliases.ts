@@ -1,5 +1,5 @@
 import * as agents from "../../shared/domain/agents.js";
-import { route } from "../../shared/http/route.js";
+import { route } from "../route.js";
 import { AgentAliasListOut, AgentParams } from "../../shared/schemas/agent.js";
 
 export const handler = route({ params: AgentParams, response: AgentAliasListOut }, ({ params, caller }) => agents.listAliases(caller, params.agent_id));

@@ -1,5 +1,5 @@
 import * as agents from "../../shared/domain/agents.js";
-import { route } from "../../shared/http/route.js";
+import { route } from "../route.js";
 import { AgentPageOut, AgentPagesQuery } from "../../shared/schemas/agent.js";
 
 export const handler = route({ query: AgentPagesQuery, response: AgentPageOut }, ({ query, caller }) => agents.listPage(caller, query));

@@ -1,5 +1,5 @@
 import * as agents from "../../shared/domain/agents.js";
-import { route } from "../../shared/http/route.js";
+import { route } from "../route.js";
 import { AgentListOut, AgentParams, AgentVersionListQuery } from "../../shared/schemas/agent.js";
 
 export const handler = route({ params: AgentParams, query: AgentVersionListQuery, response: AgentListOut }, ({ params, query, caller }) =>

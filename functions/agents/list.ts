@@ -1,5 +1,5 @@
 import * as agents from "../../shared/domain/agents.js";
-import { route } from "../../shared/http/route.js";
+import { route } from "../route.js";
 import { AgentListOut, AgentListQuery } from "../../shared/schemas/agent.js";
 
 export const handler = route({ query: AgentListQuery, response: AgentListOut }, ({ query, caller }) => agents.list(caller, query));

@@ -1,5 +1,5 @@
 import * as agents from "../../shared/domain/agents.js";
-import { route } from "../../shared/http/route.js";
+import { route } from "../route.js";
 import { AgentOut, AgentVersionParams } from "../../shared/schemas/agent.js";
 
 export const handler = route({ params: AgentVersionParams, response: AgentOut }, ({ params, caller }) =>

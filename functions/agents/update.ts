@@ -1,5 +1,5 @@
 import * as agents from "../../shared/domain/agents.js";
-import { route } from "../../shared/http/route.js";
+import { route } from "../route.js";
 import { AgentOut, AgentParams, UpdateAgentRequest } from "../../shared/schemas/agent.js";
 
 export const handler = route({ params: AgentParams, body: UpdateAgentRequest, response: AgentOut }, ({ params, body, caller }) =>

@@ -1,5 +1,5 @@
 import * as batchJobs from "../../shared/domain/batch-jobs.js";
-import { route } from "../../shared/http/route.js";
+import { route } from "../route.js";
 import { BatchJobOut, BatchJobParams } from "../../shared/schemas/batch.js";
 
 export const handler = route({ params: BatchJobParams, response: BatchJobOut }, async ({ params, caller }) =>

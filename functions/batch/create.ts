@@ -1,5 +1,5 @@
 import * as batchJobs from "../../shared/domain/batch-jobs.js";
-import { route } from "../../shared/http/route.js";
+import { route } from "../route.js";
 import { BatchJobOut, CreateBatchJobRequest } from "../../shared/schemas/batch.js";
 
 /** Every request line is checked here, so a bad file is refused now rather than failing later. */

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import * as batchJobs from "../../shared/domain/batch-jobs.js";
-import { route } from "../../shared/http/route.js";
+import { route } from "../route.js";
 import { BatchJobParams } from "../../shared/schemas/batch.js";
 
 const BatchJobDeletedOut = z.object({ id: z.string(), object: z.literal("batch"), deleted: z.boolean() });

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import * as batchJobs from "../../shared/domain/batch-jobs.js";
-import { route } from "../../shared/http/route.js";
+import { route } from "../route.js";
 import { BatchJobListQuery, BatchJobOut } from "../../shared/schemas/batch.js";
 
 const BatchJobListOut = z.object({ object: z.literal("list"), data: z.array(BatchJobOut), total: z.number().int() });

@@ -1,6 +1,6 @@
 import * as files from "../../shared/domain/files.js";
 import { Reply } from "../../shared/http/reply.js";
-import { route } from "../../shared/http/route.js";
+import { route } from "../route.js";
 import { FileParams } from "../../shared/schemas/file.js";
 
 /** Bytes never pass through Lambda: the client follows a redirect to a short-lived S3 URL. */

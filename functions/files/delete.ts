@@ -1,5 +1,5 @@
 import * as files from "../../shared/domain/files.js";
-import { route } from "../../shared/http/route.js";
+import { route } from "../route.js";
 import { FileDeletedOut, FileParams } from "../../shared/schemas/file.js";
 
 export const handler = route({ params: FileParams, response: FileDeletedOut }, async ({ params, caller }) => {

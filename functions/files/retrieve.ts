@@ -1,6 +1,6 @@
 import * as files from "../../shared/domain/files.js";
 import { toFileOut } from "../../shared/domain/file-rules.js";
-import { route } from "../../shared/http/route.js";
+import { route } from "../route.js";
 import { FileParams, RetrievedFileOut } from "../../shared/schemas/file.js";
 
 export const handler = route({ params: FileParams, response: RetrievedFileOut }, async ({ params, caller }) => ({

@@ -1,6 +1,6 @@
 import * as files from "../../shared/domain/files.js";
 import { publicUrl } from "../../shared/http/public-url.js";
-import { route } from "../../shared/http/route.js";
+import { route } from "../route.js";
 import { FileParams, SignedUrlOut, SignedUrlQuery } from "../../shared/schemas/file.js";
 
 export const handler = route({ params: FileParams, query: SignedUrlQuery, response: SignedUrlOut }, async ({ params, query, caller, event }) => ({

@@ -1,5 +1,5 @@
 import * as files from "../../shared/domain/files.js";
-import { route } from "../../shared/http/route.js";
+import { route } from "../route.js";
 import { CreateUploadBody, UploadOut } from "../../shared/schemas/file.js";
 
 /** Extension route: a presigned multipart upload for files too large for POST /v1/files. */

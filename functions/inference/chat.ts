@@ -1,7 +1,7 @@
 import * as completions from "../../shared/domain/completions.js";
-import { route } from "../../shared/http/route.js";
+import { route } from "../route.js";
 import { ChatCompletionRequest } from "../../shared/schemas/inference.js";
 
-export const handler = route({ body: ChatCompletionRequest, streaming: true }, ({ body, caller, requestId, signal }) =>
-  completions.chat({ caller, requestId, signal, route: "POST /v1/chat/completions" }, body),
+export const handler = route({ body: ChatCompletionRequest }, ({ body, caller, requestId, signal, route }) =>
+  completions.chat({ caller, requestId, signal, route }, body),
 );

@@ -1,7 +1,7 @@
 import { embed } from "../../shared/domain/embeddings.js";
-import { route } from "../../shared/http/route.js";
+import { route } from "../route.js";
 import { EmbeddingRequest } from "../../shared/schemas/inference.js";
 
-export const handler = route({ body: EmbeddingRequest }, ({ body, caller, requestId, signal }) =>
-  embed({ caller, requestId, signal, route: "POST /v1/embeddings" }, body),
+export const handler = route({ body: EmbeddingRequest }, ({ body, caller, requestId, signal, route }) =>
+  embed({ caller, requestId, signal, route }, body),
 );

@@ -1,7 +1,7 @@
 import * as completions from "../../shared/domain/completions.js";
-import { route } from "../../shared/http/route.js";
+import { route } from "../route.js";
 import { FimCompletionRequest } from "../../shared/schemas/inference.js";
 
-export const handler = route({ body: FimCompletionRequest, streaming: true }, ({ body, caller, requestId, signal }) =>
-  completions.fim({ caller, requestId, signal, route: "POST /v1/fim/completions" }, body),
+export const handler = route({ body: FimCompletionRequest }, ({ body, caller, requestId, signal, route }) =>
+  completions.fim({ caller, requestId, signal, route }, body),
 );

@@ -1,5 +1,5 @@
 import * as catalog from "../../shared/domain/model-catalog.js";
-import { route } from "../../shared/http/route.js";
+import { route } from "../route.js";
 import { ModelParams } from "../../shared/schemas/model.js";
 
 export const handler = route({ params: ModelParams }, async ({ params, caller }) => {

@@ -1,6 +1,6 @@
 import * as catalog from "../../shared/domain/model-catalog.js";
 import { toModelCard } from "../../shared/domain/models.js";
-import { route } from "../../shared/http/route.js";
+import { route } from "../route.js";
 import { ModelListQuery } from "../../shared/schemas/model.js";
 
 export const handler = route({ query: ModelListQuery }, async ({ query, caller }) => ({

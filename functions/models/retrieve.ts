@@ -1,6 +1,6 @@
 import * as catalog from "../../shared/domain/model-catalog.js";
 import { toModelCard } from "../../shared/domain/models.js";
-import { route } from "../../shared/http/route.js";
+import { route } from "../route.js";
 import { ModelParams } from "../../shared/schemas/model.js";
 
 export const handler = route({ params: ModelParams }, async ({ params, caller }) => toModelCard(await catalog.resolve(caller, params.model_id)));

@@ -1,6 +1,6 @@
 import * as catalog from "../../shared/domain/model-catalog.js";
 import { toFineTunedModel } from "../../shared/domain/models.js";
-import { route } from "../../shared/http/route.js";
+import { route } from "../route.js";
 import { ModelParams, UpdateModelBody } from "../../shared/schemas/model.js";
 
 export const handler = route({ params: ModelParams, body: UpdateModelBody }, async ({ params, body, caller }) =>

@@ -1,5 +1,5 @@
 import { prompts } from "../../shared/domain/registry/index.js";
-import { route } from "../../shared/http/route.js";
+import { route } from "../route.js";
 import { DeletedOut } from "../../shared/schemas/registry.js";
 import { PromptParams } from "../../shared/schemas/prompt.js";
 

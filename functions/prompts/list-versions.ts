@@ -1,5 +1,5 @@
 import { prompts, toVersionOut } from "../../shared/domain/registry/index.js";
-import { route } from "../../shared/http/route.js";
+import { route } from "../route.js";
 import { PromptParams, PromptVersionListOut } from "../../shared/schemas/prompt.js";
 
 export const handler = route({ params: PromptParams, response: PromptVersionListOut }, async ({ params, caller }) => {

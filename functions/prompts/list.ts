@@ -1,5 +1,5 @@
 import { prompts, toEntryOut } from "../../shared/domain/registry/index.js";
-import { route } from "../../shared/http/route.js";
+import { route } from "../route.js";
 import { PromptListOut, PromptListQuery } from "../../shared/schemas/prompt.js";
 
 export const handler = route({ query: PromptListQuery, response: PromptListOut }, async ({ query, caller }) => {

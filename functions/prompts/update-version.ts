@@ -1,5 +1,5 @@
 import { prompts, toEntryOut } from "../../shared/domain/registry/index.js";
-import { route } from "../../shared/http/route.js";
+import { route } from "../route.js";
 import { PromptOut, PromptVersionParams, UpdatePromptVersionBody } from "../../shared/schemas/prompt.js";
 
 export const handler = route({ params: PromptVersionParams, body: UpdatePromptVersionBody, response: PromptOut }, async ({ params, body, caller }) =>

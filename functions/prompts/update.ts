@@ -1,5 +1,5 @@
 import { prompts, toEntryOut } from "../../shared/domain/registry/index.js";
-import { route } from "../../shared/http/route.js";
+import { route } from "../route.js";
 import { PromptOut, PromptParams, UpdatePromptBody } from "../../shared/schemas/prompt.js";
 
 export const handler = route({ params: PromptParams, body: UpdatePromptBody, response: PromptOut }, async ({ params, body, caller }) =>

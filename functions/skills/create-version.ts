@@ -1,5 +1,5 @@
 import { skills } from "../../shared/domain/registry/index.js";
-import { route } from "../../shared/http/route.js";
+import { route } from "../route.js";
 import { CreateVersionOut } from "../../shared/schemas/registry.js";
 import { CreateSkillVersionBody, SkillParams } from "../../shared/schemas/skill.js";
 

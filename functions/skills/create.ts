@@ -1,5 +1,5 @@
 import { skills, toEntryOut } from "../../shared/domain/registry/index.js";
-import { route } from "../../shared/http/route.js";
+import { route } from "../route.js";
 import { CreateSkillBody, SkillOut } from "../../shared/schemas/skill.js";
 
 export const handler = route({ body: CreateSkillBody, response: SkillOut }, async ({ body, caller }) =>

@@ -1,5 +1,5 @@
 import { skills, toVersionOut } from "../../shared/domain/registry/index.js";
-import { route } from "../../shared/http/route.js";
+import { route } from "../route.js";
 import { SkillParams, SkillVersionListOut } from "../../shared/schemas/skill.js";
 
 export const handler = route({ params: SkillParams, response: SkillVersionListOut }, async ({ params, caller }) => {

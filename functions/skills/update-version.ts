@@ -1,5 +1,5 @@
 import { skills, toEntryOut } from "../../shared/domain/registry/index.js";
-import { route } from "../../shared/http/route.js";
+import { route } from "../route.js";
 import { SkillOut, SkillVersionParams, UpdateSkillVersionBody } from "../../shared/schemas/skill.js";
 
 export const handler = route({ params: SkillVersionParams, body: UpdateSkillVersionBody, response: SkillOut }, async ({ params, body, caller }) =>

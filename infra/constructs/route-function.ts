@@ -7,6 +7,7 @@ import { Construct } from "constructs";
 import { stateMachines } from "../../functions/engine.js";
 import type { Grants } from "../../functions/routes.js";
 import { FILES_BUCKET_ENV } from "../../shared/config.js";
+import { ROUTE_KEY_ENV } from "../../shared/http/policy.js";
 import { tableEnvVar, type TableName } from "../../shared/store/tables.js";
 import { bundleDir } from "../build.js";
 import type { DataRefs } from "../data-refs.js";
@@ -16,6 +17,8 @@ import { bedrockStatements, keyEnvironment, type InferenceSettings } from "../in
 export interface RouteFunctionProps {
   /** Module under functions/ (the route table's `handler`); its bundle is dist/<handler>/index.mjs. */
   handler: string;
+  /** The row's "METHOD path", for routes: the handler chain reads its policy by it (engine tasks have none). */
+  routeKey?: string;
   grants: Grants;
   data: DataRefs;
   description?: string;
@@ -80,6 +83,7 @@ export class RouteFunction extends Construct {
         ...Object.fromEntries(Object.entries(props.data.tables).map(([name, table]) => [tableEnvVar(name as TableName), table.tableName])),
         [FILES_BUCKET_ENV]: props.data.bucket.bucketName,
         POWERTOOLS_SERVICE_NAME: "platform-api",
+        ...(props.routeKey ? { [ROUTE_KEY_ENV]: props.routeKey } : {}),
         POWERTOOLS_LOG_LEVEL: props.logLevel,
         ...(props.inference ? { ...props.inference.env, ...keyEnvironment(props.inference) } : {}),
         ...Object.fromEntries(

@@ -56,4 +56,3 @@ export function installLambdaStreaming(): void {
   } satisfies AwsLambdaGlobal);
 }
 
-export const isStreaming = (handler: unknown): boolean => Boolean((handler as Record<symbol, unknown>)[STREAMING]);

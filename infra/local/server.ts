@@ -11,12 +11,12 @@ import type {
 } from "aws-lambda";
 import { authorizer, handlerModule, routes, type RouteRow } from "../../functions/routes.js";
 import { BINARY_MEDIA_TYPES, LAMBDA_EVENT_MAX_BYTES, gatewayAnswers, type GatewayAnswerType } from "../../shared/http/gateway.js";
-import { installLambdaStreaming, isStreaming, ResponseStream } from "./lambda-streaming.js";
+import { installLambdaStreaming, ResponseStream } from "./lambda-streaming.js";
 import { routeMatcher } from "./route-matcher.js";
 
 type StreamingHandler = (event: APIGatewayProxyEvent, stream: ResponseStream, context: Context) => Promise<void>;
 
-// Before any handler module loads: streaming handlers wrap themselves with awslambda.streamifyResponse.
+// Before any handler runs: the chains of streaming rows wrap themselves with awslambda.streamifyResponse.
 installLambdaStreaming();
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -92,7 +92,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     if (body === "too_large") return answer(res, requestId, "REQUEST_TOO_LARGE");
     const event = toProxyEvent(req, url, found.row, found.pathParameters, body, requestId, options);
     if (event.body && Buffer.byteLength(event.body) > LAMBDA_EVENT_MAX_BYTES) return answer(res, requestId, "REQUEST_TOO_LARGE");
-    if (!found.row.public) {
+    if (found.row.auth !== "public") {
       const auth = await authorize(event, found.row);
       if (typeof auth === "string") return answer(res, requestId, auth);
       event.requestContext.authorizer = auth;
@@ -102,7 +102,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     res.once("close", () => res.writableFinished || disconnected.abort());
     Object.assign(event, { signal: disconnected.signal });
     const { handler } = (await load(found.row.handler)) as { handler: ProxyHandler | StreamingHandler };
-    if (isStreaming(handler)) return serveStream(handler as StreamingHandler, event, res, lambdaContext(found.row, requestId));
+    if (found.row.streaming) return serveStream(handler as StreamingHandler, event, res, lambdaContext(found.row, requestId));
     const result = await (handler as ProxyHandler)(event, lambdaContext(found.row, requestId));
     writeResult(res, result);
   }

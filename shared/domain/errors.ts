@@ -1,6 +1,6 @@
 /**
- * Typed failures the domain raises. Each carries what the wire needs (status, error type, code);
- * shared/http/errors.ts turns them into response bodies, so no handler builds an error itself.
+ * Typed failures the domain raises. Each says what it is (status, error type, code); shared/http renders
+ * it in the envelope of the route's error family, so no handler builds an error body itself.
  */
 export type ErrorType =
   | "invalid_request_error"
@@ -11,16 +11,36 @@ export type ErrorType =
   | "rate_limit_error"
   | "server_error";
 
+/** The error envelopes the API speaks: see shared/http/errors.ts. */
+export type ErrorFamily = "platform" | "workflow" | "observability";
+
+export interface ApiErrorOptions {
+  /** Response headers the error brings along (e.g. `retry-after`). */
+  headers?: Record<string, string>;
+  /** The code to show in another family's envelope (`WF_1100`, `TRACE_NOT_FOUND`) instead of its default for the status. */
+  familyCodes?: Partial<Record<Exclude<ErrorFamily, "platform">, string>>;
+  /** More fields for the envelope, where a family documents them (e.g. a workflow's `status`). */
+  extra?: Record<string, unknown>;
+}
+
 export class ApiError extends Error {
+  readonly headers: Record<string, string> | undefined;
+  readonly familyCodes: ApiErrorOptions["familyCodes"];
+  readonly extra: Record<string, unknown> | undefined;
+
   constructor(
     readonly status: number,
     readonly type: ErrorType,
     message: string,
     readonly code: string | null = null,
     readonly param: string | null = null,
+    options: ApiErrorOptions = {},
   ) {
     super(message);
     this.name = new.target.name;
+    this.headers = options.headers;
+    this.familyCodes = options.familyCodes;
+    this.extra = options.extra;
   }
 }
 
@@ -60,11 +80,25 @@ export class PayloadTooLarge extends ApiError {
   }
 }
 
+export class UnsupportedMediaType extends ApiError {
+  constructor() {
+    super(415, "invalid_request_error", "Unsupported Media Type", "invalid_request");
+  }
+}
+
+/** nginx's "client closed request": the caller went away before we could answer. */
+export const CLIENT_CLOSED = 499;
+
+export class ClientClosedRequest extends ApiError {
+  constructor() {
+    super(CLIENT_CLOSED, "invalid_request_error", "The client closed the request", "client_closed");
+  }
+}
+
 /** A request that is well-formed but breaks a rule of the API, reported in the 422 `detail` shape. */
-export class Unprocessable extends Error {
+export class Unprocessable extends ApiError {
   constructor(readonly detail: ValidationIssue[]) {
-    super(detail.map((d) => `${d.loc.join(".")}: ${d.msg}`).join("; "));
-    this.name = "Unprocessable";
+    super(422, "invalid_request_error", detail.map((d) => `${d.loc.join(".")}: ${d.msg}`).join("; "), "validation_error");
   }
 }
 

@@ -1,5 +1,5 @@
 import { ZodError, type core } from "zod";
-import { ApiError, Unprocessable, type ValidationIssue } from "../domain/errors.js";
+import { ApiError, Unprocessable, type ErrorFamily, type ValidationIssue } from "../domain/errors.js";
 
 export interface WireError {
   status: number;
@@ -7,8 +7,8 @@ export interface WireError {
   headers?: Record<string, string>;
 }
 
-/** nginx's "client closed request": the caller went away before we could answer. */
-export const CLIENT_CLOSED = 499;
+// Kept for callers that still take the status from here; it belongs to the domain's errors.
+export { CLIENT_CLOSED } from "../domain/errors.js";
 
 type Location = "body" | "query" | "path";
 
@@ -43,49 +43,68 @@ export function zodIssues(error: ZodError, where: Location): ValidationIssue[] {
   });
 }
 
-export function validationError(detail: ValidationIssue[]): WireError {
-  return { status: 422, body: { detail } };
-}
-
 export function errorBody(status: number, type: string, message: string, code: string | null, param: string | null = null) {
   return { object: "error", message, type, param, code };
 }
 
-/** Maps anything a handler throws to a status and body; internals never leave through a 5xx. */
-export function toWireError(error: unknown): WireError {
-  if (error instanceof Unprocessable) return validationError(error.detail);
-  if (error instanceof ApiError) {
-    return { status: error.status, body: errorBody(error.status, error.type, error.message, error.code, error.param) };
-  }
-  if (error instanceof Error && error.name === "UpstreamError") return upstreamError(error as Error & { status: number; retryAfterSeconds?: number });
-  if (error instanceof Error && error.name === "AbortError") {
-    return { status: CLIENT_CLOSED, body: errorBody(CLIENT_CLOSED, "invalid_request_error", "The client closed the request", "client_closed") };
-  }
-  if (error instanceof Error && error.name === "UnsupportedByProvider") {
-    return { status: 400, body: errorBody(400, "invalid_request_error", error.message, "unsupported_by_backend") };
-  }
-  const status = httpStatusOf(error);
-  if (status && status >= 400 && status < 500) {
-    const message = error instanceof Error ? error.message : "Bad request";
-    // middy's body parsers report unreadable bodies as 415s; only a wrong Content-Type stays a 415.
-    if (status === 415 && /malformed/i.test(message)) {
-      return validationError([{ loc: ["body"], msg: message, type: /json/i.test(message) ? "json_invalid" : "value_error" }]);
-    }
-    return { status, body: errorBody(status, "invalid_request_error", message, "invalid_request") };
-  }
-  return { status: 500, body: errorBody(500, "server_error", "Internal server error", "internal_error") };
+const INTERNAL = new ApiError(500, "server_error", "Internal server error", "internal_error");
+
+/**
+ * What anything thrown means on the wire: our typed errors as they are; errors of the HTTP libraries that
+ * mark themselves safe to show (middy's `expose`, set below 500) as a 4xx; everything else a bare 500.
+ */
+export function asApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (isExposedHttpError(error)) return new ApiError(error.statusCode, "invalid_request_error", error.message, "invalid_request");
+  return INTERNAL;
 }
 
-/** A model backend's failure: its 4xx messages reach the caller, its own failures are 502/504s. */
-function upstreamError(error: Error & { status: number; retryAfterSeconds?: number }): WireError {
-  const type = error.status === 429 ? "rate_limit_error" : error.status < 500 ? "invalid_request_error" : "server_error";
-  const headers = error.retryAfterSeconds !== undefined ? { "retry-after": String(error.retryAfterSeconds) } : undefined;
-  return { status: error.status, body: errorBody(error.status, type, error.message, "upstream_error"), headers };
+function isExposedHttpError(error: unknown): error is Error & { statusCode: number } {
+  const candidate = error as { statusCode?: unknown; expose?: unknown } | null;
+  return error instanceof Error && typeof candidate?.statusCode === "number" && candidate.statusCode >= 400 && candidate.statusCode < 500 && candidate.expose === true;
 }
 
-function httpStatusOf(error: unknown): number | undefined {
-  if (typeof error === "object" && error !== null && "statusCode" in error && typeof error.statusCode === "number") {
-    return error.statusCode;
-  }
-  return undefined;
+/**
+ * The three envelopes, one per route family (the row's `errors`):
+ * - platform: `{object:"error",message,type,param,code}`; 422 is FastAPI's `{detail:[{loc,msg,type}]}`.
+ * - workflow: `{detail,code:"WF_xxxx"}`; 422 keeps the list form the SDK parses, with the code beside it;
+ *   a 5xx says only "An error occurred".
+ * - observability: `{detail:{message,error_code}}`, which the SDK parses on 400/404/408/409/422.
+ */
+const renderers: Record<ErrorFamily, (error: ApiError) => unknown> = {
+  platform: (error) => (error instanceof Unprocessable ? { detail: error.detail } : { ...errorBody(error.status, error.type, error.message, error.code, error.param), ...error.extra }),
+  workflow: (error) => {
+    const code = error.familyCodes?.workflow ?? workflowCode(error.status);
+    if (error instanceof Unprocessable) return { detail: error.detail, code };
+    return { detail: error.status >= 500 ? "An error occurred" : error.message, code, ...error.extra };
+  },
+  observability: (error) => ({
+    detail: { message: error.status >= 500 ? "An error occurred" : error.message, error_code: error.familyCodes?.observability ?? observabilityCode(error.status), ...error.extra },
+  }),
+};
+
+/** Workflow codes by status where the error names none (reference/workflows.md §1.6). */
+function workflowCode(status: number): string {
+  if (status === 404) return "WF_1100";
+  if (status === 409) return "WF_1102";
+  if (status === 504) return "WF_1103";
+  return status >= 500 ? "WF_1000" : "WF_1001";
 }
+
+/** Observability codes by status where the error names none (the SDK's ObservabilityErrorCode). */
+function observabilityCode(status: number): string {
+  if (status === 401) return "AUTH_UNAUTHORIZED";
+  if (status === 403) return "AUTH_FORBIDDEN";
+  if (status >= 500) return "UNKNOWN_ERROR";
+  if (status === 422 || status === 400) return "VALIDATION_ERROR";
+  return "UNKNOWN_ERROR";
+}
+
+/** Renders anything a handler throws in the family's envelope; internals never leave through a 5xx. */
+export function renderError(error: unknown, family: ErrorFamily): WireError {
+  const known = asApiError(error);
+  return { status: known.status, body: renderers[family](known), ...(known.headers ? { headers: known.headers } : {}) };
+}
+
+/** The platform envelope: the default family, and the one batch result lines use. */
+export const toWireError = (error: unknown): WireError => renderError(error, "platform");

@@ -1,7 +1,10 @@
 import httpMultipartBodyParser from "@middy/http-multipart-body-parser";
+import { parsedBody, type BodyParser } from "./body.js";
 
-/**
- * The body parser for multipart/form-data routes. Handlers opt in with `route({ parser: multipartForm })`
- * so that busboy ships only in the bundles that parse forms.
- */
-export const multipartForm = () => httpMultipartBodyParser({ busboy: { limits: { files: 1 } } });
+/** Routes opt in with `route({ parser: multipartForm })` so that busboy ships only in the bundles that parse forms. */
+export const multipartForm: BodyParser = () =>
+  parsedBody({
+    accepts: /^multipart\/form-data/i,
+    parser: httpMultipartBodyParser({ busboy: { limits: { files: 1 } } }),
+    invalid: "value_error",
+  });

@@ -1,81 +1,119 @@
 import { Readable } from "node:stream";
 import middy from "@middy/core";
 import httpHeaderNormalizer from "@middy/http-header-normalizer";
-import httpJsonBodyParser from "@middy/http-json-body-parser";
 import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from "aws-lambda";
 import * as z from "zod";
-import { Unprocessable } from "../domain/errors.js";
 import type { Caller } from "../domain/caller.js";
-import { callerFrom } from "./caller.js";
-import { toWireError, zodIssues } from "./errors.js";
+import { ClientClosedRequest, Forbidden, Unprocessable } from "../domain/errors.js";
 import { logger } from "../observability/logger.js";
-import { Reply } from "./reply.js";
+import { jsonBody, type BodyParser } from "./body.js";
+import { callerFrom } from "./caller.js";
+import { renderError, zodIssues } from "./errors.js";
+import { routeKey, ROUTE_KEY_ENV, type RoutePolicy } from "./policy.js";
 import { queryObject } from "./query.js";
+import { Reply } from "./reply.js";
 
 type Schema = z.ZodType;
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 
+/** What a handler declares: its inputs and output. Its policy (auth, errors, streaming) is its route-table row's. */
 export interface RouteSpec<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined> {
   params?: P;
   query?: Q;
   /** Body schema: of the JSON body, or with `parser` of what that parser produced (e.g. a multipart form). */
   body?: B;
   /** A body parser other than JSON, e.g. `multipartForm` (shared/http/multipart.ts). */
-  parser?: () => middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult>;
+  parser?: BodyParser;
   /** Shapes a plain return value into the wire body (unknown fields are dropped). */
   response?: Schema;
-  /** Routes API Gateway serves without the authorizer; their handlers get no caller. */
-  public?: boolean;
-  /**
-   * A Lambda response-streaming handler (the route table row says `streaming: true`): it may return
-   * `Reply.events(...)`, written to the client frame by frame. Errors before the first frame still get
-   * a normal status and body.
-   */
-  streaming?: boolean;
 }
 
 export interface RouteInput<P, Q, B> {
   params: P;
   query: Q;
   body: B;
+  /** Who is calling; public rows have none. */
   caller: Caller;
   event: APIGatewayProxyEvent;
   requestId: string;
+  /** The row's "METHOD path", e.g. for usage records. */
+  route: string;
   signal?: AbortSignal;
 }
 
 export type RouteHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
+/** How the chain finds the row it serves: by API Gateway's method and resource, or by the deployed ROUTE_KEY. */
+export interface RouteTable {
+  byRequest(method: string, resource: string): RoutePolicy | undefined;
+  byKey(key: string): RoutePolicy | undefined;
+}
+
 /**
- * The one way to write a handler: it declares what it takes and returns, and the chain does the rest
- * (headers, body parsing, validation to 422, caller from the authorizer, error bodies, request id, logs).
+ * Binds handlers to a route table. `route(spec, fn)` is the one way to write a handler: it declares what it
+ * takes and returns, and the chain does the rest from the row (auth, body parsing, validation to 422, the
+ * row's error envelope, request id, logs, streaming).
+ *
+ * A deployed function serves one row, named by ROUTE_KEY, and is built for it once (streamed or not, as
+ * Lambda needs to know at load). The local server and the tests load handler modules in one process, so
+ * there the row is looked up from each event's method and resource, exactly as API Gateway routed it.
  */
-export function route<P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined>(
-  spec: RouteSpec<P, Q, B>,
-  fn: (input: RouteInput<Out<P>, Out<Q>, Out<B>>) => Promise<unknown>,
+export function routeFactory(table: RouteTable) {
+  return function route<P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined>(
+    spec: RouteSpec<P, Q, B>,
+    fn: (input: RouteInput<Out<P>, Out<Q>, Out<B>>) => Promise<unknown>,
+  ): RouteHandler {
+    const chains = new Map<string, RouteHandler>();
+    const chainFor = (policy: RoutePolicy): RouteHandler => {
+      const key = routeKey(policy);
+      if (!chains.has(key)) chains.set(key, buildChain(policy, spec as RouteSpec<Schema, Schema, Schema>, fn as never));
+      return chains.get(key)!;
+    };
+
+    const deployedKey = process.env[ROUTE_KEY_ENV];
+    if (deployedKey) {
+      const policy = table.byKey(deployedKey);
+      if (!policy) throw new Error(`${ROUTE_KEY_ENV}=${deployedKey} names no row of the route table`);
+      return chainFor(policy);
+    }
+    return ((event: APIGatewayProxyEvent, ...rest: unknown[]) => {
+      const policy = table.byRequest(event.httpMethod, event.resource);
+      if (!policy) throw new Error(`No route-table row for ${event.httpMethod} ${event.resource}`);
+      return (chainFor(policy) as (...args: unknown[]) => Promise<APIGatewayProxyResult>)(event, ...rest);
+    }) as RouteHandler;
+  };
+}
+
+function buildChain(
+  policy: RoutePolicy,
+  spec: RouteSpec<Schema, Schema, Schema>,
+  fn: (input: RouteInput<unknown, unknown, unknown>) => Promise<unknown>,
 ): RouteHandler {
+  if (policy.permission) throw new Error(`${routeKey(policy)} names permission '${policy.permission}', and permissions are not enforced yet`);
   const core = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
-    const caller = spec.public ? (undefined as unknown as Caller) : callerFrom(event);
+    const caller = policy.auth === "public" ? (undefined as unknown as Caller) : callerFrom(event);
+    if (policy.auth === "admin" && !caller.admin) throw new Forbidden("This route needs an admin API key", "admin_required");
     const params = parse(spec.params, event.pathParameters ?? {}, "path");
     const query = parse(spec.query, queryObject(event), "query");
     const body = parse(spec.body, event.body, "body");
-    const result = await fn({ params, query, body, caller, event, requestId: requestIdOf(event), signal: signalOf(event) } as RouteInput<Out<P>, Out<Q>, Out<B>>);
+    const result = await fn({ params, query, body, caller, event, requestId: requestIdOf(event), route: routeKey(policy), signal: signalOf(event) });
     if (result instanceof Reply) return toResult(result);
     return toResult(Reply.json(200, spec.response ? spec.response.parse(result) : result));
   };
 
-  const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(core, { streamifyResponse: spec.streaming ?? false })
+  const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(core, { streamifyResponse: policy.streaming })
     .use(injectLambdaContext(logger))
     .use(httpHeaderNormalizer());
   if (spec.parser) chain.use(spec.parser());
-  else if (spec.body) chain.use(httpJsonBodyParser());
+  else if (spec.body) chain.use(jsonBody());
   chain.use({
     after: (request) => {
       request.response = withRequestId(request.response, request.event);
     },
     onError: (request) => {
-      const wire = toWireError(request.error);
+      const error = signalOf(request.event)?.aborted ? new ClientClosedRequest() : request.error;
+      const wire = renderError(error, policy.errors);
       if (wire.status >= 500) logger.error("request failed", { error: request.error as Error });
       else logger.info("request refused", { status: wire.status });
       request.response = withRequestId(toResult(Reply.json(wire.status, wire.body, wire.headers)), request.event);

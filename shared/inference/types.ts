@@ -1,3 +1,4 @@
+import { ApiError } from "../domain/errors.js";
 import type { ChatCompletionRequest, FimCompletionRequest, FinishReason, ToolCall } from "../schemas/inference.js";
 
 /**
@@ -93,21 +94,22 @@ export type ProviderConfig =
     };
 
 /** An upstream failure, with the status the client should see (upstream 4xx → 400, auth → 502, 429 → 429, else 502/504). */
-export class UpstreamError extends Error {
+export class UpstreamError extends ApiError {
   constructor(
-    readonly status: number,
+    status: number,
     message: string,
     readonly retryAfterSeconds?: number,
   ) {
-    super(message);
-    this.name = "UpstreamError";
+    const type = status === 429 ? "rate_limit_error" : status < 500 ? "invalid_request_error" : "server_error";
+    super(status, type, message, "upstream_error", null, {
+      headers: retryAfterSeconds !== undefined ? { "retry-after": String(retryAfterSeconds) } : undefined,
+    });
   }
 }
 
 /** The provider cannot do this at all (e.g. FIM on Bedrock); the catalog should not have routed it here. */
-export class UnsupportedByProvider extends Error {
+export class UnsupportedByProvider extends ApiError {
   constructor(backend: string, what: string) {
-    super(`The ${backend} backend does not support ${what}`);
-    this.name = "UnsupportedByProvider";
+    super(400, "invalid_request_error", `The ${backend} backend does not support ${what}`, "unsupported_by_backend");
   }
 }

@@ -9,6 +9,7 @@ import { FILES_BUCKET_ENV } from "../../shared/config.js";
 import { AUTHORIZER_CACHE_SECONDS, BINARY_MEDIA_TYPES, gatewayAnswers } from "../../shared/http/gateway.js";
 import { tableEnvVar, tables } from "../../shared/store/tables.js";
 import { deref, methodsOf, resourcesOf, synth, type Json, type Synth } from "./synth.js";
+import { ROUTE_KEY_ENV } from "../../shared/http/policy.js";
 
 let s: Synth;
 beforeAll(async () => {
@@ -27,7 +28,7 @@ describe("routes", () => {
     const byKey = new Map(methodsOf(s).map((m) => [m.key, m]));
     for (const row of routes) {
       const { method, scope } = byKey.get(rowKey(row))!;
-      if (row.public) {
+      if (row.auth === "public") {
         expect(method.Properties.AuthorizationType, rowKey(row)).toBe("NONE");
         expect(method.Properties.AuthorizerId, rowKey(row)).toBeUndefined();
       } else {
@@ -49,8 +50,10 @@ describe("routes", () => {
       const inference = row.grants.models ? [PROVIDERS_ENV] : [];
       const machines = Object.keys(row.grants.executions ?? {}).map((m) => stateMachines[m as keyof typeof stateMachines].arnEnv);
       expect(Object.keys(fn.Environment.Variables).toSorted()).toEqual(
-        [FILES_BUCKET_ENV, "POWERTOOLS_LOG_LEVEL", "POWERTOOLS_SERVICE_NAME", ...inference, ...machines, ...tables.map((t) => tableEnvVar(t.name))].toSorted(),
+        [FILES_BUCKET_ENV, "POWERTOOLS_LOG_LEVEL", "POWERTOOLS_SERVICE_NAME", ROUTE_KEY_ENV, ...inference, ...machines, ...tables.map((t) => tableEnvVar(t.name))].toSorted(),
       );
+      // The handler chain reads its row's policy by this key.
+      expect(fn.Environment.Variables[ROUTE_KEY_ENV], row.handler).toBe(rowKey(row));
       if (row.grants.models) expect(JSON.parse(fn.Environment.Variables[PROVIDERS_ENV])).toEqual(readCatalog(CLOUD_CATALOG).providers);
     }
   });
@@ -157,8 +160,8 @@ it("serves the table's streaming routes (chat, FIM and agent completions) in STR
 
 describe("a streaming row", () => {
   let streamed: Synth;
-  const row: RouteRow = { method: "GET", path: "/v1/files/{file_id}/content", handler: "files/content", grants: { tables: { files: "read" } }, streaming: true };
-  const buffered: RouteRow = { method: "GET", path: "/v1/files", handler: "files/list", grants: { tables: { files: "read" } } };
+  const row: RouteRow = { method: "GET", path: "/v1/files/{file_id}/content", handler: "files/content", grants: { tables: { files: "read" } }, auth: "key", errors: "platform", streaming: true };
+  const buffered: RouteRow = { method: "GET", path: "/v1/files", handler: "files/list", grants: { tables: { files: "read" } }, auth: "key", errors: "platform", streaming: false };
 
   beforeAll(async () => {
     streamed = await synth({ routes: [row, buffered], validate: false });

@@ -12,6 +12,8 @@ import type { ModelEntry } from "../../shared/domain/models.js";
 import { BatchGetCommand, GetCommand, QueryCommand, type BatchGetCommandInput, type DynamoDBDocumentClient, type GetCommandInput, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import type { AwsClientStub } from "aws-sdk-client-mock";
 import { ResponseStream, type Metadata } from "../../infra/local/lambda-streaming.js";
+import { routes } from "../../functions/routes.js";
+import { routeMatcher } from "../../infra/local/route-matcher.js";
 
 export function aCaller(overrides: Partial<Caller> = {}): Caller {
   return {
@@ -63,6 +65,8 @@ export interface EventInput {
   caller?: Caller | null;
 }
 
+const matchRoute = routeMatcher(routes);
+
 /** An API Gateway REST proxy event as the authorizer-fronted integration delivers it. */
 export function anEvent(input: EventInput = {}): APIGatewayProxyEvent {
   const query = input.query ?? {};
@@ -70,8 +74,10 @@ export function anEvent(input: EventInput = {}): APIGatewayProxyEvent {
   const single = Object.fromEntries(Object.entries(query).map(([k, v]) => [k, Array.isArray(v) ? v[v.length - 1]! : v]));
   const path = input.path ?? "/v1/files";
   const caller = input.caller === undefined ? aCaller() : input.caller;
+  // API Gateway names the matched row's path template as the resource; the handler chain reads the row by it.
+  const resource = input.resource ?? matchRoute(input.method ?? "GET", path).row?.path ?? path;
   return {
-    resource: input.resource ?? path,
+    resource,
     path,
     httpMethod: input.method ?? "GET",
     headers: { Host: "api.example.test", "X-Forwarded-Proto": "https", ...input.headers },
@@ -94,7 +100,7 @@ export function anEvent(input: EventInput = {}): APIGatewayProxyEvent {
       requestId: randomUUID(),
       requestTimeEpoch: Date.now(),
       resourceId: "res",
-      resourcePath: input.resource ?? path,
+      resourcePath: resource,
       stage: "prod",
     },
   };

@@ -29,6 +29,6 @@ describe("the route table", () => {
   });
 
   it("leaves only extension routes unauthenticated", () => {
-    for (const row of routes.filter((r) => r.public)) expect(row.extension).toBe(true);
+    for (const row of routes.filter((r) => r.auth === "public")) expect(row.extension).toBe(true);
   });
 });

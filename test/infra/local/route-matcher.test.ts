@@ -3,7 +3,7 @@ import { routes, type RouteRow } from "../../../functions/routes.js";
 import { routeMatcher } from "../../../infra/local/route-matcher.js";
 
 const match = routeMatcher(routes);
-const row = (method: RouteRow["method"], path: string): RouteRow => ({ method, path, handler: `test/${method} ${path}`, grants: {} });
+const row = (method: RouteRow["method"], path: string): RouteRow => ({ method, path, handler: `test/${method} ${path}`, grants: {}, auth: "key", errors: "platform", streaming: false });
 
 describe("the local route matcher", () => {
   it("matches a literal path", () => {

@@ -1,7 +1,7 @@
-import httpJsonBodyParser from "@middy/http-json-body-parser";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { BadRequest, Conflict, Forbidden, NotFound, PayloadTooLarge, Unauthorized, Unprocessable } from "../../../shared/domain/errors.js";
+import { jsonBody } from "../../../shared/http/body.js";
 import { toWireError, zodIssues } from "../../../shared/http/errors.js";
 
 const issuesOf = (schema: z.ZodType, value: unknown, where: "body" | "query" | "path" = "body") => {
@@ -10,9 +10,9 @@ const issuesOf = (schema: z.ZodType, value: unknown, where: "body" | "query" | "
   return zodIssues(result.error, where);
 };
 
-/** What middy's JSON body parser throws for a body it cannot read. */
+/** What the JSON body step (middy's parser behind our media-type check) throws for a body it cannot take. */
 async function jsonParserError(headers: Record<string, string>, body: string): Promise<unknown> {
-  const parser = httpJsonBodyParser();
+  const parser = jsonBody();
   try {
     await parser.before!({ event: { headers, body }, context: {}, response: undefined, error: undefined, internal: {} } as never);
   } catch (error) {
@@ -85,7 +85,7 @@ describe("toWireError", () => {
     });
   });
 
-  it("keeps middy's wrong Content-Type answer a 415", async () => {
+  it("keeps a wrong Content-Type a 415", async () => {
     const error = await jsonParserError({ "content-type": "text/plain" }, "{}");
 
     expect(toWireError(error)).toStrictEqual({
@@ -98,6 +98,15 @@ describe("toWireError", () => {
     const wire = toWireError(new Error("connect ECONNREFUSED 10.1.2.3:8000 (table platform-files)"));
 
     expect(wire).toStrictEqual({ status: 500, body: { object: "error", message: "Internal server error", type: "server_error", param: null, code: "internal_error" } });
+  });
+
+  it("answers an HTTP library's exposed 4xx with its status and message", () => {
+    const error = Object.assign(new Error("Unsupported Media Type"), { statusCode: 415, expose: true });
+
+    expect(toWireError(error)).toStrictEqual({
+      status: 415,
+      body: { object: "error", message: "Unsupported Media Type", type: "invalid_request_error", param: null, code: "invalid_request" },
+    });
   });
 
   it("answers an HTTP error of 5xx with a plain 500", () => {

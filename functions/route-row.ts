@@ -1,0 +1,44 @@
+/**
+ * What a route-table row says. The row is the only source of a route's policy: CDK builds its function,
+ * role and method from it, the local server mounts it, the handler chain reads its auth, error family and
+ * streaming from it, and the tests are generated over it.
+ */
+import type { ErrorFamily } from "../shared/domain/errors.js";
+import type { RoutePolicy } from "../shared/http/policy.js";
+import type { TableName } from "../shared/store/tables.js";
+
+export type Access = "read" | "write" | "readwrite";
+export type ObjectAccess = Access | "delete" | "write-delete" | "readwrite-delete";
+
+export interface Grants {
+  /** DynamoDB tables by logical name (shared/store/tables.ts). */
+  tables?: Partial<Record<TableName, Access>>;
+  /** The files bucket, limited to the workspace object prefix. */
+  files?: ObjectAccess;
+  /** Calls models through the providers: Bedrock invoke rights on the catalog's Bedrock models only. */
+  models?: "invoke";
+  /** Starts and stops executions of a state machine of functions/engine.ts (its ARN arrives in the row's `arnEnv`). */
+  executions?: Partial<Record<"batch", "start-stop">>;
+}
+
+export interface RouteRow extends RoutePolicy {
+  /** Module under functions/, without extension; it exports `handler`. */
+  handler: string;
+  grants: Grants;
+  memoryMb?: number;
+  /** Set on routes that are ours, not the spec's (documented in the README). */
+  extension?: boolean;
+}
+
+/** A row as an area's routes file writes it: what the area's defaults say need not be repeated. */
+export type RowInput = Omit<RouteRow, "auth" | "errors" | "streaming"> & Partial<Pick<RouteRow, "auth" | "errors" | "streaming">>;
+
+export interface AreaDefaults {
+  auth?: RouteRow["auth"];
+  errors?: ErrorFamily;
+}
+
+/** An area's rows with its defaults applied (auth `key`, the platform error family, not streamed). */
+export function area(defaults: AreaDefaults, rows: RowInput[]): RouteRow[] {
+  return rows.map((row) => ({ auth: defaults.auth ?? "key", errors: defaults.errors ?? "platform", streaming: false, ...row }));
+}

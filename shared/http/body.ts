@@ -1,0 +1,39 @@
+import type middy from "@middy/core";
+import httpJsonBodyParser from "@middy/http-json-body-parser";
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
+import { Unprocessable, UnsupportedMediaType } from "../domain/errors.js";
+
+export type BodyParser = () => middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult>;
+
+export interface BodyKind {
+  accepts: RegExp;
+  parser: middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult>;
+  /** The 422 issue type for a body that claims the media type but cannot be read as it. */
+  invalid: string;
+}
+
+/**
+ * A middy body parser behind our own media-type check: a body of another declared type is a 415, and
+ * whatever the parser then cannot read is the client's malformed body (422), never a server error.
+ */
+export function parsedBody(kind: BodyKind): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
+  return {
+    before: async (request) => {
+      const contentType = request.event.headers?.["content-type"] ?? request.event.headers?.["Content-Type"] ?? "";
+      if (!kind.accepts.test(contentType)) throw new UnsupportedMediaType();
+      try {
+        await kind.parser.before!(request);
+      } catch (error) {
+        throw new Unprocessable([{ loc: ["body"], msg: (error as Error).message, type: kind.invalid }]);
+      }
+    },
+  };
+}
+
+export const jsonBody: BodyParser = () =>
+  parsedBody({
+    accepts: /^application\/(.+\+)?json($|;.+)/i,
+    // The JS takes disableContentTypeCheck; its typings do not list it.
+    parser: httpJsonBodyParser({ disableContentTypeCheck: true } as Parameters<typeof httpJsonBodyParser>[0]),
+    invalid: "json_invalid",
+  });
