@@ -42,7 +42,10 @@ export interface RouteInput<P, Q, B> {
   signal?: AbortSignal;
 }
 
-export type RouteHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+export type RouteHandler = ((event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>) & {
+  /** What the handler declared, for the tests generated over the route table. */
+  readonly spec?: RouteSpec<Schema | undefined, Schema | undefined, Schema | undefined>;
+};
 
 /** How the chain finds the row it serves: by API Gateway's method and resource, or by the deployed ROUTE_KEY. */
 export interface RouteTable {
@@ -75,13 +78,14 @@ export function routeFactory(table: RouteTable) {
     if (deployedKey) {
       const policy = table.byKey(deployedKey);
       if (!policy) throw new Error(`${ROUTE_KEY_ENV}=${deployedKey} names no row of the route table`);
-      return chainFor(policy);
+      return Object.assign(chainFor(policy), { spec });
     }
-    return ((event: APIGatewayProxyEvent, ...rest: unknown[]) => {
+    const dispatch = (event: APIGatewayProxyEvent, ...rest: unknown[]) => {
       const policy = table.byRequest(event.httpMethod, event.resource);
       if (!policy) throw new Error(`No route-table row for ${event.httpMethod} ${event.resource}`);
       return (chainFor(policy) as (...args: unknown[]) => Promise<APIGatewayProxyResult>)(event, ...rest);
-    }) as RouteHandler;
+    };
+    return Object.assign(dispatch, { spec }) as RouteHandler;
   };
 }
 

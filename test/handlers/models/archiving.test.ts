@@ -15,9 +15,9 @@ beforeEach(() => {
 
 /** Archive and unarchive are one operation with the flag the other way round. */
 describe.each([
-  { route: "POST", handler: archiveHandler, archived: true, verb: "archived" },
-  { route: "DELETE", handler: unarchiveHandler, archived: false, verb: "unarchived" },
-])("$route /v1/fine_tuning/models/{model_id}/archive", ({ route, handler, archived, verb }) => {
+  { route: "POST", key: "POST /v1/fine_tuning/models/{model_id}/archive", handler: archiveHandler, archived: true, verb: "archived" },
+  { route: "DELETE", key: "DELETE /v1/fine_tuning/models/{model_id}/archive", handler: unarchiveHandler, archived: false, verb: "unarchived" },
+])("$key", ({ route, handler, archived, verb }) => {
   const caller = aCaller();
   const archive = (modelId: string, who: ReturnType<typeof aCaller> | null = caller) =>
     anEvent({

@@ -192,7 +192,7 @@ describe("GET /v1/agents/{agent_id}?agent_version=", () => {
   });
 });
 
-describe("aliases (/v1/agents/{agent_id}/aliases)", () => {
+describe("aliases: PUT /v1/agents/{agent_id}/aliases, GET /v1/agents/{agent_id}/aliases, DELETE /v1/agents/{agent_id}/aliases", () => {
   it("lists, moves and deletes aliases; an alias must name an existing version", async () => {
     const agent = await agentWithVersions(2);
     await client.putAlias(agent.id, "prod", 1);

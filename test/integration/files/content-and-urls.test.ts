@@ -43,7 +43,7 @@ describe("GET /v1/files/{file_id}/content", () => {
   });
 });
 
-describe("GET /v1/files/{file_id}/url", () => {
+describe("GET /v1/files/{file_id}/url, redeemed by GET /v1/files/{file_id}/download", () => {
   it("answers a URL that downloads the bytes without a key", async () => {
     const content = randomContent(4096);
     const file = await files.uploaded({ filename: "report.bin", content, purpose: "ocr" });

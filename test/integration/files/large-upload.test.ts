@@ -37,7 +37,7 @@ async function started(body: Record<string, unknown>): Promise<StartedUpload> {
 /** A small JSONL document: one part. */
 const small = Buffer.from(jsonl(5));
 
-describe("POST /v1/files/uploads and /complete", () => {
+describe("POST /v1/files/uploads and POST /v1/files/uploads/{upload_id}/complete", () => {
   it("uploads a 20 MB JSONL file in presigned parts and serves it back byte for byte", async () => {
     const lines = 100_000;
     const content = Buffer.from(jsonl(lines, 170));

@@ -23,6 +23,8 @@ beforeEach(async () => {
 
 const ids = (cards: { id: string }[]) => cards.map((c) => c.id);
 
+// Covers PATCH /v1/fine_tuning/models/{model_id}, POST /v1/fine_tuning/models/{model_id}/archive,
+// DELETE /v1/fine_tuning/models/{model_id}/archive and DELETE /v1/models/{model_id}.
 describe("a fine-tuned model", () => {
   it("is listed for its workspace after the base models, as a fine-tuned card", async () => {
     const { body } = await mine.listModels();

@@ -51,6 +51,8 @@ describe("PATCH /v2/skills/{skill_id}", () => {
   });
 });
 
+// Covers GET /v2/skills/{skill_id}/versions, POST /v2/skills/{skill_id}/versions,
+// GET /v2/skills/{skill_id}/versions/{version} and PATCH /v2/skills/{skill_id}/versions/{version}.
 describe("skill versions", () => {
   it("creates, lists, reads and annotates versions, moving aliases", async () => {
     const skill = await skills.created(aSkillBody({ definition: { body: "one" }, aliases: ["prod"] }));
