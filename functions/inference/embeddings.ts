@@ -1,4 +1,4 @@
-import { embed } from "../../shared/domain/embeddings.js";
+import { embed } from "../../shared/services/inference/embeddings.js";
 import { route } from "../../shared/http/route.js";
 import { EmbeddingRequest } from "../../shared/schemas/inference.js";
 

@@ -14,15 +14,15 @@ import { ChatCompletionRequest, EmbeddingRequest, FimCompletionRequest, Moderati
 import { batchProgressStore } from "../store/batch-progress.js";
 import { batchStore, type BatchJobRecord } from "../store/batch.js";
 import { fileStore } from "../store/files.js";
-import * as agentCompletions from "./agent-completions.js";
-import { readJobRequests, requestSourcesOf } from "./batch-input.js";
+import * as agentCompletions from "../services/agents/completions.js";
+import { readJobRequests, requestSourcesOf } from "../services/batch/input.js";
 import { isFinal } from "./batch-rules.js";
-import * as completions from "./completions.js";
+import * as completions from "../services/inference/completions.js";
 import { forEachWhile } from "./concurrency.js";
-import { embed } from "./embeddings.js";
+import { embed } from "../services/inference/embeddings.js";
 import { ApiError, BadRequest, Unprocessable } from "./errors.js";
 import { objectKeyFor, type FileRecord } from "./file-rules.js";
-import { moderate } from "./moderations.js";
+import { moderate } from "../services/inference/moderations.js";
 
 /**
  * The batch engine: the four tasks of the state machine in shared/engine/batch-machine.ts.

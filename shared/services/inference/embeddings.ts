@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { Reply } from "../http/reply.js";
-import { providerNamed } from "../inference/registry.js";
-import { countTokens } from "../inference/tokenizer.js";
-import type { EmbeddingOut, EmbeddingRequest } from "../schemas/inference.js";
-import { BadRequest } from "./errors.js";
+import { Reply } from "../../http/reply.js";
+import { providerNamed } from "../../inference/registry.js";
+import { countTokens } from "../../inference/tokenizer.js";
+import type { EmbeddingOut, EmbeddingRequest } from "../../schemas/inference.js";
+import { BadRequest } from "../../domain/errors.js";
 import { failuresRecorded, recordUsage, type CallContext } from "./completions.js";
-import { mapBounded } from "./concurrency.js";
-import { resolve } from "./model-catalog.js";
-import { requireEndpoint, type ModelEntry } from "./models.js";
+import { mapBounded } from "../../domain/concurrency.js";
+import { resolve } from "../models/catalog.js";
+import { requireEndpoint, type ModelEntry } from "../../domain/models.js";
 
 /** Inputs per provider call, and provider calls in flight at once for one request. */
 const BATCH_SIZE = 32;

@@ -1,13 +1,13 @@
 import { createHash, randomUUID } from "node:crypto";
-import type { Caller } from "../caller.js";
+import type { Caller } from "../../domain/caller.js";
 import { logger } from "../../observability/logger.js";
 import type { RegistryListQuery, ShareRelation, SharingScope } from "../../schemas/registry.js";
 import { registryStore, type HeadChanges } from "../../store/registry.js";
-import { ApiError, Conflict, Forbidden, NotFound, PayloadTooLarge } from "../errors.js";
-import { allows, canRead, type Need } from "./access.js";
-import type { RegistryKind } from "./kinds.js";
-import { decodePageToken, encodePageToken } from "./paging.js";
-import { aliasesAt, type RegistryHead, type RegistryVersion } from "./records.js";
+import { ApiError, Conflict, Forbidden, NotFound, PayloadTooLarge } from "../../domain/errors.js";
+import { allows, canRead, type Need } from "../../domain/registry/access.js";
+import type { RegistryKind } from "../../domain/registry/kinds.js";
+import { decodePageToken, encodePageToken } from "../../domain/registry/paging.js";
+import { aliasesAt, type RegistryHead, type RegistryVersion } from "../../domain/registry/records.js";
 
 /** A stored version holds at most this much definition: DynamoDB items stop at 400 KB. */
 export const MAX_DEFINITION_BYTES = 350_000;

@@ -1,17 +1,17 @@
 import { randomUUID } from "node:crypto";
-import type { Caller } from "./caller.js";
-import { CLIENT_CLOSED } from "../http/errors.js";
-import { logger } from "../observability/logger.js";
-import { Reply } from "../http/reply.js";
-import { countTokens } from "../inference/tokenizer.js";
-import { providerNamed } from "../inference/registry.js";
-import type { Completion, CompletionEvent, InferenceProvider } from "../inference/types.js";
-import type { ChatCompletionRequest, CompletionChunk, CompletionOut, FimCompletionRequest, Message } from "../schemas/inference.js";
-import type { Endpoint } from "../schemas/model.js";
-import { usageStore } from "../store/usage.js";
-import { BadRequest } from "./errors.js";
-import { resolve } from "./model-catalog.js";
-import { requireEndpoint, type ModelEntry } from "./models.js";
+import type { Caller } from "../../domain/caller.js";
+import { CLIENT_CLOSED } from "../../http/errors.js";
+import { logger } from "../../observability/logger.js";
+import { Reply } from "../../http/reply.js";
+import { countTokens } from "../../inference/tokenizer.js";
+import { providerNamed } from "../../inference/registry.js";
+import type { Completion, CompletionEvent, InferenceProvider } from "../../inference/types.js";
+import type { ChatCompletionRequest, CompletionChunk, CompletionOut, FimCompletionRequest, Message } from "../../schemas/inference.js";
+import type { Endpoint } from "../../schemas/model.js";
+import { usageStore } from "../../store/usage.js";
+import { BadRequest } from "../../domain/errors.js";
+import { resolve } from "../models/catalog.js";
+import { requireEndpoint, type ModelEntry } from "../../domain/models.js";
 
 export interface CallContext {
   caller: Caller;

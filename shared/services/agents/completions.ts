@@ -1,9 +1,9 @@
-import type { Reply } from "../http/reply.js";
-import type { AgentsCompletionRequest } from "../schemas/agent.js";
-import type { ChatCompletionRequest, Message, Tool } from "../schemas/inference.js";
-import type { AgentConfig } from "../store/agents.js";
+import type { Reply } from "../../http/reply.js";
+import type { AgentsCompletionRequest } from "../../schemas/agent.js";
+import type { ChatCompletionRequest, Message, Tool } from "../../schemas/inference.js";
+import type { AgentConfig } from "../../store/agents.js";
 import { head } from "./agents.js";
-import * as completions from "./completions.js";
+import * as completions from "../inference/completions.js";
 
 type FunctionToolOf<T> = Extract<T, { type: "function" }>;
 const isFunction = <T extends { type: string }>(tool: T): tool is FunctionToolOf<T> & T => tool.type === "function";

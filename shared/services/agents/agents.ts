@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Caller } from "./caller.js";
+import type { Caller } from "../../domain/caller.js";
 import type {
   AgentFilter,
   AgentListQuery,
@@ -8,10 +8,10 @@ import type {
   CompletionArgs,
   CreateAgentRequest,
   UpdateAgentRequest,
-} from "../schemas/agent.js";
-import { agentStore, workspacePartition, type AgentAlias, type AgentConfig, type AgentHead, type AgentVersion, type HeadFilter } from "../store/agents.js";
-import { ApiError, Conflict, NotFound, PayloadTooLarge, Unprocessable } from "./errors.js";
-import { requireBodyModel } from "./model-catalog.js";
+} from "../../schemas/agent.js";
+import { agentStore, workspacePartition, type AgentAlias, type AgentConfig, type AgentHead, type AgentVersion, type HeadFilter } from "../../store/agents.js";
+import { ApiError, Conflict, NotFound, PayloadTooLarge, Unprocessable } from "../../domain/errors.js";
+import { requireBodyModel } from "../models/catalog.js";
 
 /**
  * Agents and their numbered versions (docs/agents.md). Every agent belongs to a workspace and is seen by

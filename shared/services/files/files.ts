@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
-import { fileBlobs } from "../blobs/files.js";
-import type { Caller } from "./caller.js";
-import type { CompleteUploadBody, CreateUploadBody, FileListQuery, UploadForm } from "../schemas/file.js";
-import { fileStore, type PendingUpload } from "../store/files.js";
-import { secretStore } from "../store/tenancy.js";
-import { BadRequest, Conflict, Forbidden, NotFound, PayloadTooLarge } from "./errors.js";
+import { fileBlobs } from "../../blobs/files.js";
+import type { Caller } from "../../domain/caller.js";
+import type { CompleteUploadBody, CreateUploadBody, FileListQuery, UploadForm } from "../../schemas/file.js";
+import { fileStore, type PendingUpload } from "../../store/files.js";
+import { secretStore } from "../../store/tenancy.js";
+import { BadRequest, Conflict, Forbidden, NotFound, PayloadTooLarge } from "../../domain/errors.js";
 import {
   checkUpload,
   countLines,
@@ -17,8 +17,8 @@ import {
   sampleTypeFor,
   visibleTo,
   type FileRecord,
-} from "./file-rules.js";
-import { signDownload, verifyDownload } from "./signed-urls.js";
+} from "../../domain/file-rules.js";
+import { signDownload, verifyDownload } from "../../domain/signed-urls.js";
 
 /**
  * What one Lambda invocation can carry: 6 MB of event, with the body base64-encoded by API Gateway.

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { Reply } from "../http/reply.js";
-import { providerNamed } from "../inference/registry.js";
-import type { ModerationOut, ModerationRequest } from "../schemas/inference.js";
+import { Reply } from "../../http/reply.js";
+import { providerNamed } from "../../inference/registry.js";
+import type { ModerationOut, ModerationRequest } from "../../schemas/inference.js";
 import { failuresRecorded, recordUsage, type CallContext } from "./completions.js";
 import { tokensPerInput } from "./embeddings.js";
-import { resolve } from "./model-catalog.js";
-import { requireEndpoint } from "./models.js";
+import { resolve } from "../models/catalog.js";
+import { requireEndpoint } from "../../domain/models.js";
 
 /** POST /v1/moderations: one result per input, in input order, with a usage record like every model call. */
 export async function moderate(ctx: CallContext, request: ModerationRequest): Promise<Reply> {
