@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { fileBlobs } from "../../blobs/files.js";
-import type { BatchJobRecord } from "../../store/batch.js";
+import type { BatchJobRecord } from "../../domain/batch-rules.js";
 import { fileStore } from "../../store/files.js";
 import { BadRequest, NotFound } from "../../domain/errors.js";
 

@@ -1,0 +1,77 @@
+import { randomUUID } from "node:crypto";
+import type * as z from "zod";
+import { callerOf, THROTTLE_RETRY, withRetries, type ChunkRequest, type RetryPolicy, type SavedLine } from "../../../domain/batch-engine.js";
+import type { BatchJobRecord } from "../../../domain/batch-rules.js";
+import { ApiError, BadRequest, Unprocessable } from "../../../domain/errors.js";
+import type { Reply } from "../../../http/reply.js";
+import { toWireError, zodIssues } from "../../../http/errors.js";
+import { logger } from "../../../observability/logger.js";
+import { AgentsCompletionRequest } from "../../../schemas/agent.js";
+import { ChatCompletionRequest, EmbeddingRequest, FimCompletionRequest, ModerationRequest } from "../../../schemas/inference.js";
+import * as agentCompletions from "../../agents/completions.js";
+import * as completions from "../../inference/completions.js";
+import { embed } from "../../inference/embeddings.js";
+import { moderate } from "../../inference/moderations.js";
+
+/** One request, end to end: its output line, or its error line when it fails (a failed request never fails the chunk). */
+export async function runRequest(job: BatchJobRecord, request: ChunkRequest, retry: RetryPolicy = THROTTLE_RETRY): Promise<SavedLine> {
+  const id = `batch-${randomUUID()}`;
+  const custom_id = request.custom_id ?? null;
+  try {
+    const body = await callEndpoint(job, request.body, id, retry);
+    return { ok: true, json: JSON.stringify({ id, custom_id, response: { status_code: 200, body }, error: null }) };
+  } catch (error) {
+    const wire = toWireError(error);
+    const known = error instanceof ApiError || error instanceof Unprocessable || (error as Error).name === "UpstreamError" || (error as Error).name === "UnsupportedByProvider";
+    if (!known) logger.error("batch request failed", { error: error as Error, jobId: job.id });
+    const message = known ? (error as Error).message : ((wire.body as { message?: string }).message ?? "Internal server error");
+    return { ok: false, json: JSON.stringify({ id, custom_id, response: null, error: { message, code: wire.status } }) };
+  }
+}
+
+async function callEndpoint(job: BatchJobRecord, body: Record<string, unknown>, requestId: string, retry: RetryPolicy): Promise<unknown> {
+  const call = requestFor(job, body);
+  const ctx: completions.CallContext = { caller: callerOf(job), requestId, route: `batch POST ${job.endpoint}` };
+  const reply = await withRetries(() => call(ctx), retry);
+  if (reply.status !== 200 || typeof reply.body !== "string") throw new Error(`The endpoint answered ${reply.status} without a JSON body`);
+  return JSON.parse(reply.body);
+}
+
+function validated<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const result = schema.safeParse(value, { reportInput: true });
+  if (!result.success) throw new Unprocessable(zodIssues(result.error, "body"));
+  return result.data;
+}
+
+/**
+ * The call a request body stands for, validated as the synchronous route validates it: the job's model
+ * replaces the body's (or the job's agent answers), and nothing streams.
+ */
+function requestFor(job: BatchJobRecord, body: Record<string, unknown>): (ctx: completions.CallContext) => Promise<Reply> {
+  const model = job.model ?? body.model;
+  switch (job.endpoint) {
+    case "/v1/chat/completions": {
+      if (job.agentId) {
+        const { model: _model, ...rest } = body;
+        const request = validated(AgentsCompletionRequest, { ...rest, agent_id: job.agentId, stream: false });
+        return (ctx) => agentCompletions.complete(ctx, request);
+      }
+      const request = validated(ChatCompletionRequest, { ...body, model, stream: false });
+      return (ctx) => completions.chat(ctx, request);
+    }
+    case "/v1/fim/completions": {
+      const request = validated(FimCompletionRequest, { ...body, model, stream: false });
+      return (ctx) => completions.fim(ctx, request);
+    }
+    case "/v1/embeddings": {
+      const request = validated(EmbeddingRequest, { ...body, model });
+      return (ctx) => embed(ctx, request);
+    }
+    case "/v1/moderations": {
+      const request = validated(ModerationRequest, { ...body, model });
+      return (ctx) => moderate(ctx, request);
+    }
+    default:
+      throw new BadRequest(`Batch jobs do not serve the endpoint '${String(job.endpoint)}'`, "unsupported_endpoint");
+  }
+}
