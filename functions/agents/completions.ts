@@ -1,4 +1,4 @@
-import * as agentCompletions from "../../shared/services/agents/completions.js";
+import * as agentCompletions from "../model-replies.js";
 import { route } from "../../shared/http/route.js";
 import { AgentsCompletionRequest } from "../../shared/schemas/agent.js";
 

@@ -1,4 +1,4 @@
-import * as completions from "../../shared/services/inference/completions.js";
+import * as completions from "../model-replies.js";
 import { route } from "../../shared/http/route.js";
 import { ChatCompletionRequest } from "../../shared/schemas/inference.js";
 

@@ -1,4 +1,4 @@
-import { embed } from "../../shared/services/inference/embeddings.js";
+import { embed } from "../model-replies.js";
 import { route } from "../../shared/http/route.js";
 import { EmbeddingRequest } from "../../shared/schemas/inference.js";
 

@@ -3,13 +3,14 @@ import type * as z from "zod";
 import { callerOf, THROTTLE_RETRY, withRetries, type ChunkRequest, type RetryPolicy, type SavedLine } from "../../../domain/batch-engine.js";
 import type { BatchJobRecord } from "../../../domain/batch-rules.js";
 import { ApiError, BadRequest, Unprocessable } from "../../../domain/errors.js";
-import type { Reply } from "../../../http/reply.js";
 import { toWireError, zodIssues } from "../../../http/errors.js";
 import { logger } from "../../../observability/logger.js";
 import { AgentsCompletionRequest } from "../../../schemas/agent.js";
 import { ChatCompletionRequest, EmbeddingRequest, FimCompletionRequest, ModerationRequest } from "../../../schemas/inference.js";
 import * as agentCompletions from "../../agents/completions.js";
 import * as completions from "../../inference/completions.js";
+import type { ModelAnswer, ModelStream } from "../../inference/completions.js";
+import type { CallContext } from "../../inference/usage.js";
 import { embed } from "../../inference/embeddings.js";
 import { moderate } from "../../inference/moderations.js";
 
@@ -31,10 +32,10 @@ export async function runRequest(job: BatchJobRecord, request: ChunkRequest, ret
 
 async function callEndpoint(job: BatchJobRecord, body: Record<string, unknown>, requestId: string, retry: RetryPolicy): Promise<unknown> {
   const call = requestFor(job, body);
-  const ctx: completions.CallContext = { caller: callerOf(job), requestId, route: `batch POST ${job.endpoint}` };
-  const reply = await withRetries(() => call(ctx), retry);
-  if (reply.status !== 200 || typeof reply.body !== "string") throw new Error(`The endpoint answered ${reply.status} without a JSON body`);
-  return JSON.parse(reply.body);
+  const ctx: CallContext = { caller: callerOf(job), requestId, route: `batch POST ${job.endpoint}` };
+  const answer = await withRetries(() => call(ctx), retry);
+  if (answer.kind !== "answer") throw new Error("The endpoint answered with a stream");
+  return answer.body;
 }
 
 function validated<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
@@ -47,7 +48,7 @@ function validated<S extends z.ZodType>(schema: S, value: unknown): z.output<S> 
  * The call a request body stands for, validated as the synchronous route validates it: the job's model
  * replaces the body's (or the job's agent answers), and nothing streams.
  */
-function requestFor(job: BatchJobRecord, body: Record<string, unknown>): (ctx: completions.CallContext) => Promise<Reply> {
+function requestFor(job: BatchJobRecord, body: Record<string, unknown>): (ctx: CallContext) => Promise<ModelAnswer<unknown> | ModelStream> {
   const model = job.model ?? body.model;
   switch (job.endpoint) {
     case "/v1/chat/completions": {
