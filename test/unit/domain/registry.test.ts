@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { BadRequest, Unprocessable } from "../../../shared/domain/errors.js";
 import { allows } from "../../../shared/domain/registry/access.js";
-import { decodePageToken, encodePageToken } from "../../../shared/domain/registry/paging.js";
+import { decodePageToken, encodePageToken } from "../../../shared/store/registry-paging.js";
 import { placeholdersOf, withVariables } from "../../../shared/domain/registry/prompt-variables.js";
 import { textKey } from "../../../shared/store/registry.js";
 import { aCaller } from "../../support/builders.js";

@@ -1,6 +1,7 @@
 import * as z from "zod";
-import type { SortDirection, SortField } from "../../schemas/registry.js";
-import { BadRequest } from "../errors.js";
+import { BadRequest } from "../domain/errors.js";
+import type { SortDirection, SortField } from "../schemas/registry.js";
+import { decodeCursor, encodeCursor } from "./cursor.js";
 
 /** Where a page ended: the last head returned, by its sort key and its key in the sort's index. */
 export interface PageCursor {
@@ -22,21 +23,17 @@ const TokenBody = z.strictObject({
 });
 
 /**
- * Opaque to clients: base64url of the position and the order it belongs to. The partition (kind and
- * workspace) is never in it; it comes from the caller, so a token cannot reach another workspace.
+ * The position and the order it belongs to. The partition (kind and workspace) is never in it; it
+ * comes from the caller, so a token cannot reach another workspace.
  */
 export function encodePageToken(sort: Sort, cursor: PageCursor): string {
-  return Buffer.from(JSON.stringify({ v: 1, f: sort.field, d: sort.direction, sk: cursor.sk, k: cursor.key })).toString("base64url");
+  return encodeCursor({ v: 1, f: sort.field, d: sort.direction, sk: cursor.sk, k: cursor.key });
 }
 
 export function decodePageToken(token: string, sort: Sort): PageCursor {
   const invalid = (why: string) => new BadRequest(`pageToken is not valid: ${why}`, "invalid_page_token", "pageToken");
-  let parsed: z.infer<typeof TokenBody>;
-  try {
-    parsed = TokenBody.parse(JSON.parse(Buffer.from(token, "base64url").toString("utf8")));
-  } catch {
-    throw invalid("send the nextPageToken of a previous page");
-  }
+  const parsed = decodeCursor(token, TokenBody);
+  if (!parsed) throw invalid("send the nextPageToken of a previous page");
   if (parsed.f !== sort.field || parsed.d !== sort.direction) throw invalid("it belongs to another sort order");
   return { sk: parsed.sk, key: parsed.k };
 }
