@@ -9,8 +9,9 @@ import type {
   CreateAgentRequest,
   UpdateAgentRequest,
 } from "../../schemas/agent.js";
-import { agentStore, workspacePartition, type AgentAlias, type AgentConfig, type AgentHead, type AgentVersion, type HeadFilter } from "../../store/agents.js";
-import { ApiError, Conflict, NotFound, PayloadTooLarge, Unprocessable } from "../../domain/errors.js";
+import type { AgentAlias, AgentConfig, AgentHead, AgentVersion } from "../../domain/agents.js";
+import { agentStore, type HeadFilter } from "../../store/agents.js";
+import { ApiError, Conflict, NotFound, PayloadTooLarge } from "../../domain/errors.js";
 import { requireBodyModel } from "../models/catalog.js";
 
 /**
@@ -235,51 +236,14 @@ function headFilter(query: AgentFilter): HeadFilter {
 
 /** GET /v1/agents (deprecated): page numbers, newest first; skipping costs reads, as for files. */
 export async function list(caller: Caller, query: AgentListQuery): Promise<AgentOut[]> {
-  const filter = headFilter(query);
-  let skip = query.page * query.page_size;
-  let startKey: Record<string, unknown> | undefined;
-  while (skip > 0) {
-    const skipped = await agentStore.listHeads(caller.workspace, filter, { limit: Math.min(1000, skip), startKey, newestFirst: true });
-    skip -= skipped.heads.length;
-    if (!skipped.next) return [];
-    startKey = skipped.next;
-  }
-  const page = await agentStore.listHeads(caller.workspace, filter, { limit: query.page_size, startKey, newestFirst: true });
-  return page.heads.map(current);
-}
-
-/** The cursor of GET /v1/agents/pages: the index key of the last agent served, base64url JSON. */
-export function encodePageToken(key: Record<string, unknown>): string {
-  return Buffer.from(JSON.stringify(key)).toString("base64url");
-}
-
-const badToken = () => new Unprocessable([{ loc: ["query", "page_token"], msg: "Invalid page token", type: "value_error" }]);
-
-/** A token is only good in the workspace that issued it; anything else is a 422, never a 500. */
-export function decodePageToken(caller: Pick<Caller, "workspace">, token: string): Record<string, unknown> {
-  let key: unknown;
-  try {
-    key = JSON.parse(Buffer.from(token, "base64url").toString("utf8"));
-  } catch {
-    throw badToken();
-  }
-  const fields = key && typeof key === "object" ? (key as Record<string, unknown>) : {};
-  const valid =
-    Object.keys(fields).length === 3 &&
-    fields.pk === workspacePartition(caller.workspace) &&
-    typeof fields.sk === "string" &&
-    /^AGENT#[0-9a-f-]{36}$/.test(fields.sk) &&
-    typeof fields.createdKey === "string" &&
-    /^\d{15}#[0-9a-f-]{36}$/.test(fields.createdKey);
-  if (!valid) throw badToken();
-  return fields;
+  const heads = await agentStore.listHeadsAt(caller.workspace, headFilter(query), { offset: query.page * query.page_size, limit: query.page_size, newestFirst: true });
+  return heads.map(current);
 }
 
 /** GET /v1/agents/pages: newest first, cursor-paged; the caller sees its workspace's agents. */
 export async function listPage(caller: Caller, query: AgentPagesQuery) {
-  const startKey = query.page_token ? decodePageToken(caller, query.page_token) : undefined;
-  const page = await agentStore.listHeads(caller.workspace, headFilter(query), { limit: query.page_size, startKey, newestFirst: true });
-  return { object: "list" as const, data: page.heads.map(current), next_page_token: page.next ? encodePageToken(page.next) : null };
+  const page = await agentStore.listHeads(caller.workspace, headFilter(query), { limit: query.page_size, pageToken: query.page_token, newestFirst: true });
+  return { object: "list" as const, data: page.heads.map(current), next_page_token: page.nextPageToken };
 }
 
 // ---- aliases (the OpenAPI's /v1/agents/{agent_id}/aliases; an extension of our spec) ----

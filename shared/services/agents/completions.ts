@@ -1,6 +1,6 @@
 import type { AgentsCompletionRequest } from "../../schemas/agent.js";
 import type { ChatCompletionRequest, CompletionOut, Message, Tool } from "../../schemas/inference.js";
-import type { AgentConfig } from "../../store/agents.js";
+import type { AgentConfig } from "../../domain/agents.js";
 import { head } from "./agents.js";
 import * as completions from "../inference/completions.js";
 import type { CallContext } from "../inference/usage.js";
