@@ -1,4 +1,4 @@
-import { ConditionalCheckFailedException, DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import { BatchGetCommand, DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 
 /** One document client per process; the endpoint comes from the environment (AWS_ENDPOINT_URL_DYNAMODB locally). */
@@ -42,6 +42,19 @@ export async function ifConditionHolds<T>(write: Promise<T>): Promise<T | undefi
     return await write;
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The same for a transaction: `undefined` when DynamoDB cancelled it (one of its conditions failed, or
+ * a concurrent transaction touched the same items), so callers above the store see an outcome.
+ */
+export async function ifTransactionHolds<T>(write: Promise<T>): Promise<T | undefined> {
+  try {
+    return await write;
+  } catch (error) {
+    if (error instanceof TransactionCanceledException) return undefined;
     throw error;
   }
 }

@@ -106,12 +106,8 @@ async function recordFile(job: BatchJobRecord, id: string, sampleType: SampleTyp
     visibility: "workspace",
     objectKey: writer.key,
   };
-  try {
-    await fileStore.create(file, nowMs);
-  } catch (error) {
-    // The record a previous run of Finish created: the same id, over the same bytes.
-    if ((error as Error).name !== "TransactionCanceledException") throw error;
-  }
+  // false: the record a previous run of Finish created, with the same id, over the same bytes.
+  await fileStore.create(file, nowMs);
   return id;
 }
 
