@@ -183,7 +183,7 @@ export async function sseOverhead(ctx: InferenceBenchContext): Promise<void> {
   const providers = JSON.parse(process.env[PROVIDERS_ENV] ?? "{}") as Record<string, unknown>;
   process.env[PROVIDERS_ENV] = JSON.stringify({ ...providers, [BENCH_PROVIDER]: { type: "openai-compatible", baseUrl: upstream.url, dialect: "mistral" } });
   // Imported only now: the model store builds its DynamoDB client from the environment the local stack set.
-  const { registerFineTuned } = await import("../shared/domain/model-catalog.js");
+  const { registerFineTuned } = await import("../shared/services/models/catalog.js");
   await registerFineTuned({ workspace: ctx.workspace, id: BENCH_MODEL, root: "codestral-latest", provider: BENCH_PROVIDER, upstream: "bench-fim" });
 
   const auth = { authorization: `Bearer ${ctx.apiKey}` };

@@ -86,7 +86,7 @@ try {
   stack = await startLocalStack({ port: 0, dataDir, persist: false, authorizerCacheSeconds: AUTHORIZER_CACHE_SECONDS });
   // Imported only now: the modules below build their AWS clients from the environment the stack set.
   const { startApiServer } = await import("../infra/local/server.js");
-  const tenants = await import("../shared/domain/tenants.js");
+  const tenants = await import("../shared/services/tenancy/tenants.js");
   const uncached = await startApiServer({ port: 0, authorizerCacheSeconds: 0, rootDir: ROOT_DIR });
   stopApis.push(uncached.stop);
   log(`\nLocal stack (DynamoDB Local in memory + s3rver + API server) up in ${Date.now() - t0} ms`);

@@ -4,6 +4,7 @@
  * local Step Functions stand-in from the same modules (infra/local/stepfunctions.ts).
  */
 import { batchDefinition, type BatchTaskResources } from "../shared/engine/batch-machine.js";
+import { deployedMachines, type MachineName } from "../shared/engine/machines.js";
 import type { Grants } from "./routes.js";
 
 export interface EngineTask {
@@ -39,11 +40,11 @@ export interface StateMachineRow {
 
 export const stateMachines = {
   batch: {
-    arnEnv: "STATE_MACHINE_BATCH",
+    arnEnv: deployedMachines.batch.arnEnv,
     tasks: batchTasks,
     definition: (resources) => batchDefinition(resources as unknown as BatchTaskResources),
     timeoutHours: 170,
   },
-} satisfies Record<string, StateMachineRow>;
+} satisfies Record<MachineName, StateMachineRow>;
 
 export const engineHandlers = (): string[] => Object.values(stateMachines).flatMap((m) => Object.values(m.tasks).map((t) => t.handler));

@@ -36,7 +36,7 @@ if (!command || !["bootstrap", "create", "list", "revoke"].includes(command)) fa
 useTablesOrLocalStack("tenancy");
 
 // Loaded after the environment is settled: the SDK clients are built from it.
-const tenants = await import("../shared/domain/tenants.js");
+const tenants = await import("../shared/services/tenancy/tenants.js");
 const { tenancyStore } = await import("../shared/store/tenancy.js");
 
 function printNewKey(key: string, record: { keyId: string; organization: string; workspace: string }): void {

@@ -37,7 +37,7 @@ const [command] = positionals;
 if (!command || !["seed", "list", "register"].includes(command)) fail(USAGE);
 const local = useTablesOrLocalStack("models") === "local";
 // Loaded after the environment is settled: the SDK clients are built from it.
-const catalogs = await import("../shared/domain/model-catalog.js");
+const catalogs = await import("../shared/services/models/catalog.js");
 
 switch (command) {
   case "seed": {

@@ -1,4 +1,4 @@
-import * as agentCompletions from "../../shared/domain/agent-completions.js";
+import * as agentCompletions from "../model-replies.js";
 import { route } from "../route.js";
 import { AgentsCompletionRequest } from "../../shared/schemas/agent.js";
 

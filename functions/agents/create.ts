@@ -1,4 +1,4 @@
-import * as agents from "../../shared/domain/agents.js";
+import * as agents from "../../shared/services/agents/agents.js";
 import { route } from "../route.js";
 import { AgentOut, CreateAgentRequest } from "../../shared/schemas/agent.js";
 

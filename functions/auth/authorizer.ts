@@ -1,8 +1,8 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from "aws-lambda";
-import { bearerKey, hashApiKey } from "../../shared/domain/api-keys.js";
+import { bearerKey } from "../../shared/domain/api-keys.js";
 import { toCallerContext } from "../../shared/http/caller.js";
 import { logger } from "../../shared/observability/logger.js";
-import { tenancyStore } from "../../shared/store/tenancy.js";
+import { findKey } from "../../shared/services/tenancy/tenants.js";
 
 /** API Gateway answers 401 when a REQUEST authorizer fails with exactly this message. */
 const UNAUTHORIZED = "Unauthorized";
@@ -16,9 +16,9 @@ export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<
   const header = Object.entries(headers).find(([name]) => name.toLowerCase() === "authorization")?.[1];
   const key = bearerKey(header ?? undefined);
   if (!key) throw new Error(UNAUTHORIZED);
-  const record = await tenancyStore.getApiKeyByHash(hashApiKey(key));
-  if (!record || record.revokedAt) {
-    logger.info("api key refused", { keyFound: Boolean(record) });
+  const record = await findKey(key);
+  if (!record) {
+    logger.info("api key refused");
     throw new Error(UNAUTHORIZED);
   }
   return {

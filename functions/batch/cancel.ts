@@ -1,4 +1,4 @@
-import * as batchJobs from "../../shared/domain/batch-jobs.js";
+import * as batchJobs from "../../shared/services/batch/jobs.js";
 import { route } from "../route.js";
 import { BatchJobOut, BatchJobParams } from "../../shared/schemas/batch.js";
 

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import * as batchJobs from "../../shared/domain/batch-jobs.js";
+import * as batchJobs from "../../shared/services/batch/jobs.js";
 import { route } from "../route.js";
 import { BatchJobListQuery, BatchJobOut } from "../../shared/schemas/batch.js";
 

@@ -1,4 +1,4 @@
-import { finish } from "../../shared/domain/batch-engine.js";
+import { finish } from "../../shared/services/batch/engine/index.js";
 import type { BatchStarted } from "../../shared/engine/batch-machine.js";
 import { task } from "../../shared/engine/task.js";
 

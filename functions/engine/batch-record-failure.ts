@@ -1,4 +1,4 @@
-import { recordFailure } from "../../shared/domain/batch-engine.js";
+import { recordFailure } from "../../shared/services/batch/engine/index.js";
 import type { BatchFailure } from "../../shared/engine/batch-machine.js";
 import { task } from "../../shared/engine/task.js";
 

@@ -1,4 +1,4 @@
-import { runChunk } from "../../shared/domain/batch-engine.js";
+import { runChunk } from "../../shared/services/batch/engine/index.js";
 import type { BatchChunkTask } from "../../shared/engine/batch-machine.js";
 import { task } from "../../shared/engine/task.js";
 

@@ -1,4 +1,4 @@
-import { start } from "../../shared/domain/batch-engine.js";
+import { start } from "../../shared/services/batch/engine/index.js";
 import type { BatchExecutionInput } from "../../shared/engine/batch-machine.js";
 import { task } from "../../shared/engine/task.js";
 

@@ -1,4 +1,4 @@
-import * as files from "../../shared/domain/files.js";
+import * as files from "../../shared/services/files/files.js";
 import { toFileOut } from "../../shared/domain/file-rules.js";
 import { route } from "../route.js";
 import { CompleteUploadBody, FileOut, UploadParams } from "../../shared/schemas/file.js";

@@ -1,4 +1,4 @@
-import * as files from "../../shared/domain/files.js";
+import * as files from "../../shared/services/files/files.js";
 import { Reply } from "../../shared/http/reply.js";
 import { route } from "../route.js";
 import { DownloadQuery, FileParams } from "../../shared/schemas/file.js";

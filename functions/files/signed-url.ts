@@ -1,4 +1,4 @@
-import * as files from "../../shared/domain/files.js";
+import * as files from "../../shared/services/files/files.js";
 import { publicUrl } from "../../shared/http/public-url.js";
 import { route } from "../route.js";
 import { FileParams, SignedUrlOut, SignedUrlQuery } from "../../shared/schemas/file.js";

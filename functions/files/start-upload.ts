@@ -1,4 +1,4 @@
-import * as files from "../../shared/domain/files.js";
+import * as files from "../../shared/services/files/files.js";
 import { route } from "../route.js";
 import { CreateUploadBody, UploadOut } from "../../shared/schemas/file.js";
 

@@ -1,4 +1,4 @@
-import { embed } from "../../shared/domain/embeddings.js";
+import { embed } from "../model-replies.js";
 import { route } from "../route.js";
 import { EmbeddingRequest } from "../../shared/schemas/inference.js";
 

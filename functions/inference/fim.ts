@@ -1,4 +1,4 @@
-import * as completions from "../../shared/domain/completions.js";
+import * as completions from "../model-replies.js";
 import { route } from "../route.js";
 import { FimCompletionRequest } from "../../shared/schemas/inference.js";
 

@@ -1,4 +1,4 @@
-import * as catalog from "../../shared/domain/model-catalog.js";
+import * as catalog from "../../shared/services/models/catalog.js";
 import { toModelCard } from "../../shared/domain/models.js";
 import { route } from "../route.js";
 import { ModelListQuery } from "../../shared/schemas/model.js";

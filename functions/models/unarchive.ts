@@ -1,4 +1,4 @@
-import * as catalog from "../../shared/domain/model-catalog.js";
+import * as catalog from "../../shared/services/models/catalog.js";
 import { route } from "../route.js";
 import { ModelParams } from "../../shared/schemas/model.js";
 

@@ -1,4 +1,4 @@
-import * as catalog from "../../shared/domain/model-catalog.js";
+import * as catalog from "../../shared/services/models/catalog.js";
 import { toFineTunedModel } from "../../shared/domain/models.js";
 import { route } from "../route.js";
 import { ModelParams, UpdateModelBody } from "../../shared/schemas/model.js";

@@ -1,4 +1,4 @@
-import { prompts } from "../../shared/domain/registry/index.js";
+import { prompts } from "../../shared/services/registry/index.js";
 import { route } from "../route.js";
 import { CreateVersionOut } from "../../shared/schemas/registry.js";
 import { CreatePromptVersionBody, PromptParams } from "../../shared/schemas/prompt.js";

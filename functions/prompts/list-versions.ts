@@ -1,4 +1,4 @@
-import { prompts, toVersionOut } from "../../shared/domain/registry/index.js";
+import { prompts, toVersionOut } from "../../shared/services/registry/index.js";
 import { route } from "../route.js";
 import { PromptParams, PromptVersionListOut } from "../../shared/schemas/prompt.js";
 

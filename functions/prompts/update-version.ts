@@ -1,4 +1,4 @@
-import { prompts, toEntryOut } from "../../shared/domain/registry/index.js";
+import { prompts, toEntryOut } from "../../shared/services/registry/index.js";
 import { route } from "../route.js";
 import { PromptOut, PromptVersionParams, UpdatePromptVersionBody } from "../../shared/schemas/prompt.js";
 

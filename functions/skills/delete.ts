@@ -1,4 +1,4 @@
-import { skills } from "../../shared/domain/registry/index.js";
+import { skills } from "../../shared/services/registry/index.js";
 import { route } from "../route.js";
 import { DeletedOut } from "../../shared/schemas/registry.js";
 import { SkillParams } from "../../shared/schemas/skill.js";

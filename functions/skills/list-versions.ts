@@ -1,4 +1,4 @@
-import { skills, toVersionOut } from "../../shared/domain/registry/index.js";
+import { skills, toVersionOut } from "../../shared/services/registry/index.js";
 import { route } from "../route.js";
 import { SkillParams, SkillVersionListOut } from "../../shared/schemas/skill.js";
 

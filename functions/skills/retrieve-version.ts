@@ -1,4 +1,4 @@
-import { skills, toEntryOut } from "../../shared/domain/registry/index.js";
+import { skills, toEntryOut } from "../../shared/services/registry/index.js";
 import { route } from "../route.js";
 import { SkillFieldsQuery, SkillOut, SkillVersionParams } from "../../shared/schemas/skill.js";
 

@@ -1,4 +1,4 @@
-import type { BatchJobRecord } from "../../shared/store/batch.js";
+import type { BatchJobRecord } from "../../shared/domain/batch-rules.js";
 import { batchStore } from "../../shared/store/batch.js";
 
 export const RESTART_MESSAGE = "The local engine restarted while this job was running; create it again";

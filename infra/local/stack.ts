@@ -49,8 +49,8 @@ async function serveOn(backends: Backends, options: LocalStackOptions): Promise<
   const env = { ...backends.env, ...providersEnv(catalog) };
   Object.assign(process.env, env);
   // Imported only now: the SDK clients in these modules are built from the environment set above.
-  const tenants = await import("../../shared/domain/tenants.js");
-  await (await import("../../shared/domain/model-catalog.js")).seed(catalog);
+  const tenants = await import("../../shared/services/tenancy/tenants.js");
+  await (await import("../../shared/services/models/catalog.js")).seed(catalog);
   // Jobs whose executions died with the previous process: failed before anything else can see them.
   const interrupted = await (await import("./recovery.js")).failInterruptedJobs();
   if (interrupted.length) console.warn(`Marked ${interrupted.length} unfinished batch job(s) FAILED: the local engine restarted while they ran`);
@@ -79,7 +79,7 @@ async function serveOn(backends: Backends, options: LocalStackOptions): Promise<
 
 /** PLATFORM_API_KEY if given; otherwise the key made on first start, kept in the data dir so it survives restarts. */
 async function devKey(
-  tenants: typeof import("../../shared/domain/tenants.js"),
+  tenants: typeof import("../../shared/services/tenancy/tenants.js"),
   options: LocalStackOptions,
   organization: string,
   workspace: string,

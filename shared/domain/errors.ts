@@ -102,8 +102,46 @@ export class Unprocessable extends ApiError {
   }
 }
 
+/** A page token this list did not issue (garbage, tampered, another list's or workspace's): the same 422 on every list. */
+export class InvalidPageToken extends Unprocessable {
+  constructor(param: string, why?: string) {
+    super([{ loc: ["query", param], msg: why ? `Invalid page token: ${why}` : "Invalid page token", type: "value_error" }]);
+  }
+}
+
 export interface ValidationIssue {
   loc: (string | number)[];
   msg: string;
   type: string;
+}
+
+/** An upstream (model backend) failure, with the status the client should see (4xx → 400, auth → 502, 429 → 429, else 502/504). */
+export class UpstreamError extends ApiError {
+  constructor(
+    status: number,
+    message: string,
+    readonly retryAfterSeconds?: number,
+  ) {
+    const type = status === 429 ? "rate_limit_error" : status < 500 ? "invalid_request_error" : "server_error";
+    super(status, type, message, "upstream_error", null, {
+      headers: retryAfterSeconds !== undefined ? { "retry-after": String(retryAfterSeconds) } : undefined,
+    });
+  }
+}
+
+const INTERNAL_ERROR = new ApiError(500, "server_error", "Internal server error", "internal_error");
+
+/**
+ * What anything thrown means on the wire: our typed errors as they are; errors of the HTTP libraries that
+ * mark themselves safe to show (middy's `expose`, set below 500) as a 4xx; everything else a bare 500.
+ */
+export function asApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (isExposedHttpError(error)) return new ApiError(error.statusCode, "invalid_request_error", error.message, "invalid_request");
+  return INTERNAL_ERROR;
+}
+
+function isExposedHttpError(error: unknown): error is Error & { statusCode: number } {
+  const candidate = error as { statusCode?: unknown; expose?: unknown } | null;
+  return error instanceof Error && typeof candidate?.statusCode === "number" && candidate.statusCode >= 400 && candidate.statusCode < 500 && candidate.expose === true;
 }

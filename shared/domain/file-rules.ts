@@ -131,3 +131,23 @@ export function toFileOut(file: FileRecord): FileOut {
     visibility: file.visibility,
   };
 }
+
+/** A large upload under way (POST /v1/files/uploads): S3 multipart parts not yet joined into a file. */
+export interface PendingUpload {
+  id: string;
+  workspace: string;
+  organization: string;
+  owner: string;
+  s3UploadId: string;
+  objectKey: string;
+  filename: string;
+  bytes: number;
+  purpose: FilePurpose;
+  visibility: FileVisibility;
+  expiryHours: number | null;
+  mimetype: string | null;
+  partSize: number;
+  partCount: number;
+  /** Unix seconds: the part URLs stop working and the record is removed by TTL. */
+  expiresAt: number;
+}

@@ -44,7 +44,7 @@ export interface BatchTaskResources {
   recordFailure: string;
 }
 
-/** Chunks that run at once; each chunk also calls the model with bounded concurrency (shared/domain/batch-engine.ts). */
+/** Chunks that run at once; each chunk also calls the model with bounded concurrency (shared/services/batch/engine/run-chunk.ts). */
 export const CHUNK_CONCURRENCY = 8;
 
 // Lambda's own transient failures: retried by Step Functions, not by our code.

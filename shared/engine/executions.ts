@@ -7,17 +7,18 @@ import {
   StartExecutionCommand,
   StopExecutionCommand,
 } from "@aws-sdk/client-sfn";
-import { stateMachines } from "../../functions/engine.js";
 import { setting } from "../config.js";
+import { deployedMachines, type MachineRef } from "./machines.js";
 
 /**
  * The only way handlers reach Step Functions. One client per process; the endpoint comes from the
  * environment (AWS_ENDPOINT_URL_SFN locally: infra/local/stepfunctions.ts), the state machine's ARN from
- * the variable its engine row names (CDK sets it on functions granted `executions`).
+ * the variable its row in shared/engine/machines.ts names (CDK sets it on functions granted `executions`),
+ * or the ARN itself for a machine created at run time.
  */
 const sfn = new SFNClient({});
 
-export type MachineName = keyof typeof stateMachines;
+const arnOf = (machine: MachineRef): string => (typeof machine === "string" ? setting(deployedMachines[machine].arnEnv) : machine.arn);
 
 /** arn:…:stateMachine:<machine> → arn:…:execution:<machine>:<name> */
 const executionArnOf = (stateMachineArn: string, name: string) => `${stateMachineArn.replace(":stateMachine:", ":execution:")}:${name}`;
@@ -28,8 +29,8 @@ const executionArnOf = (stateMachineArn: string, name: string) => `${stateMachin
  * over already (Step Functions refuses the name; it is the same execution, so its ARN is returned).
  * The same name with another input is refused: ExecutionAlreadyExists.
  */
-export async function startExecution(machine: MachineName, name: string, input: object): Promise<string> {
-  const stateMachineArn = setting(stateMachines[machine].arnEnv);
+export async function startExecution(machine: MachineRef, name: string, input: object): Promise<string> {
+  const stateMachineArn = arnOf(machine);
   try {
     const out = await sfn.send(new StartExecutionCommand({ stateMachineArn, name, input: JSON.stringify(input) }));
     return out.executionArn!;

@@ -1,5 +1,4 @@
-import { ZodError, type core } from "zod";
-import { ApiError, Unprocessable, type ErrorFamily, type ValidationIssue } from "../domain/errors.js";
+import { ApiError, asApiError, Unprocessable, type ErrorFamily } from "../domain/errors.js";
 
 export interface WireError {
   status: number;
@@ -7,61 +6,8 @@ export interface WireError {
   headers?: Record<string, string>;
 }
 
-// Kept for callers that still take the status from here; it belongs to the domain's errors.
-export { CLIENT_CLOSED } from "../domain/errors.js";
-
-type Location = "body" | "query" | "path";
-
-/** FastAPI-style issue types, the vocabulary the official SDKs know from 422 bodies. */
-function issueType(issue: core.$ZodIssue): string {
-  switch (issue.code) {
-    case "invalid_type":
-      return issue.input === undefined ? "missing" : `${issue.expected}_type`;
-    case "unrecognized_keys":
-      return "extra_forbidden";
-    case "invalid_value":
-      return "enum";
-    case "too_small":
-      return issue.origin === "string" ? "string_too_short" : issue.origin === "array" ? "too_short" : "greater_than_equal";
-    case "too_big":
-      return issue.origin === "string" ? "string_too_long" : issue.origin === "array" ? "too_long" : "less_than_equal";
-    case "invalid_format":
-      return `${issue.format}_parsing`;
-    default:
-      return "value_error";
-  }
-}
-
-export function zodIssues(error: ZodError, where: Location): ValidationIssue[] {
-  return error.issues.flatMap((issue) => {
-    const loc = [where, ...issue.path.map((p) => (typeof p === "symbol" ? String(p) : p))];
-    if (issue.code === "unrecognized_keys") {
-      return issue.keys.map((key) => ({ loc: [...loc, key], msg: "Extra inputs are not permitted", type: "extra_forbidden" }));
-    }
-    const missing = issue.code === "invalid_type" && issue.input === undefined;
-    return [{ loc, msg: missing ? "Field required" : issue.message, type: issueType(issue) }];
-  });
-}
-
 export function errorBody(status: number, type: string, message: string, code: string | null, param: string | null = null) {
   return { object: "error", message, type, param, code };
-}
-
-const INTERNAL = new ApiError(500, "server_error", "Internal server error", "internal_error");
-
-/**
- * What anything thrown means on the wire: our typed errors as they are; errors of the HTTP libraries that
- * mark themselves safe to show (middy's `expose`, set below 500) as a 4xx; everything else a bare 500.
- */
-export function asApiError(error: unknown): ApiError {
-  if (error instanceof ApiError) return error;
-  if (isExposedHttpError(error)) return new ApiError(error.statusCode, "invalid_request_error", error.message, "invalid_request");
-  return INTERNAL;
-}
-
-function isExposedHttpError(error: unknown): error is Error & { statusCode: number } {
-  const candidate = error as { statusCode?: unknown; expose?: unknown } | null;
-  return error instanceof Error && typeof candidate?.statusCode === "number" && candidate.statusCode >= 400 && candidate.statusCode < 500 && candidate.expose === true;
 }
 
 /**
@@ -108,3 +54,4 @@ export function renderError(error: unknown, family: ErrorFamily): WireError {
 
 /** The platform envelope: the default family, and the one batch result lines use. */
 export const toWireError = (error: unknown): WireError => renderError(error, "platform");
+

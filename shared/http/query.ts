@@ -1,5 +1,4 @@
 import type { APIGatewayProxyEvent } from "aws-lambda";
-import * as z from "zod";
 
 /**
  * The query string as one object: a parameter given once is a string, given several times an array
@@ -17,13 +16,3 @@ export function queryObject(event: APIGatewayProxyEvent): Record<string, string 
   }
   return out;
 }
-
-/** A query parameter that may be repeated: always an array after parsing. */
-export const repeated = <T extends z.ZodType>(item: T) =>
-  z.preprocess((v) => (v === undefined ? undefined : Array.isArray(v) ? v : [v]), z.array(item).optional());
-
-/** Query booleans arrive as text. */
-export const queryBoolean = (fallback: boolean) => z.stringbool().default(fallback);
-
-/** Query integers arrive as text. */
-export const queryInt = () => z.coerce.number<string>().int();

@@ -5,11 +5,12 @@ import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from "aws-lambda";
 import * as z from "zod";
 import type { Caller } from "../domain/caller.js";
-import { ClientClosedRequest, Forbidden, Unprocessable } from "../domain/errors.js";
+import { ClientClosedRequest, Forbidden } from "../domain/errors.js";
+import { validated, type Location } from "../domain/validation.js";
 import { logger } from "../observability/logger.js";
 import { jsonBody, type BodyParser } from "./body.js";
 import { callerFrom } from "./caller.js";
-import { renderError, zodIssues } from "./errors.js";
+import { renderError } from "./errors.js";
 import { routeKey, ROUTE_KEY_ENV, type RoutePolicy } from "./policy.js";
 import { queryObject } from "./query.js";
 import { Reply } from "./reply.js";
@@ -126,12 +127,8 @@ function buildChain(
   return chain as unknown as RouteHandler;
 }
 
-function parse(schema: Schema | undefined, value: unknown, where: "path" | "query" | "body"): unknown {
-  if (!schema) return undefined;
-  // reportInput: tells a missing field (input undefined) from one of the wrong type.
-  const result = schema.safeParse(value ?? (where === "body" ? undefined : {}), { reportInput: true });
-  if (!result.success) throw new Unprocessable(zodIssues(result.error, where));
-  return result.data;
+function parse(schema: Schema | undefined, value: unknown, where: Location): unknown {
+  return schema ? validated(schema, value ?? (where === "body" ? undefined : {}), where) : undefined;
 }
 
 function toResult(reply: Reply): APIGatewayProxyResult {

@@ -93,19 +93,8 @@ export type ProviderConfig =
       timeoutMs?: number;
     };
 
-/** An upstream failure, with the status the client should see (upstream 4xx → 400, auth → 502, 429 → 429, else 502/504). */
-export class UpstreamError extends ApiError {
-  constructor(
-    status: number,
-    message: string,
-    readonly retryAfterSeconds?: number,
-  ) {
-    const type = status === 429 ? "rate_limit_error" : status < 500 ? "invalid_request_error" : "server_error";
-    super(status, type, message, "upstream_error", null, {
-      headers: retryAfterSeconds !== undefined ? { "retry-after": String(retryAfterSeconds) } : undefined,
-    });
-  }
-}
+// Providers raise it; it lives with the domain's errors so that retry rules (batch) can know it without importing providers.
+export { UpstreamError } from "../domain/errors.js";
 
 /** The provider cannot do this at all (e.g. FIM on Bedrock); the catalog should not have routed it here. */
 export class UnsupportedByProvider extends ApiError {

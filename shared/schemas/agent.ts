@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { queryInt, repeated } from "../http/query.js";
+import { queryInt, repeated } from "./query.js";
 import { pageQuery } from "./common.js";
 import { Message, ResponseFormat, Tool, ToolChoice } from "./inference.js";
 

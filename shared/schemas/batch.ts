@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { queryBoolean, queryInt, repeated } from "../http/query.js";
+import { queryBoolean, queryInt, repeated } from "./query.js";
 import { Uuid } from "./common.js";
 
 export const BatchStatus = z.enum(["QUEUED", "RUNNING", "SUCCESS", "FAILED", "TIMEOUT_EXCEEDED", "CANCELLATION_REQUESTED", "CANCELLED"]);

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { repeated, queryBoolean } from "../http/query.js";
+import { repeated, queryBoolean } from "./query.js";
 import { pageQuery, Uuid } from "./common.js";
 
 export const FilePurpose = z.enum(["fine-tune", "batch", "ocr"]);

@@ -4,7 +4,7 @@
  * prompt.ts and skill.ts.
  */
 import * as z from "zod";
-import { repeated } from "../http/query.js";
+import { repeated } from "./query.js";
 
 /** `sharing_scope_unspecified` and null mean private, the default. */
 export const SharingScopeIn = z.enum(["sharing_scope_unspecified", "private", "workspace"]);

@@ -8,71 +8,20 @@ import {
   UpdateCommand,
   type QueryCommandInput,
 } from "@aws-sdk/lib-dynamodb";
+import * as z from "zod";
 import { tableName } from "../config.js";
-import type { AgentTool, CompletionArgs, RequestSource } from "../schemas/agent.js";
+import { CONFIG_FIELDS, type AgentAlias, type AgentHead, type AgentVersion } from "../domain/agents.js";
 import { documents, ifConditionHolds } from "./client.js";
+import { encodeCursor, readCursor } from "./cursor.js";
 
-/** What one version of an agent fixes. */
-export interface AgentConfig {
-  name: string;
-  model: string;
-  instructions: string | null;
-  description: string | null;
-  tools: AgentTool[];
-  completion_args: CompletionArgs;
-  guardrails: Record<string, unknown>[] | null;
-  handoffs: string[] | null;
-  metadata: Record<string, unknown> | null;
-  deployment_chat: boolean;
-  version_message: string | null;
-}
-
-export const CONFIG_FIELDS = [
-  "name",
-  "model",
-  "instructions",
-  "description",
-  "tools",
-  "completion_args",
-  "guardrails",
-  "handoffs",
-  "metadata",
-  "deployment_chat",
-  "version_message",
-] as const satisfies readonly (keyof AgentConfig)[];
-
-/** The agent as it is now: the current version's fields plus what belongs to the agent itself. */
-export interface AgentHead extends AgentConfig {
-  id: string;
-  workspace: string;
-  organization: string;
-  ownerId: string;
-  source: RequestSource;
-  /** ISO 8601. */
-  createdAt: string;
-  updatedAt: string;
-  /** The current version. */
-  version: number;
-  /** The newest version; versions are 1..latestVersion, none is ever removed alone. */
-  latestVersion: number;
-}
-
-export interface AgentVersion extends AgentConfig {
-  id: string;
-  version: number;
-  /** When this version was written. */
-  createdAt: string;
-}
-
-export interface AgentAlias {
-  alias: string;
-  version: number;
-  createdAt: string;
-  updatedAt: string;
+/** One page of heads and the token of the next, if there is one. */
+export interface HeadPage {
+  heads: AgentHead[];
+  nextPageToken: string | null;
 }
 
 /** One page of heads and where the next starts (the LastEvaluatedKey of its last item), if anywhere. */
-export interface HeadPage {
+interface KeyedPage {
   heads: AgentHead[];
   next: Record<string, unknown> | null;
 }
@@ -87,7 +36,7 @@ export interface HeadFilter {
 }
 
 const table = () => tableName("agents");
-export const workspacePartition = (workspace: string) => `WS#${workspace}`;
+const workspacePartition = (workspace: string) => `WS#${workspace}`;
 const agentPartition = (workspace: string, id: string) => `WS#${workspace}#AGENT#${id}`;
 const headKey = (workspace: string, id: string) => ({ pk: workspacePartition(workspace), sk: `AGENT#${id}` });
 const versionSk = (version: number) => `V#${String(version).padStart(10, "0")}`;
@@ -314,32 +263,27 @@ export const agentStore = {
   },
 
   /**
-   * Up to `limit` heads of the workspace matching `filter`, in creation order (`newestFirst` or not),
-   * from `startKey` on. DynamoDB applies Limit before the filter, so it reads on until the page is full.
+   * GET /v1/agents/pages: up to `limit` heads of the workspace matching `filter`, in creation order
+   * (`newestFirst` or not), from the page `pageToken` names on. A token that is not one this workspace's
+   * list issued is a 422, before any read.
    */
-  async listHeads(workspace: string, filter: HeadFilter, options: { limit: number; startKey?: Record<string, unknown>; newestFirst: boolean }): Promise<HeadPage> {
-    const base: QueryCommandInput = {
-      TableName: table(),
-      IndexName: "byCreated",
-      KeyConditionExpression: "pk = :pk",
-      ScanIndexForward: !options.newestFirst,
-      ...filterExpression(filter),
-    };
-    base.ExpressionAttributeValues = { ...base.ExpressionAttributeValues, ":pk": workspacePartition(workspace) };
-    const items: Record<string, unknown>[] = [];
-    let startKey = options.startKey;
-    // One more than asked, to know whether a next page exists without ever answering an empty last page.
-    do {
-      const out = await documents.send(new QueryCommand({ ...base, ExclusiveStartKey: startKey, Limit: Math.min(1000, options.limit + 1 - items.length) }));
-      items.push(...(out.Items ?? []));
-      startKey = out.LastEvaluatedKey;
-    } while (startKey && items.length <= options.limit);
-    const page = items.slice(0, options.limit);
-    const last = page.at(-1);
-    return {
-      heads: page.map(headOf),
-      next: items.length > options.limit && last ? { pk: last.pk, sk: last.sk, createdKey: last.createdKey } : null,
-    };
+  async listHeads(workspace: string, filter: HeadFilter, options: { limit: number; pageToken?: string; newestFirst: boolean }): Promise<HeadPage> {
+    const startKey = options.pageToken ? readCursor(options.pageToken, pageCursor(workspace), "page_token") : undefined;
+    const page = await headPage(workspace, filter, { limit: options.limit, startKey, newestFirst: options.newestFirst });
+    return { heads: page.heads, nextPageToken: page.next ? encodeCursor(page.next) : null };
+  },
+
+  /** GET /v1/agents (page numbers): skips `offset` matching heads, then up to `limit`; skipping costs reads. */
+  async listHeadsAt(workspace: string, filter: HeadFilter, options: { offset: number; limit: number; newestFirst: boolean }): Promise<AgentHead[]> {
+    let skip = options.offset;
+    let startKey: Record<string, unknown> | undefined;
+    while (skip > 0) {
+      const skipped = await headPage(workspace, filter, { limit: Math.min(1000, skip), startKey, newestFirst: options.newestFirst });
+      skip -= skipped.heads.length;
+      if (!skipped.next) return [];
+      startKey = skipped.next;
+    }
+    return (await headPage(workspace, filter, { limit: options.limit, startKey, newestFirst: options.newestFirst })).heads;
   },
 
   /** Points `alias` at `version` (creating or moving it), if the agent exists and has that version. */
@@ -420,4 +364,41 @@ async function deleteAll(keys: Record<string, unknown>[]): Promise<void> {
       batch = (out.UnprocessedItems?.[table()] ?? []) as Record<string, unknown>[];
     }
   }
+}
+
+/** Where a page of GET /v1/agents/pages ended: the byCreated index key of its last head, in the caller's workspace. */
+const pageCursor = (workspace: string) =>
+  z.strictObject({
+    pk: z.literal(workspacePartition(workspace)),
+    sk: z.string().regex(/^AGENT#[0-9a-f-]{36}$/),
+    createdKey: z.string().regex(/^\d{15}#[0-9a-f-]{36}$/),
+  });
+
+/**
+ * Up to `limit` heads of the workspace matching `filter`, in creation order (`newestFirst` or not),
+ * from `startKey` on. DynamoDB applies Limit before the filter, so it reads on until the page is full.
+ */
+async function headPage(workspace: string, filter: HeadFilter, options: { limit: number; startKey?: Record<string, unknown>; newestFirst: boolean }): Promise<KeyedPage> {
+  const base: QueryCommandInput = {
+    TableName: table(),
+    IndexName: "byCreated",
+    KeyConditionExpression: "pk = :pk",
+    ScanIndexForward: !options.newestFirst,
+    ...filterExpression(filter),
+  };
+  base.ExpressionAttributeValues = { ...base.ExpressionAttributeValues, ":pk": workspacePartition(workspace) };
+  const items: Record<string, unknown>[] = [];
+  let startKey = options.startKey;
+  // One more than asked, to know whether a next page exists without ever answering an empty last page.
+  do {
+    const out = await documents.send(new QueryCommand({ ...base, ExclusiveStartKey: startKey, Limit: Math.min(1000, options.limit + 1 - items.length) }));
+    items.push(...(out.Items ?? []));
+    startKey = out.LastEvaluatedKey;
+  } while (startKey && items.length <= options.limit);
+  const page = items.slice(0, options.limit);
+  const last = page.at(-1);
+  return {
+    heads: page.map(headOf),
+    next: items.length > options.limit && last ? { pk: last.pk, sk: last.sk, createdKey: last.createdKey } : null,
+  };
 }

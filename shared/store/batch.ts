@@ -1,39 +1,9 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import { tableName } from "../config.js";
-import { isFinal, sourcesOf } from "../domain/batch-rules.js";
-import type { BatchEndpoint, BatchStatus } from "../schemas/batch.js";
+import { isFinal, sourcesOf, type BatchJobRecord } from "../domain/batch-rules.js";
+import type { BatchStatus } from "../schemas/batch.js";
 import { documents, ifConditionHolds } from "./client.js";
 import { queryCount, queryPage } from "./query.js";
-
-/** A batch job as stored. Times are unix seconds, as the wire has them. */
-export interface BatchJobRecord {
-  id: string;
-  workspace: string;
-  organization: string;
-  owner: string;
-  endpoint: BatchEndpoint;
-  model: string | null;
-  agentId: string | null;
-  metadata: Record<string, string> | null;
-  inputFiles: string[];
-  /** S3 key of the inline `requests`, written as JSONL at create time. */
-  inlineKey: string | null;
-  status: BatchStatus;
-  createdAt: number;
-  startedAt: number | null;
-  completedAt: number | null;
-  timeoutHours: number;
-  /** createdAt + timeoutHours: requests are not started after it, and the job ends TIMEOUT_EXCEEDED. */
-  deadline: number;
-  totalRequests: number;
-  completedRequests: number;
-  succeededRequests: number;
-  failedRequests: number;
-  outputFile: string | null;
-  errorFile: string | null;
-  errors: { message: string; count: number }[];
-  executionArn: string | null;
-}
 
 const table = () => tableName("batch");
 const jobKey = (workspace: string, id: string) => ({ workspace, sk: `JOB#${id}` });

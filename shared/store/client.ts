@@ -1,4 +1,4 @@
-import { ConditionalCheckFailedException, DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import { BatchGetCommand, DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 
 /** One document client per process; the endpoint comes from the environment (AWS_ENDPOINT_URL_DYNAMODB locally). */
@@ -33,15 +33,26 @@ export async function batchGetAll(
   return items;
 }
 
+/** A write whose refusal (an error of class `refusal`) is an answer: `undefined` instead of a throw. */
+const unlessRefused =
+  (refusal: abstract new (...args: never[]) => Error) =>
+  async <T>(write: Promise<T>): Promise<T | undefined> => {
+    try {
+      return await write;
+    } catch (error) {
+      if (error instanceof refusal) return undefined;
+      throw error;
+    }
+  };
+
 /**
  * A conditional write whose condition not holding is an answer, not a failure: the command's output
  * when it was written, `undefined` when the condition stopped it. Any other error propagates.
  */
-export async function ifConditionHolds<T>(write: Promise<T>): Promise<T | undefined> {
-  try {
-    return await write;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return undefined;
-    throw error;
-  }
-}
+export const ifConditionHolds = unlessRefused(ConditionalCheckFailedException);
+
+/**
+ * The same for a transaction: `undefined` when DynamoDB cancelled it (one of its conditions failed, or
+ * a concurrent transaction touched the same items), so callers above the store see an outcome.
+ */
+export const ifTransactionHolds = unlessRefused(TransactionCanceledException);

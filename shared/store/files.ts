@@ -1,4 +1,3 @@
-import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import {
   DeleteCommand,
   GetCommand,
@@ -8,9 +7,9 @@ import {
   type QueryCommandInput,
 } from "@aws-sdk/lib-dynamodb";
 import { tableName } from "../config.js";
-import type { FileRecord } from "../domain/file-rules.js";
+import type { FileRecord, PendingUpload } from "../domain/file-rules.js";
 import type { FilePurpose, FileSource, FileVisibility, SampleType } from "../schemas/file.js";
-import { batchGetAll, documents } from "./client.js";
+import { batchGetAll, documents, ifTransactionHolds } from "./client.js";
 import { queryCount, queryPage } from "./query.js";
 
 const table = () => tableName("files");
@@ -101,29 +100,11 @@ function filterExpression(filter: FileFilter): Pick<QueryCommandInput, "FilterEx
   return { FilterExpression: clauses.join(" AND "), ExpressionAttributeNames: names, ExpressionAttributeValues: values };
 }
 
-export interface PendingUpload {
-  id: string;
-  workspace: string;
-  organization: string;
-  owner: string;
-  s3UploadId: string;
-  objectKey: string;
-  filename: string;
-  bytes: number;
-  purpose: FilePurpose;
-  visibility: FileVisibility;
-  expiryHours: number | null;
-  mimetype: string | null;
-  partSize: number;
-  partCount: number;
-  /** Unix seconds: the part URLs stop working and the record is removed by TTL. */
-  expiresAt: number;
-}
-
 export const fileStore = {
-  async create(file: FileRecord, createdAtMs: number): Promise<void> {
+  /** Returns false when a file with this id exists already (nothing is written). */
+  async create(file: FileRecord, createdAtMs: number): Promise<boolean> {
     const put = { Put: { TableName: table(), Item: fileItem(file, createdAtMs), ConditionExpression: "attribute_not_exists(sk)" } };
-    await documents.send(new TransactWriteCommand({ TransactItems: counted(file) ? [put, counterUpdate(file, 1)] : [put] }));
+    return (await ifTransactionHolds(documents.send(new TransactWriteCommand({ TransactItems: counted(file) ? [put, counterUpdate(file, 1)] : [put] })))) !== undefined;
   },
 
   async get(workspace: string, id: string): Promise<FileRecord | undefined> {
@@ -134,13 +115,7 @@ export const fileStore = {
   /** Returns false when there was nothing to delete (a concurrent delete won). */
   async remove(file: FileRecord): Promise<boolean> {
     const remove = { Delete: { TableName: table(), Key: fileKey(file.workspace, file.id), ConditionExpression: "attribute_exists(sk)" } };
-    try {
-      await documents.send(new TransactWriteCommand({ TransactItems: counted(file) ? [remove, counterUpdate(file, -1)] : [remove] }));
-      return true;
-    } catch (error) {
-      if (error instanceof TransactionCanceledException) return false;
-      throw error;
-    }
+    return (await ifTransactionHolds(documents.send(new TransactWriteCommand({ TransactItems: counted(file) ? [remove, counterUpdate(file, -1)] : [remove] })))) !== undefined;
   },
 
   /** For bulk writers that put items themselves: moves the count of `file`'s scope by `delta`. */
@@ -189,17 +164,23 @@ export const fileStore = {
     await documents.send(new DeleteCommand({ TableName: table(), Key: uploadKey(workspace, id) }));
   },
 
-  /** The file record appears and the pending upload disappears together, or neither does. */
-  async completeUpload(file: FileRecord, createdAtMs: number, uploadId: string): Promise<void> {
-    await documents.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Put: { TableName: table(), Item: fileItem(file, createdAtMs), ConditionExpression: "attribute_not_exists(sk)" } },
-          { Delete: { TableName: table(), Key: uploadKey(file.workspace, uploadId), ConditionExpression: "attribute_exists(sk)" } },
-          ...(counted(file) ? [counterUpdate(file, 1)] : []),
-        ],
-      }),
+  /**
+   * The file record appears and the pending upload disappears together, or neither does. Returns false
+   * when neither did: the upload was completed (or removed) already.
+   */
+  async completeUpload(file: FileRecord, createdAtMs: number, uploadId: string): Promise<boolean> {
+    const written = await ifTransactionHolds(
+      documents.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName: table(), Item: fileItem(file, createdAtMs), ConditionExpression: "attribute_not_exists(sk)" } },
+            { Delete: { TableName: table(), Key: uploadKey(file.workspace, uploadId), ConditionExpression: "attribute_exists(sk)" } },
+            ...(counted(file) ? [counterUpdate(file, 1)] : []),
+          ],
+        }),
+      ),
     );
+    return written !== undefined;
   },
 };
 

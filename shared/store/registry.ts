@@ -9,7 +9,7 @@ import {
   type QueryCommandInput,
 } from "@aws-sdk/lib-dynamodb";
 import { tableName } from "../config.js";
-import type { PageCursor, Sort } from "../domain/registry/paging.js";
+import { decodePageToken, encodePageToken, type Sort } from "./registry-paging.js";
 import type { RegistryHead, RegistryKindName, RegistryVersion } from "../domain/registry/records.js";
 import type { ShareRelation, SharingScope, SortField } from "../schemas/registry.js";
 import { batchGetAll, documents } from "./client.js";
@@ -178,7 +178,8 @@ export interface HeadPageRequest {
   /** The caller: its private entries are listed with the workspace's shared ones. */
   principal: string;
   sort: Sort;
-  after?: PageCursor;
+  /** The nextPageToken of the previous page; one that is not ours, or is of another sort order, is a 400. */
+  pageToken?: string;
   limit: number;
   /** Only entries with this alias. */
   alias?: string;
@@ -230,7 +231,8 @@ export const registryStore = {
    * One page of heads the principal may see, on the sort's local index. DynamoDB applies Limit before
    * the visibility filter, so it reads on (further each time) until the page is full or the index ends.
    */
-  async listHeads(kind: RegistryKindName, workspace: string, request: HeadPageRequest): Promise<{ heads: RegistryHead[]; next?: PageCursor }> {
+  async listHeads(kind: RegistryKindName, workspace: string, request: HeadPageRequest): Promise<{ heads: RegistryHead[]; nextPageToken?: string }> {
+    const after = request.pageToken ? decodePageToken(request.pageToken, request.sort) : undefined;
     const { index, attribute } = SORT_INDEX[request.sort.field];
     const pk = headKey(kind, workspace, "").pk;
     const names: Record<string, string> = { "#pk": "pk", "#sharingScope": "sharingScope", "#owner": "owner" };
@@ -242,7 +244,7 @@ export const registryStore = {
       filter += " AND attribute_exists(#aliases.#alias)";
     }
     const heads: Record<string, unknown>[] = [];
-    let startKey: Record<string, unknown> | undefined = request.after ? { pk, sk: request.after.sk, [attribute]: request.after.key } : undefined;
+    let startKey: Record<string, unknown> | undefined = after ? { pk, sk: after.sk, [attribute]: after.key } : undefined;
     // One more than the page: when it comes back, there is a next page for sure.
     let limit = request.limit + 1;
     let more = false;
@@ -277,7 +279,10 @@ export const registryStore = {
       limit = Math.min(1000, limit * 4);
     }
     const last = heads.at(-1);
-    return { heads: heads.map(headFrom), next: more && last ? { sk: last.sk as string, key: last[attribute] as string } : undefined };
+    return {
+      heads: heads.map(headFrom),
+      nextPageToken: more && last ? encodePageToken(request.sort, { sk: last.sk as string, key: last[attribute] as string }) : undefined,
+    };
   },
 
   /** Metadata or alias changes on the head alone; undefined when it lost a race. */

@@ -9,7 +9,7 @@ import { SDKError } from "@mistralai/mistralai/models/errors";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningApi } from "../../infra/local/server.js";
 import { LOCAL_CATALOG, readCatalog } from "../../infra/catalog.js";
-import { registerFineTuned } from "../../shared/domain/model-catalog.js";
+import { registerFineTuned } from "../../shared/services/models/catalog.js";
 import { startTestApi } from "../support/api.js";
 import { newTenant, type TestTenant } from "../support/tenant.js";
 

@@ -13,7 +13,7 @@ import {
   type QueryCommandInput,
 } from "@aws-sdk/lib-dynamodb";
 import type { AwsClientStub } from "aws-sdk-client-mock";
-import type { AgentHead, AgentVersion } from "../../shared/store/agents.js";
+import type { AgentHead, AgentVersion } from "../../shared/domain/agents.js";
 import { aModelEntry, aModelItem } from "./builders.js";
 
 export const AGENTS_TABLE = "platform-agents";

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { batchBlobs } from "../../shared/blobs/batch.js";
 import { fileBlobs } from "../../shared/blobs/files.js";
-import * as engine from "../../shared/domain/batch-engine.js";
+import * as engine from "../../shared/services/batch/engine/index.js";
 import type { BatchChunk, BatchStarted } from "../../shared/engine/batch-machine.js";
-import { batchStore, type BatchJobRecord } from "../../shared/store/batch.js";
+import { batchStore } from "../../shared/store/batch.js";
+import type { BatchJobRecord } from "../../shared/domain/batch-rules.js";
 import { aBatchJob } from "./batch-table.js";
 import { follow, type FilesClient } from "./files-client.js";
 import type { TestTenant } from "./tenant.js";

@@ -16,8 +16,7 @@ import {
   type UpdateCommandInput,
 } from "@aws-sdk/lib-dynamodb";
 import type { AwsClientStub } from "aws-sdk-client-mock";
-import { isFinal } from "../../shared/domain/batch-rules.js";
-import type { BatchJobRecord } from "../../shared/store/batch.js";
+import { isFinal, type BatchJobRecord } from "../../shared/domain/batch-rules.js";
 import { catalogItems } from "./agents-table.js";
 
 export const BATCH_TABLE = "platform-batch";

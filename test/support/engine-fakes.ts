@@ -23,7 +23,7 @@ import {
   type UpdateCommandInput,
 } from "@aws-sdk/lib-dynamodb";
 import type { AwsClientStub } from "aws-sdk-client-mock";
-import type { BatchJobRecord } from "../../shared/store/batch.js";
+import type { BatchJobRecord } from "../../shared/domain/batch-rules.js";
 import { aBatchJobItem, BATCH_TABLE } from "./batch-table.js";
 
 /** An S3 body as the SDK gives it: iterable chunks, and transformToString. */

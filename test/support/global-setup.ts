@@ -20,7 +20,7 @@ export default async function setup(project: TestProject) {
   const env = { ...backends.env, ...providersEnv(catalog) };
   Object.assign(process.env, env);
   // The offline catalog, seeded once: tests only read base models (fine-tuned ones live per workspace).
-  await (await import("../../shared/domain/model-catalog.js")).seed(catalog);
+  await (await import("../../shared/services/models/catalog.js")).seed(catalog);
   project.provide("backendEnv", env);
   return async () => {
     await backends.stop();

@@ -1,7 +1,7 @@
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import type { RunningApi } from "../../infra/local/server.js";
 import { documents } from "../../shared/store/client.js";
-import type { UsageRecord } from "../../shared/store/usage.js";
+import type { UsageRecord } from "../../shared/domain/usage.js";
 import { filesClient, type ApiReply, type Query } from "./files-client.js";
 import type { TestTenant } from "./tenant.js";
 

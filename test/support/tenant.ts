@@ -11,7 +11,7 @@ export interface TestTenant {
  * so tests never see one another's records.
  */
 export async function newTenant(options: { admin?: boolean; workspace?: string; organization?: string } = {}): Promise<TestTenant> {
-  const tenants = await import("../../shared/domain/tenants.js");
+  const tenants = await import("../../shared/services/tenancy/tenants.js");
   const { secretStore } = await import("../../shared/store/tenancy.js");
   await secretStore.ensureUrlSigningSecret();
   const organization = options.organization ?? randomUUID();

@@ -3,7 +3,7 @@ import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { mockClient } from "aws-sdk-client-mock";
 import { beforeEach, describe, expect, it } from "vitest";
 import { handler } from "../../../functions/agents/create.js";
-import { MAX_AGENT_BYTES } from "../../../shared/domain/agents.js";
+import { MAX_AGENT_BYTES } from "../../../shared/services/agents/agents.js";
 import { aCaller, aJsonEvent, invoke } from "../../support/builders.js";
 import { agentCalls, serveAgentsTable } from "../../support/agents-table.js";
 

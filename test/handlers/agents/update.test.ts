@@ -3,7 +3,7 @@ import { DynamoDBDocumentClient, TransactWriteCommand } from "@aws-sdk/lib-dynam
 import { mockClient } from "aws-sdk-client-mock";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { handler } from "../../../functions/agents/update.js";
-import { MAX_VERSION_ATTEMPTS } from "../../../shared/domain/agents.js";
+import { MAX_VERSION_ATTEMPTS } from "../../../shared/services/agents/agents.js";
 import { aCaller, aJsonEvent, invoke } from "../../support/builders.js";
 import { agentCalls, agentHeadItem, anAgentHead, serveAgentsTable } from "../../support/agents-table.js";
 

@@ -5,7 +5,7 @@ import { mockClient } from "aws-sdk-client-mock";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { handler } from "../../../functions/batch/delete.js";
 import type { BatchStatus } from "../../../shared/schemas/batch.js";
-import type { BatchJobRecord } from "../../../shared/store/batch.js";
+import type { BatchJobRecord } from "../../../shared/domain/batch-rules.js";
 import { aBatchJob, aBatchJobItem, batchCalls, serveBatchTables } from "../../support/batch-table.js";
 import { aCaller, anEvent, invoke } from "../../support/builders.js";
 

@@ -6,7 +6,7 @@ import { mockClient } from "aws-sdk-client-mock";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { handler } from "../../../functions/batch/retrieve.js";
 import type { FileRecord } from "../../../shared/domain/file-rules.js";
-import type { BatchJobRecord } from "../../../shared/store/batch.js";
+import type { BatchJobRecord } from "../../../shared/domain/batch-rules.js";
 import { aBatchJob, aBatchJobItem, serveBatchTables } from "../../support/batch-table.js";
 import { aCaller, aFile, aFileItem, anEvent, invoke } from "../../support/builders.js";
 

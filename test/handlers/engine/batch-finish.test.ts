@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { handler } from "../../../functions/engine/batch-finish.js";
 import { resultFileId } from "../../../shared/domain/batch-engine.js";
 import type { BatchStarted } from "../../../shared/engine/batch-machine.js";
-import type { BatchJobRecord } from "../../../shared/store/batch.js";
+import type { BatchJobRecord } from "../../../shared/domain/batch-rules.js";
 import { aBatchJob } from "../../support/batch-table.js";
 import { aContext } from "../../support/builders.js";
 import { fakeBucket, fakeTables } from "../../support/engine-fakes.js";

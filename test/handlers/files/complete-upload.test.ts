@@ -12,7 +12,7 @@ import { DeleteCommand, DynamoDBDocumentClient, GetCommand, TransactWriteCommand
 import { mockClient } from "aws-sdk-client-mock";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { handler } from "../../../functions/files/complete-upload.js";
-import type { PendingUpload } from "../../../shared/store/files.js";
+import type { PendingUpload } from "../../../shared/domain/file-rules.js";
 import { aCaller, aFile, aFileItem, aJsonEvent, aPendingUpload, aPendingUploadItem, invoke } from "../../support/builders.js";
 
 const dynamo = mockClient(DynamoDBDocumentClient);

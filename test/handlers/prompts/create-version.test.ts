@@ -3,7 +3,7 @@ import { DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from "@aw
 import { mockClient } from "aws-sdk-client-mock";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { handler } from "../../../functions/prompts/create-version.js";
-import { MAX_WRITE_ATTEMPTS } from "../../../shared/domain/registry/registry.js";
+import { MAX_WRITE_ATTEMPTS } from "../../../shared/services/registry/registry.js";
 import type { RegistryHead } from "../../../shared/domain/registry/records.js";
 import { aCaller, aJsonEvent, invoke } from "../../support/builders.js";
 import { aHeadItem, aRegistryHead, anEntry, REGISTRY_TABLE, serveRegistry } from "../../support/registry-builders.js";

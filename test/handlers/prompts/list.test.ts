@@ -189,8 +189,8 @@ describe("GET /v2/prompts", () => {
     const otherSort = await invoke(handler, list({ pageToken: token, sort_by: "name" }));
 
     for (const response of [garbage, otherSort]) {
-      expect(response.statusCode).toBe(400);
-      expect(response.json).toMatchObject({ object: "error", type: "invalid_request_error", code: "invalid_page_token", param: "pageToken" });
+      expect(response.statusCode).toBe(422);
+      expect(response.json.detail).toEqual([{ loc: ["query", "pageToken"], msg: expect.stringMatching(/^Invalid page token/), type: "value_error" }]);
     }
     expect(queries()).toHaveLength(0);
   });

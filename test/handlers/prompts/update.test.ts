@@ -3,7 +3,7 @@ import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from "@aws-sdk/lib-
 import { mockClient } from "aws-sdk-client-mock";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { handler } from "../../../functions/prompts/update.js";
-import { MAX_WRITE_ATTEMPTS } from "../../../shared/domain/registry/registry.js";
+import { MAX_WRITE_ATTEMPTS } from "../../../shared/services/registry/registry.js";
 import type { RegistryHead } from "../../../shared/domain/registry/records.js";
 import { aCaller, aJsonEvent, invoke } from "../../support/builders.js";
 import { aRegistryHead, anEntry, REGISTRY_TABLE, serveRegistry } from "../../support/registry-builders.js";

@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RunningApi } from "../../../infra/local/server.js";
-import { registerFineTuned } from "../../../shared/domain/model-catalog.js";
+import { registerFineTuned } from "../../../shared/services/models/catalog.js";
 import { PROVIDERS_ENV } from "../../../shared/inference/registry.js";
 import { startTestApi } from "../../support/api.js";
 import { agentsClient, anAgentRequest, type AgentsClient } from "../../support/agents-client.js";

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { RunningApi } from "../../../infra/local/server.js";
 import { fileBlobs } from "../../../shared/blobs/files.js";
-import * as agents from "../../../shared/domain/agents.js";
-import * as engine from "../../../shared/domain/batch-engine.js";
+import * as agents from "../../../shared/services/agents/agents.js";
+import * as engine from "../../../shared/services/batch/engine/index.js";
 import type { BatchFailure } from "../../../shared/engine/batch-machine.js";
 import { OfflineProvider } from "../../../shared/inference/providers/offline.js";
 import type { ChatCompletionRequest } from "../../../shared/schemas/inference.js";

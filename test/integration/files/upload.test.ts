@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RunningApi } from "../../../infra/local/server.js";
-import { INLINE_UPLOAD_MAX_BYTES } from "../../../shared/domain/files.js";
+import { INLINE_UPLOAD_MAX_BYTES } from "../../../shared/services/files/files.js";
 import { startTestApi } from "../../support/api.js";
 import { filesClient, follow, jsonl, objectsOf, type FilesClient } from "../../support/files-client.js";
 import { newTenant, type TestTenant } from "../../support/tenant.js";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RunningApi } from "../../../infra/local/server.js";
-import { registerFineTuned } from "../../../shared/domain/model-catalog.js";
+import { registerFineTuned } from "../../../shared/services/models/catalog.js";
 import { startTestApi } from "../../support/api.js";
 import { inferenceClient, offlineEcho, userSays, type InferenceClient } from "../../support/inference-client.js";
 import { newTenant, type TestTenant } from "../../support/tenant.js";

@@ -156,22 +156,22 @@ describe("GET /v2/prompts", () => {
     expect(reply.body.data.find((p: Listed) => p.id === moved!.id)).toMatchObject({ latestVersion: 3, definition: { content: "v2" }, aliases: ["prod"] });
   });
 
-  it("answers 400 for a pageToken that is not one of ours", async () => {
+  it("answers 422 for a pageToken that is not one of ours, as every cursor-paged list does", async () => {
     const reply = await prompts.list({ pageToken: "not-a-token" });
 
-    expect(reply.status).toBe(400);
-    expect(reply.body).toMatchObject({ object: "error", type: "invalid_request_error", code: "invalid_page_token", param: "pageToken" });
+    expect(reply.status).toBe(422);
+    expect(reply.body.detail).toEqual([{ loc: ["query", "pageToken"], msg: "Invalid page token", type: "value_error" }]);
   });
 
-  it("answers 400 for a pageToken of another sort order", async () => {
+  it("answers 422 for a pageToken of another sort order", async () => {
     await createAll([{}, {}]);
     const token = (await prompts.list({ pageSize: 1 })).body.nextPageToken;
     expect(token).toEqual(expect.any(String));
 
     const reply = await prompts.list({ pageSize: 1, pageToken: token, sort_by: "name" });
 
-    expect(reply.status).toBe(400);
-    expect(reply.body.code).toBe("invalid_page_token");
+    expect(reply.status).toBe(422);
+    expect(reply.body.detail).toEqual([{ loc: ["query", "pageToken"], msg: "Invalid page token: it belongs to another sort order", type: "value_error" }]);
   });
 
   it("uses the default page size for pageSize=0 and answers 422 above 100", async () => {

@@ -77,10 +77,10 @@ describe("GET /v2/skills", () => {
     expect((await colleagueSkills.get(shared.id)).status).toBe(200);
   });
 
-  it("answers 400 for a bad pageToken", async () => {
+  it("answers 422 for a bad pageToken, as every cursor-paged list does", async () => {
     const reply = await skills.list({ pageToken: Buffer.from('{"v":1}').toString("base64url") });
 
-    expect(reply.status).toBe(400);
-    expect(reply.body.code).toBe("invalid_page_token");
+    expect(reply.status).toBe(422);
+    expect(reply.body.detail).toEqual([{ loc: ["query", "pageToken"], msg: "Invalid page token", type: "value_error" }]);
   });
 });

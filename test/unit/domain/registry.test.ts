@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { BadRequest, Unprocessable } from "../../../shared/domain/errors.js";
+import { InvalidPageToken, Unprocessable } from "../../../shared/domain/errors.js";
 import { allows } from "../../../shared/domain/registry/access.js";
-import { decodePageToken, encodePageToken } from "../../../shared/domain/registry/paging.js";
+import { decodePageToken, encodePageToken } from "../../../shared/store/registry-paging.js";
 import { placeholdersOf, withVariables } from "../../../shared/domain/registry/prompt-variables.js";
 import { textKey } from "../../../shared/store/registry.js";
 import { aCaller } from "../../support/builders.js";
@@ -48,8 +48,8 @@ describe("page tokens", () => {
     ["garbage", "???"],
     ["another sort", encodePageToken({ field: "name", direction: "desc" }, { sk: "HEAD#id", key: "k" })],
     ["a foreign sort key", Buffer.from(JSON.stringify({ v: 1, f: "name", d: "asc", sk: "V#0000000001", k: "k" })).toString("base64url")],
-  ])("are refused with a 400 for %s", (_, token) => {
-    expect(() => decodePageToken(token, sort)).toThrow(BadRequest);
+  ])("are refused with the one 422 of every cursor-paged list for %s", (_, token) => {
+    expect(() => decodePageToken(token, sort)).toThrow(InvalidPageToken);
   });
 });
 

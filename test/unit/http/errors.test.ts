@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { BadRequest, Conflict, Forbidden, NotFound, PayloadTooLarge, Unauthorized, Unprocessable } from "../../../shared/domain/errors.js";
 import { jsonBody } from "../../../shared/http/body.js";
-import { toWireError, zodIssues } from "../../../shared/http/errors.js";
+import { zodIssues } from "../../../shared/domain/validation.js";
+import { toWireError } from "../../../shared/http/errors.js";
 
 const issuesOf = (schema: z.ZodType, value: unknown, where: "body" | "query" | "path" = "body") => {
   const result = schema.safeParse(value);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { queryObject, repeated } from "../../../shared/http/query.js";
+import { queryObject } from "../../../shared/http/query.js";
+import { repeated } from "../../../shared/schemas/query.js";
 import { anEvent } from "../../support/builders.js";
 
 describe("queryObject", () => {

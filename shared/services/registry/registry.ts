@@ -1,13 +1,12 @@
 import { createHash, randomUUID } from "node:crypto";
-import type { Caller } from "../caller.js";
+import type { Caller } from "../../domain/caller.js";
 import { logger } from "../../observability/logger.js";
 import type { RegistryListQuery, ShareRelation, SharingScope } from "../../schemas/registry.js";
 import { registryStore, type HeadChanges } from "../../store/registry.js";
-import { ApiError, Conflict, Forbidden, NotFound, PayloadTooLarge } from "../errors.js";
-import { allows, canRead, type Need } from "./access.js";
-import type { RegistryKind } from "./kinds.js";
-import { decodePageToken, encodePageToken } from "./paging.js";
-import { aliasesAt, type RegistryHead, type RegistryVersion } from "./records.js";
+import { ApiError, Conflict, Forbidden, NotFound, PayloadTooLarge } from "../../domain/errors.js";
+import { allows, canRead, type Need } from "../../domain/registry/access.js";
+import type { RegistryKind } from "../../domain/registry/kinds.js";
+import { aliasesAt, type RegistryHead, type RegistryVersion } from "../../domain/registry/records.js";
 
 /** A stored version holds at most this much definition: DynamoDB items stop at 400 KB. */
 export const MAX_DEFINITION_BYTES = 350_000;
@@ -176,11 +175,10 @@ export function registryOf<D>(kind: RegistryKind<D>) {
 
     /** The caller's page: its own entries and the workspace's shared ones, in the requested order. */
     async list(caller: Caller, query: RegistryListQuery) {
-      const after = query.pageToken ? decodePageToken(query.pageToken, query.sort) : undefined;
       const page = await store.listHeads(kind.name, caller.workspace, {
         principal: caller.principal,
         sort: query.sort,
-        after,
+        pageToken: query.pageToken,
         limit: query.pageSize,
         alias: query.alias,
       });
@@ -196,7 +194,7 @@ export function registryOf<D>(kind: RegistryKind<D>) {
       } else {
         views = page.heads.map((head) => ({ head, at: at(head), version: null }));
       }
-      return { views, nextPageToken: page.next ? encodePageToken(query.sort, page.next) : undefined };
+      return { views, nextPageToken: page.nextPageToken };
     },
 
     async get(caller: Caller, id: string, options: { version?: number; alias?: string; fields?: readonly string[] } = {}): Promise<EntryView<D>> {

@@ -1,14 +1,14 @@
 import { randomUUID } from "node:crypto";
-import { Reply } from "../http/reply.js";
-import { providerNamed } from "../inference/registry.js";
-import type { ModerationOut, ModerationRequest } from "../schemas/inference.js";
-import { failuresRecorded, recordUsage, type CallContext } from "./completions.js";
+import { providerNamed } from "../../inference/registry.js";
+import type { ModerationOut, ModerationRequest } from "../../schemas/inference.js";
+import type { ModelAnswer } from "./completions.js";
+import { failuresRecorded, recordUsage, type CallContext } from "./usage.js";
 import { tokensPerInput } from "./embeddings.js";
-import { resolve } from "./model-catalog.js";
-import { requireEndpoint } from "./models.js";
+import { resolve } from "../models/catalog.js";
+import { requireEndpoint } from "../../domain/models.js";
 
 /** POST /v1/moderations: one result per input, in input order, with a usage record like every model call. */
-export async function moderate(ctx: CallContext, request: ModerationRequest): Promise<Reply> {
+export async function moderate(ctx: CallContext, request: ModerationRequest): Promise<ModelAnswer<ModerationOut>> {
   const model = await resolve(ctx.caller, request.model);
   requireEndpoint(model, "moderations");
   const inputs = typeof request.input === "string" ? [request.input] : request.input;
@@ -23,5 +23,5 @@ export async function moderate(ctx: CallContext, request: ModerationRequest): Pr
     results: results.map((r) => ({ categories: r.categories, category_scores: r.categoryScores })),
   };
   await recordUsage(ctx, { model, provider }, { promptTokens, completionTokens: 0, started, status: 200 });
-  return Reply.json(200, out, { "x-inference-backend": provider.backend });
+  return { kind: "answer", body: out, backend: provider.backend };
 }

@@ -1,25 +1,14 @@
 import { randomUUID } from "node:crypto";
-import type { Caller } from "./caller.js";
-import { CLIENT_CLOSED } from "../http/errors.js";
-import { logger } from "../observability/logger.js";
-import { Reply } from "../http/reply.js";
-import { countTokens } from "../inference/tokenizer.js";
-import { providerNamed } from "../inference/registry.js";
-import type { Completion, CompletionEvent, InferenceProvider } from "../inference/types.js";
-import type { ChatCompletionRequest, CompletionChunk, CompletionOut, FimCompletionRequest, Message } from "../schemas/inference.js";
-import type { Endpoint } from "../schemas/model.js";
-import { usageStore } from "../store/usage.js";
-import { BadRequest } from "./errors.js";
-import { resolve } from "./model-catalog.js";
-import { requireEndpoint, type ModelEntry } from "./models.js";
-
-export interface CallContext {
-  caller: Caller;
-  requestId: string;
-  /** The route as the route table writes it, for usage records. */
-  route: string;
-  signal?: AbortSignal;
-}
+import { logger } from "../../observability/logger.js";
+import { countTokens } from "../../inference/tokenizer.js";
+import { providerNamed } from "../../inference/registry.js";
+import type { Completion, CompletionEvent, InferenceProvider } from "../../inference/types.js";
+import type { ChatCompletionRequest, CompletionChunk, CompletionOut, FimCompletionRequest, Message } from "../../schemas/inference.js";
+import type { Endpoint } from "../../schemas/model.js";
+import { BadRequest } from "../../domain/errors.js";
+import { resolve } from "../models/catalog.js";
+import { requireEndpoint, type ModelEntry } from "../../domain/models.js";
+import { failuresRecorded, recordUsage, type CallContext } from "./usage.js";
 
 /** What the route needs to call a provider for one request, after every check that can fail early. */
 interface Prepared {
@@ -29,7 +18,19 @@ interface Prepared {
   count: (text: string) => number;
 }
 
-const BACKEND_HEADER = "x-inference-backend";
+/** A model's answer, with the backend that gave it (routes send it as the x-inference-backend header). */
+export interface ModelAnswer<T> {
+  kind: "answer";
+  body: T;
+  backend: string;
+}
+
+/** Server-sent event frames, written as the model produces them. */
+export interface ModelStream {
+  kind: "stream";
+  frames: AsyncIterable<string>;
+  backend: string;
+}
 
 function messageText(message: Message): string {
   const content = message.content;
@@ -59,7 +60,7 @@ async function prepare(ctx: CallContext, modelName: string, endpoint: Endpoint, 
   return { model, provider: await providerNamed(model.provider), promptTokens, count };
 }
 
-export async function chat(ctx: CallContext, request: ChatCompletionRequest): Promise<Reply> {
+export async function chat(ctx: CallContext, request: ChatCompletionRequest): Promise<ModelAnswer<CompletionOut> | ModelStream> {
   const prepared = await prepare(ctx, request.model, "chat", chatPromptText(request), request.max_tokens);
   const upstream = { ...request, model: prepared.model.upstream };
   const options = { signal: ctx.signal, countTokens: prepared.count };
@@ -68,7 +69,7 @@ export async function chat(ctx: CallContext, request: ChatCompletionRequest): Pr
     : answered(ctx, prepared, () => prepared.provider.chat(upstream, options));
 }
 
-export async function fim(ctx: CallContext, request: FimCompletionRequest): Promise<Reply> {
+export async function fim(ctx: CallContext, request: FimCompletionRequest): Promise<ModelAnswer<CompletionOut> | ModelStream> {
   const prepared = await prepare(ctx, request.model, "fim", request.prompt + (request.suffix ?? ""), request.max_tokens);
   const upstream = { ...request, model: prepared.model.upstream };
   const options = { signal: ctx.signal, countTokens: prepared.count };
@@ -77,7 +78,7 @@ export async function fim(ctx: CallContext, request: FimCompletionRequest): Prom
     : answered(ctx, prepared, () => prepared.provider.fim(upstream, options));
 }
 
-async function answered(ctx: CallContext, prepared: Prepared, call: () => Promise<Completion>): Promise<Reply> {
+async function answered(ctx: CallContext, prepared: Prepared, call: () => Promise<Completion>): Promise<ModelAnswer<CompletionOut>> {
   const started = Date.now();
   const result = await failuresRecorded(ctx, prepared, started, call);
   const completionText = result.choices.map((c) => c.content + c.toolCalls.map((t) => JSON.stringify(t.function)).join("")).join("");
@@ -101,7 +102,7 @@ async function answered(ctx: CallContext, prepared: Prepared, call: () => Promis
     })),
   };
   await recordUsage(ctx, prepared, { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, started, status: 200 });
-  return Reply.json(200, out, { [BACKEND_HEADER]: prepared.provider.backend });
+  return { kind: "answer", body: out, backend: prepared.provider.backend };
 }
 
 /**
@@ -109,11 +110,11 @@ async function answered(ctx: CallContext, prepared: Prepared, call: () => Promis
  * upstream reports up front (bad key, throttling, bad request) still get a normal status. After the
  * first byte an error can only end the stream: a last chunk with finish_reason "error", then [DONE].
  */
-async function streamed(ctx: CallContext, prepared: Prepared, events: AsyncIterable<CompletionEvent>): Promise<Reply> {
+async function streamed(ctx: CallContext, prepared: Prepared, events: AsyncIterable<CompletionEvent>): Promise<ModelStream> {
   const started = Date.now();
   const iterator = events[Symbol.asyncIterator]();
   const first = await failuresRecorded(ctx, prepared, started, () => iterator.next());
-  return Reply.events(sseFrames(ctx, prepared, iterator, first, started), { [BACKEND_HEADER]: prepared.provider.backend });
+  return { kind: "stream", frames: sseFrames(ctx, prepared, iterator, first, started), backend: prepared.provider.backend };
 }
 
 async function* sseFrames(
@@ -163,41 +164,4 @@ async function* sseFrames(
   await recordUsage(ctx, prepared, { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, started, status });
 }
 
-/** A call that fails before answering still leaves its usage record, with the status the caller gets. */
-export async function failuresRecorded<T>(ctx: CallContext, prepared: Pick<Prepared, "model" | "provider">, started: number, call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    const status = ctx.signal?.aborted ? CLIENT_CLOSED : (error as { status?: unknown }).status;
-    await recordUsage(ctx, prepared, { promptTokens: 0, completionTokens: 0, started, status: typeof status === "number" ? status : 500 });
-    throw error;
-  }
-}
-
 const completionId = () => `cmpl-${randomUUID().replaceAll("-", "")}`;
-
-/** One usage record per model call; a failure to record is logged, never turned into a failed call. */
-export async function recordUsage(
-  ctx: CallContext,
-  prepared: Pick<Prepared, "model" | "provider">,
-  call: { promptTokens: number; completionTokens: number; started: number; status: number | "stream_error" },
-): Promise<void> {
-  try {
-    await usageStore.record({
-      workspace: ctx.caller.workspace,
-      organization: ctx.caller.organization,
-      principal: ctx.caller.principal,
-      requestId: ctx.requestId,
-      model: prepared.model.id,
-      route: ctx.route,
-      promptTokens: call.promptTokens,
-      completionTokens: call.completionTokens,
-      latencyMs: Date.now() - call.started,
-      status: call.status,
-      backend: prepared.provider.backend,
-      at: new Date().toISOString(),
-    });
-  } catch (error) {
-    logger.error("usage record not written", { error: error as Error, requestId: ctx.requestId });
-  }
-}

@@ -1,19 +1,19 @@
 import { randomUUID } from "node:crypto";
-import { Reply } from "../http/reply.js";
-import { providerNamed } from "../inference/registry.js";
-import { countTokens } from "../inference/tokenizer.js";
-import type { EmbeddingOut, EmbeddingRequest } from "../schemas/inference.js";
-import { BadRequest } from "./errors.js";
-import { failuresRecorded, recordUsage, type CallContext } from "./completions.js";
-import { mapBounded } from "./concurrency.js";
-import { resolve } from "./model-catalog.js";
-import { requireEndpoint, type ModelEntry } from "./models.js";
+import { providerNamed } from "../../inference/registry.js";
+import { countTokens } from "../../inference/tokenizer.js";
+import type { EmbeddingOut, EmbeddingRequest } from "../../schemas/inference.js";
+import { BadRequest } from "../../domain/errors.js";
+import type { ModelAnswer } from "./completions.js";
+import { failuresRecorded, recordUsage, type CallContext } from "./usage.js";
+import { mapBounded } from "../../domain/concurrency.js";
+import { resolve } from "../models/catalog.js";
+import { requireEndpoint, type ModelEntry } from "../../domain/models.js";
 
 /** Inputs per provider call, and provider calls in flight at once for one request. */
 const BATCH_SIZE = 32;
 const CONCURRENCY = 4;
 
-export async function embed(ctx: CallContext, request: EmbeddingRequest): Promise<Reply> {
+export async function embed(ctx: CallContext, request: EmbeddingRequest): Promise<ModelAnswer<EmbeddingOut>> {
   const model = await resolve(ctx.caller, request.model);
   requireEndpoint(model, "embeddings");
   const inputs = typeof request.input === "string" ? [request.input] : request.input;
@@ -51,7 +51,7 @@ export async function embed(ctx: CallContext, request: EmbeddingRequest): Promis
     usage: { prompt_tokens: promptTokens, completion_tokens: 0, total_tokens: promptTokens },
   };
   await recordUsage(ctx, { model, provider }, { promptTokens, completionTokens: 0, started, status: 200 });
-  return Reply.json(200, out, { "x-inference-backend": provider.backend });
+  return { kind: "answer", body: out, backend: provider.backend };
 }
 
 /** Each input's tokens, as the model counts them; an input over the model's context is a 400 naming it. */

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import type { PrincipalType } from "./caller.js";
-import { secretStore, tenancyStore, type Organization, type Workspace } from "../store/tenancy.js";
-import { hashApiKey, newApiKey, newKeyId, previewOf, type ApiKeyRecord } from "./api-keys.js";
+import type { PrincipalType } from "../../domain/caller.js";
+import { secretStore, tenancyStore, type Organization, type Workspace } from "../../store/tenancy.js";
+import { hashApiKey, newApiKey, newKeyId, previewOf, type ApiKeyRecord } from "../../domain/api-keys.js";
 
 export interface NewKey {
   /** The secret itself: only here, never stored. */

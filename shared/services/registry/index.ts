@@ -1,5 +1,5 @@
 /** The prompt and skill registries: one mechanism, two kinds (docs/registries.md). */
-import { promptKind, skillKind } from "./kinds.js";
+import { promptKind, skillKind } from "../../domain/registry/kinds.js";
 import { registryOf } from "./registry.js";
 
 export const prompts = registryOf(promptKind);

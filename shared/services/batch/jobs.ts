@@ -1,19 +1,19 @@
 import { randomUUID } from "node:crypto";
 import type * as z from "zod";
-import { fileBlobs } from "../blobs/files.js";
-import { startExecution, stopExecution } from "../engine/executions.js";
-import type { Caller } from "./caller.js";
-import { logger } from "../observability/logger.js";
-import type { BatchEndpoint, BatchJobListQuery, BatchJobOut, CreateBatchJobRequest } from "../schemas/batch.js";
-import type { Endpoint } from "../schemas/model.js";
-import { batchStore, type BatchJobFilter, type BatchJobRecord } from "../store/batch.js";
-import { fileStore } from "../store/files.js";
-import { head as agentHead } from "./agents.js";
-import { countJobRequests, CustomIds, splitLines, type RequestSource } from "./batch-input.js";
-import { isFinal } from "./batch-rules.js";
-import { ApiError, BadRequest, Conflict } from "./errors.js";
-import * as files from "./files.js";
-import { requireBodyModel } from "./model-catalog.js";
+import { fileBlobs } from "../../blobs/files.js";
+import { startExecution, stopExecution } from "../../engine/executions.js";
+import type { Caller } from "../../domain/caller.js";
+import { logger } from "../../observability/logger.js";
+import type { BatchEndpoint, BatchJobListQuery, BatchJobOut, CreateBatchJobRequest } from "../../schemas/batch.js";
+import type { Endpoint } from "../../schemas/model.js";
+import { batchStore, type BatchJobFilter } from "../../store/batch.js";
+import { fileStore } from "../../store/files.js";
+import { head as agentHead } from "../agents/agents.js";
+import { countJobRequests, CustomIds, splitLines, type RequestSource } from "./input.js";
+import { isFinal, type BatchJobRecord } from "../../domain/batch-rules.js";
+import { ApiError, BadRequest, Conflict } from "../../domain/errors.js";
+import * as files from "../files/files.js";
+import { requireBodyModel } from "../models/catalog.js";
 
 /**
  * Batch jobs as the API sees them: create validates every request line before anything

@@ -1,8 +1,8 @@
-import type { Caller } from "./caller.js";
-import type { CatalogFile, Endpoint } from "../schemas/model.js";
-import { modelStore } from "../store/models.js";
-import { BadRequest, Conflict, NotFound } from "./errors.js";
-import { fromCatalog, requireEndpoint, type ModelEntry } from "./models.js";
+import type { Caller } from "../../domain/caller.js";
+import type { CatalogFile, Endpoint } from "../../schemas/model.js";
+import { modelStore } from "../../store/models.js";
+import { BadRequest, Conflict, NotFound } from "../../domain/errors.js";
+import { fromCatalog, requireEndpoint, type ModelEntry } from "../../domain/models.js";
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 

@@ -1,9 +1,9 @@
-import type { Reply } from "../http/reply.js";
-import type { AgentsCompletionRequest } from "../schemas/agent.js";
-import type { ChatCompletionRequest, Message, Tool } from "../schemas/inference.js";
-import type { AgentConfig } from "../store/agents.js";
+import type { AgentsCompletionRequest } from "../../schemas/agent.js";
+import type { ChatCompletionRequest, CompletionOut, Message, Tool } from "../../schemas/inference.js";
+import type { AgentConfig } from "../../domain/agents.js";
 import { head } from "./agents.js";
-import * as completions from "./completions.js";
+import * as completions from "../inference/completions.js";
+import type { CallContext } from "../inference/usage.js";
 
 type FunctionToolOf<T> = Extract<T, { type: "function" }>;
 const isFunction = <T extends { type: string }>(tool: T): tool is FunctionToolOf<T> & T => tool.type === "function";
@@ -57,7 +57,7 @@ export function toChatRequest(agent: AgentConfig, request: AgentsCompletionReque
 }
 
 /** POST /v1/agents/completions: the agent's current version, called through the chat path. */
-export async function complete(ctx: completions.CallContext, request: AgentsCompletionRequest): Promise<Reply> {
+export async function complete(ctx: CallContext, request: AgentsCompletionRequest): Promise<completions.ModelAnswer<CompletionOut> | completions.ModelStream> {
   const agent = await head(ctx.caller, request.agent_id);
   return completions.chat(ctx, toChatRequest(agent, request));
 }

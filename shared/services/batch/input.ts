@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
-import { fileBlobs } from "../blobs/files.js";
-import type { BatchJobRecord } from "../store/batch.js";
-import { fileStore } from "../store/files.js";
-import { BadRequest, NotFound } from "./errors.js";
+import { fileBlobs } from "../../blobs/files.js";
+import type { BatchJobRecord } from "../../domain/batch-rules.js";
+import { fileStore } from "../../store/files.js";
+import { BadRequest, NotFound } from "../../domain/errors.js";
 
 /**
  * The requests of a batch job: JSONL lines `{"custom_id": "…", "body": {…}}` in the job's input files or

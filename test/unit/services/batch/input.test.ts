@@ -12,8 +12,8 @@ import {
   splitLines,
   type RequestLine,
   type RequestSource,
-} from "../../../shared/domain/batch-input.js";
-import { NotFound } from "../../../shared/domain/errors.js";
+} from "../../../../shared/services/batch/input.js";
+import { NotFound } from "../../../../shared/domain/errors.js";
 
 const s3 = mockClient(S3Client);
 

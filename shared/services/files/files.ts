@@ -1,11 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
-import { fileBlobs } from "../blobs/files.js";
-import type { Caller } from "./caller.js";
-import type { CompleteUploadBody, CreateUploadBody, FileListQuery, UploadForm } from "../schemas/file.js";
-import { fileStore, type PendingUpload } from "../store/files.js";
-import { secretStore } from "../store/tenancy.js";
-import { BadRequest, Conflict, Forbidden, NotFound, PayloadTooLarge } from "./errors.js";
+import { fileBlobs } from "../../blobs/files.js";
+import type { Caller } from "../../domain/caller.js";
+import type { CompleteUploadBody, CreateUploadBody, FileListQuery, UploadForm } from "../../schemas/file.js";
+import { fileStore } from "../../store/files.js";
+import { secretStore } from "../../store/tenancy.js";
+import { BadRequest, Conflict, Forbidden, NotFound, PayloadTooLarge } from "../../domain/errors.js";
 import {
   checkUpload,
   countLines,
@@ -17,8 +16,9 @@ import {
   sampleTypeFor,
   visibleTo,
   type FileRecord,
-} from "./file-rules.js";
-import { signDownload, verifyDownload } from "./signed-urls.js";
+  type PendingUpload,
+} from "../../domain/file-rules.js";
+import { signDownload, verifyDownload } from "../../domain/signed-urls.js";
 
 /**
  * What one Lambda invocation can carry: 6 MB of event, with the body base64-encoded by API Gateway.
@@ -82,11 +82,17 @@ export async function uploadInline(caller: Caller, form: UploadForm): Promise<Fi
     Math.floor(nowMs / 1000),
   );
   await fileBlobs.put(file.objectKey, content, mimetype);
+  let created: boolean;
   try {
-    await fileStore.create(file, nowMs);
+    created = await fileStore.create(file, nowMs);
   } catch (error) {
     await fileBlobs.remove(file.objectKey);
     throw error;
+  }
+  if (!created) {
+    // A fresh random id that exists already: nothing to answer but a failure, and the bytes go.
+    await fileBlobs.remove(file.objectKey);
+    throw new Error(`File id ${file.id} exists already`);
   }
   return file;
 }
@@ -223,11 +229,8 @@ export async function completeUpload(caller: Caller, uploadId: string, body: Com
     { ...upload, numLines, expiryHours: upload.expiryHours },
     Math.floor(nowMs / 1000),
   );
-  try {
-    await fileStore.completeUpload({ ...file, objectKey: upload.objectKey }, nowMs, uploadId);
-  } catch (error) {
-    if (error instanceof TransactionCanceledException) throw new Conflict(`Upload '${uploadId}' was already completed`, "upload_completed");
-    throw error;
+  if (!(await fileStore.completeUpload({ ...file, objectKey: upload.objectKey }, nowMs, uploadId))) {
+    throw new Conflict(`Upload '${uploadId}' was already completed`, "upload_completed");
   }
   return file;
 }

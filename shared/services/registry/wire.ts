@@ -1,5 +1,5 @@
-import type { RegistryKind } from "./kinds.js";
-import { aliasesAt, type RegistryHead, type RegistryVersion } from "./records.js";
+import type { RegistryKind } from "../../domain/registry/kinds.js";
+import { aliasesAt, type RegistryHead, type RegistryVersion } from "../../domain/registry/records.js";
 import type { EntryView } from "./registry.js";
 
 /**

@@ -1,0 +1,24 @@
+/**
+ * The model-calling services answer with data (a body or a stream of frames, and the backend that
+ * served it); the routes that call a model send it with the backend named in a header. Handlers of
+ * the inference and agents areas import these instead of the services.
+ */
+import { Reply } from "../shared/http/reply.js";
+import type { AgentsCompletionRequest } from "../shared/schemas/agent.js";
+import type { ChatCompletionRequest, EmbeddingRequest, FimCompletionRequest } from "../shared/schemas/inference.js";
+import * as agentCompletions from "../shared/services/agents/completions.js";
+import * as completions from "../shared/services/inference/completions.js";
+import * as embeddings from "../shared/services/inference/embeddings.js";
+import type { CallContext } from "../shared/services/inference/usage.js";
+
+const BACKEND_HEADER = "x-inference-backend";
+
+export function toReply(answer: completions.ModelAnswer<unknown> | completions.ModelStream): Reply {
+  const headers = { [BACKEND_HEADER]: answer.backend };
+  return answer.kind === "stream" ? Reply.events(answer.frames, headers) : Reply.json(200, answer.body, headers);
+}
+
+export const chat = async (ctx: CallContext, request: ChatCompletionRequest): Promise<Reply> => toReply(await completions.chat(ctx, request));
+export const fim = async (ctx: CallContext, request: FimCompletionRequest): Promise<Reply> => toReply(await completions.fim(ctx, request));
+export const embed = async (ctx: CallContext, request: EmbeddingRequest): Promise<Reply> => toReply(await embeddings.embed(ctx, request));
+export const complete = async (ctx: CallContext, request: AgentsCompletionRequest): Promise<Reply> => toReply(await agentCompletions.complete(ctx, request));

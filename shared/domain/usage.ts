@@ -1,0 +1,16 @@
+/** One model call, for spend limits and observability. */
+export interface UsageRecord {
+  workspace: string;
+  organization: string;
+  principal: string;
+  requestId: string;
+  model: string;
+  route: string;
+  promptTokens: number;
+  completionTokens: number;
+  latencyMs: number;
+  /** The HTTP status the caller saw, or "stream_error" when a stream failed after its first byte. */
+  status: number | "stream_error";
+  backend: string;
+  at: string;
+}

@@ -1,0 +1,14 @@
+/**
+ * The state machines the engine can start. Those deployed with the stack are known by name, and the
+ * variable that carries each one's ARN (functions/engine.ts builds their tasks and definitions from
+ * these rows; CDK and the local stack set the variable). A machine created at run time (a workflow's
+ * own state machine) is named by its ARN instead, so the engine needs no row for it.
+ */
+export const deployedMachines = {
+  batch: { arnEnv: "STATE_MACHINE_BATCH" },
+} as const satisfies Record<string, { arnEnv: string }>;
+
+export type MachineName = keyof typeof deployedMachines;
+
+/** A machine to run: a deployed one by name, or one created at run time by its ARN. */
+export type MachineRef = MachineName | { arn: string };

@@ -1,0 +1,70 @@
+import { randomUUID } from "node:crypto";
+import { callerOf, THROTTLE_RETRY, withRetries, type ChunkRequest, type RetryPolicy, type SavedLine } from "../../../domain/batch-engine.js";
+import type { BatchJobRecord } from "../../../domain/batch-rules.js";
+import { ApiError, asApiError, BadRequest } from "../../../domain/errors.js";
+import { validated } from "../../../domain/validation.js";
+import { logger } from "../../../observability/logger.js";
+import { AgentsCompletionRequest } from "../../../schemas/agent.js";
+import { ChatCompletionRequest, EmbeddingRequest, FimCompletionRequest, ModerationRequest } from "../../../schemas/inference.js";
+import * as agentCompletions from "../../agents/completions.js";
+import * as completions from "../../inference/completions.js";
+import type { ModelAnswer, ModelStream } from "../../inference/completions.js";
+import type { CallContext } from "../../inference/usage.js";
+import { embed } from "../../inference/embeddings.js";
+import { moderate } from "../../inference/moderations.js";
+
+/** One request, end to end: its output line, or its error line when it fails (a failed request never fails the chunk). */
+export async function runRequest(job: BatchJobRecord, request: ChunkRequest, retry: RetryPolicy = THROTTLE_RETRY): Promise<SavedLine> {
+  const id = `batch-${randomUUID()}`;
+  const custom_id = request.custom_id ?? null;
+  try {
+    const body = await callEndpoint(job, request.body, id, retry);
+    return { ok: true, json: JSON.stringify({ id, custom_id, response: { status_code: 200, body }, error: null }) };
+  } catch (error) {
+    if (!(error instanceof ApiError)) logger.error("batch request failed", { error: error as Error, jobId: job.id });
+    const { message, status } = asApiError(error);
+    return { ok: false, json: JSON.stringify({ id, custom_id, response: null, error: { message, code: status } }) };
+  }
+}
+
+async function callEndpoint(job: BatchJobRecord, body: Record<string, unknown>, requestId: string, retry: RetryPolicy): Promise<unknown> {
+  const call = requestFor(job, body);
+  const ctx: CallContext = { caller: callerOf(job), requestId, route: `batch POST ${job.endpoint}` };
+  const answer = await withRetries(() => call(ctx), retry);
+  if (answer.kind !== "answer") throw new Error("The endpoint answered with a stream");
+  return answer.body;
+}
+
+
+/**
+ * The call a request body stands for, validated as the synchronous route validates it: the job's model
+ * replaces the body's (or the job's agent answers), and nothing streams.
+ */
+function requestFor(job: BatchJobRecord, body: Record<string, unknown>): (ctx: CallContext) => Promise<ModelAnswer<unknown> | ModelStream> {
+  const model = job.model ?? body.model;
+  switch (job.endpoint) {
+    case "/v1/chat/completions": {
+      if (job.agentId) {
+        const { model: _model, ...rest } = body;
+        const request = validated(AgentsCompletionRequest, { ...rest, agent_id: job.agentId, stream: false }, "body");
+        return (ctx) => agentCompletions.complete(ctx, request);
+      }
+      const request = validated(ChatCompletionRequest, { ...body, model, stream: false }, "body");
+      return (ctx) => completions.chat(ctx, request);
+    }
+    case "/v1/fim/completions": {
+      const request = validated(FimCompletionRequest, { ...body, model, stream: false }, "body");
+      return (ctx) => completions.fim(ctx, request);
+    }
+    case "/v1/embeddings": {
+      const request = validated(EmbeddingRequest, { ...body, model }, "body");
+      return (ctx) => embed(ctx, request);
+    }
+    case "/v1/moderations": {
+      const request = validated(ModerationRequest, { ...body, model }, "body");
+      return (ctx) => moderate(ctx, request);
+    }
+    default:
+      throw new BadRequest(`Batch jobs do not serve the endpoint '${String(job.endpoint)}'`, "unsupported_endpoint");
+  }
+}

@@ -1,0 +1,62 @@
+import type { Caller } from "../../domain/caller.js";
+import type { ModelEntry } from "../../domain/models.js";
+import { asApiError, CLIENT_CLOSED } from "../../domain/errors.js";
+import type { InferenceProvider } from "../../inference/types.js";
+import { logger } from "../../observability/logger.js";
+import { usageStore } from "../../store/usage.js";
+
+/**
+ * Usage recording: one record per model call (chat, FIM, embeddings, moderations; synchronous or from a
+ * batch job), written when the call ends, failed calls included, with the status the caller saw.
+ */
+
+export interface CallContext {
+  caller: Caller;
+  requestId: string;
+  /** The route as the route table writes it, for usage records. */
+  route: string;
+  signal?: AbortSignal;
+}
+
+/** The model and backend a call went to, as its usage record names them. */
+export interface ModelCall {
+  model: Pick<ModelEntry, "id">;
+  provider: Pick<InferenceProvider, "backend">;
+}
+
+/** A call that fails before answering still leaves its usage record, with the status the caller gets. */
+export async function failuresRecorded<T>(ctx: CallContext, prepared: ModelCall, started: number, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    const status = ctx.signal?.aborted ? CLIENT_CLOSED : asApiError(error).status;
+    await recordUsage(ctx, prepared, { promptTokens: 0, completionTokens: 0, started, status });
+    throw error;
+  }
+}
+
+/** One usage record per model call; a failure to record is logged, never turned into a failed call. */
+export async function recordUsage(
+  ctx: CallContext,
+  prepared: ModelCall,
+  call: { promptTokens: number; completionTokens: number; started: number; status: number | "stream_error" },
+): Promise<void> {
+  try {
+    await usageStore.record({
+      workspace: ctx.caller.workspace,
+      organization: ctx.caller.organization,
+      principal: ctx.caller.principal,
+      requestId: ctx.requestId,
+      model: prepared.model.id,
+      route: ctx.route,
+      promptTokens: call.promptTokens,
+      completionTokens: call.completionTokens,
+      latencyMs: Date.now() - call.started,
+      status: call.status,
+      backend: prepared.provider.backend,
+      at: new Date().toISOString(),
+    });
+  } catch (error) {
+    logger.error("usage record not written", { error: error as Error, requestId: ctx.requestId });
+  }
+}
