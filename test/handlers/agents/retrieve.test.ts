@@ -1,16 +1,15 @@
-import { DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeEach, describe, expect, it } from "vitest";
 import { handler } from "../../../functions/agents/retrieve.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, anEvent, invoke } from "../../support/builders.js";
 import { agentAliasItem, agentCalls, agentHeadItem, agentVersionItem, anAgentHead, anAgentVersion, serveAgentsTable } from "../../support/agents-table.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo();
 const caller = aCaller();
 const head = anAgentHead({ workspace: caller.workspace, version: 3, latestVersion: 3, description: "v3", updatedAt: "2025-03-01T00:00:00.000Z" });
 
 beforeEach(() => {
-  dynamo.reset();
   serveAgentsTable(dynamo, [
     agentHeadItem(head),
     agentVersionItem(caller.workspace, anAgentVersion(head, 1, { description: "v1" })),

@@ -1,18 +1,17 @@
 import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
-import { DynamoDBDocumentClient, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
+import { TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { handler } from "../../../functions/agents/update.js";
 import { MAX_VERSION_ATTEMPTS } from "../../../shared/domain/agents.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, aJsonEvent, invoke } from "../../support/builders.js";
 import { agentCalls, agentHeadItem, anAgentHead, serveAgentsTable } from "../../support/agents-table.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo();
 const caller = aCaller();
 const head = anAgentHead({ workspace: caller.workspace, version: 2, latestVersion: 3, instructions: "Be brief.", metadata: { team: "a" }, completion_args: { temperature: 0.3 } });
 
 beforeEach(() => {
-  dynamo.reset();
   serveAgentsTable(dynamo, [agentHeadItem(head)]);
   // No waiting between retries.
   vi.spyOn(Math, "random").mockReturnValue(0);

@@ -1,22 +1,15 @@
-import { S3Client } from "@aws-sdk/client-s3";
-import { DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { beforeEach, describe, expect, it } from "vitest";
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/files/content.js";
 import type { FileRecord } from "../../../shared/domain/file-rules.js";
+import { mockDynamo, mockS3 } from "../../support/aws-mocks.js";
 import { aCaller, aFile, aFileItem, anEvent, invoke } from "../../support/builders.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
-const s3 = mockClient(S3Client);
+const dynamo = mockDynamo({ resolves: {} });
+const s3 = mockS3({ resolves: {} });
 
 const caller = aCaller();
 
-beforeEach(() => {
-  dynamo.reset();
-  s3.reset();
-  dynamo.resolves({});
-  s3.resolves({});
-});
 
 const content = (fileId: string, who: ReturnType<typeof aCaller> | null = caller) =>
   anEvent({ path: `/v1/files/${fileId}/content`, resource: "/v1/files/{file_id}/content", pathParameters: { file_id: fileId }, caller: who });

@@ -1,15 +1,11 @@
-import { GetCommand, DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { handler } from "../../../functions/files/retrieve.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, aFile, aFileItem, anEvent, invoke } from "../../support/builders.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo({ resolves: {} });
 
-beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
-});
 afterEach(() => {
   vi.useRealTimers();
 });

@@ -1,29 +1,19 @@
-import { DeleteObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { DeleteObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
-import { DynamoDBDocumentClient, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/files/upload.js";
+import { freezeDate, mockDynamo, mockS3 } from "../../support/aws-mocks.js";
 import { aCaller, anEvent, invoke, multipartEvent } from "../../support/builders.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
-const s3 = mockClient(S3Client);
+const dynamo = mockDynamo({ resolves: {} });
+const s3 = mockS3({ resolves: {} });
 
 const NOW_MS = 1_800_000_000_250;
 const caller = aCaller();
 const jsonl = '{"prompt":"a"}\n{"prompt":"b"}\n\n{"prompt":"c"}\n';
 
-beforeEach(() => {
-  dynamo.reset();
-  s3.reset();
-  dynamo.resolves({});
-  s3.resolves({});
-  vi.useFakeTimers({ toFake: ["Date"] });
-  vi.setSystemTime(NOW_MS);
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+freezeDate(NOW_MS);
 
 type Part = string | { filename: string; content: string | Buffer; type?: string };
 const upload = (fields: Record<string, Part>, who: ReturnType<typeof aCaller> | null = caller) => multipartEvent(fields, { path: "/v1/files", caller: who });

@@ -1,11 +1,11 @@
-import { DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
+import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import * as z from "zod";
 import { handler } from "../../../functions/inference/chat.js";
 import { providerNamed } from "../../../shared/inference/registry.js";
 import { countTokens } from "../../../shared/inference/tokenizer.js";
 import { UpstreamError, type CompletionEvent } from "../../../shared/inference/types.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import {
   aCaller,
   aFineTunedModelEntry,
@@ -18,7 +18,7 @@ import {
   ssePayloads,
 } from "../../support/builders.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo({ resolves: {} });
 const caller = aCaller();
 
 const small = aModelEntry({ id: "mistral-small-latest", aliases: ["mistral-small"], endpoints: ["chat"], tokenizer: "v3" });
@@ -27,8 +27,6 @@ const tinyContext = aModelEntry({ id: "tiny-context", endpoints: ["chat"], maxCo
 const archived = aFineTunedModelEntry({ workspace: caller.workspace, archived: true });
 
 beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
   serveModelsTable(dynamo, [aModelItem(small), anAliasItem("mistral-small", small.id), aModelItem(embed), aModelItem(tinyContext), aModelItem(archived)]);
 });
 afterEach(() => {

@@ -1,12 +1,12 @@
-import { DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
+import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeEach, describe, expect, it } from "vitest";
 import { handler } from "../../../functions/inference/embeddings.js";
 import { hashEmbedding } from "../../../shared/inference/feature-hashing.js";
 import { countTokens } from "../../../shared/inference/tokenizer.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, aFineTunedModelEntry, aJsonEvent, aModelEntry, aModelItem, invoke, serveModelsTable } from "../../support/builders.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo({ resolves: {} });
 const caller = aCaller();
 
 const embedModel = aModelEntry({
@@ -22,8 +22,6 @@ const shortInput = aModelEntry({ id: "short-embed", endpoints: ["embeddings"], t
 const archived = aFineTunedModelEntry({ workspace: caller.workspace, root: "mistral-embed", endpoints: ["embeddings"], archived: true });
 
 beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
   serveModelsTable(dynamo, [aModelItem(embedModel), aModelItem(small), aModelItem(shortInput), aModelItem(archived)]);
 });
 

@@ -1,13 +1,23 @@
-import { DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
+import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { handler } from "../../../functions/inference/fim.js";
 import { providerNamed } from "../../../shared/inference/registry.js";
 import { countTokens } from "../../../shared/inference/tokenizer.js";
 import type { CompletionEvent } from "../../../shared/inference/types.js";
-import { aCaller, aFineTunedModelEntry, aJsonEvent, aModelEntry, aModelItem, anAliasItem, invokeStream, serveModelsTable, ssePayloads } from "../../support/builders.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
+import {
+  aCaller,
+  aFineTunedModelEntry,
+  aJsonEvent,
+  aModelEntry,
+  aModelItem,
+  anAliasItem,
+  invokeStream,
+  serveModelsTable,
+  ssePayloads,
+} from "../../support/builders.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo({ resolves: {} });
 const caller = aCaller();
 
 const codestral = aModelEntry({ id: "codestral-latest", aliases: ["codestral-2405"], endpoints: ["chat", "fim"], upstream: "offline-fim", tokenizer: "v3" });
@@ -16,8 +26,6 @@ const tinyContext = aModelEntry({ id: "tiny-code", endpoints: ["fim"], maxContex
 const archived = aFineTunedModelEntry({ workspace: caller.workspace, root: "codestral-latest", endpoints: ["chat", "fim"], archived: true });
 
 beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
   serveModelsTable(dynamo, [aModelItem(codestral), anAliasItem("codestral-2405", codestral.id), aModelItem(small), aModelItem(tinyContext), aModelItem(archived)]);
 });
 afterEach(() => {

@@ -1,17 +1,13 @@
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
-import { DynamoDBDocumentClient, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { beforeEach, describe, expect, it } from "vitest";
+import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
 import { handler as archiveHandler } from "../../../functions/models/archive.js";
 import { handler as unarchiveHandler } from "../../../functions/models/unarchive.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, aFineTunedModelEntry, aModelEntry, aModelItem, anEvent, invoke, serveModelsTable } from "../../support/builders.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo({ resolves: {} });
 
-beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
-});
 
 /** Archive and unarchive are one operation with the flag the other way round. */
 describe.each([

@@ -1,17 +1,13 @@
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
-import { DynamoDBDocumentClient, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { beforeEach, describe, expect, it } from "vitest";
+import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/models/update.js";
 import type { ModelEntry } from "../../../shared/domain/models.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, aFineTunedModelEntry, aJsonEvent, aModelEntry, aModelItem, invoke, serveModelsTable } from "../../support/builders.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo({ resolves: {} });
 
-beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
-});
 
 const caller = aCaller();
 const update = (modelId: string, body: unknown, who: ReturnType<typeof aCaller> | null = caller) =>

@@ -1,18 +1,14 @@
-import { DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { beforeEach, describe, expect, it } from "vitest";
+import { QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/prompts/list-versions.js";
 import type { RegistryHead } from "../../../shared/domain/registry/records.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, anEvent, invoke } from "../../support/builders.js";
 import { aRegistryHead, aRegistryVersion, aVersionItem, anEntry, REGISTRY_TABLE, serveRegistry } from "../../support/registry-builders.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo({ resolves: {} });
 const caller = aCaller();
 
-beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
-});
 
 const listVersions = (id: string, who: ReturnType<typeof aCaller> | null = caller) =>
   anEvent({ path: `/v2/prompts/${id}/versions`, resource: "/v2/prompts/{prompt_id}/versions", pathParameters: { prompt_id: id }, caller: who });

@@ -1,18 +1,14 @@
-import { DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { beforeEach, describe, expect, it } from "vitest";
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/prompts/retrieve.js";
 import type { RegistryHead } from "../../../shared/domain/registry/records.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, anEvent, invoke } from "../../support/builders.js";
 import { aRegistryHead, anEntry, REGISTRY_TABLE, serveRegistry } from "../../support/registry-builders.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo({ resolves: {} });
 const caller = aCaller();
 
-beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
-});
 
 const retrieve = (id: string, query: Record<string, string | string[]> = {}, who: ReturnType<typeof aCaller> | null = caller) =>
   anEvent({ path: `/v2/prompts/${id}`, resource: "/v2/prompts/{prompt_id}", pathParameters: { prompt_id: id }, query, caller: who });

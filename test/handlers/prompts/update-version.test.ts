@@ -1,25 +1,21 @@
 import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
-import { DynamoDBDocumentClient, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
+import { TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { handler } from "../../../functions/prompts/update-version.js";
 import type { RegistryHead } from "../../../shared/domain/registry/records.js";
+import { freezeDate, mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, aJsonEvent, invoke } from "../../support/builders.js";
 import { aHeadItem, aRegistryHead, anEntry, REGISTRY_TABLE, serveRegistry } from "../../support/registry-builders.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo({ resolves: {} });
 const caller = aCaller();
 const NOW = "2026-03-01T12:00:00.000Z";
 
+freezeDate(NOW);
 beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
-  vi.useFakeTimers({ toFake: ["Date"] });
-  vi.setSystemTime(new Date(NOW));
   vi.spyOn(Math, "random").mockReturnValue(0);
 });
 afterEach(() => {
-  vi.useRealTimers();
   vi.restoreAllMocks();
 });
 

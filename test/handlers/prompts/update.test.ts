@@ -1,27 +1,23 @@
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
-import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
+import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { handler } from "../../../functions/prompts/update.js";
 import { MAX_WRITE_ATTEMPTS } from "../../../shared/domain/registry/registry.js";
 import type { RegistryHead } from "../../../shared/domain/registry/records.js";
+import { freezeDate, mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, aJsonEvent, invoke } from "../../support/builders.js";
 import { aRegistryHead, anEntry, REGISTRY_TABLE, serveRegistry } from "../../support/registry-builders.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo({ resolves: {} });
 const caller = aCaller();
 const NOW = "2026-03-01T12:00:00.000Z";
 
+freezeDate(NOW);
 beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
-  vi.useFakeTimers({ toFake: ["Date"] });
-  vi.setSystemTime(new Date(NOW));
   // No backoff between retries: the retry count is what is under test.
   vi.spyOn(Math, "random").mockReturnValue(0);
 });
 afterEach(() => {
-  vi.useRealTimers();
   vi.restoreAllMocks();
 });
 

@@ -1,17 +1,13 @@
-import { DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { beforeEach, describe, expect, it } from "vitest";
+import { QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/skills/list-versions.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, anEvent, invoke } from "../../support/builders.js";
 import { aRegistryHead, anEntry, serveRegistry } from "../../support/registry-builders.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo({ resolves: {} });
 const caller = aCaller();
 
-beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
-});
 
 const listVersions = (id: string, who: ReturnType<typeof aCaller> | null = caller) =>
   anEvent({ path: `/v2/skills/${id}/versions`, resource: "/v2/skills/{skill_id}/versions", pathParameters: { skill_id: id }, caller: who });
