@@ -22,13 +22,27 @@ export const mockDynamo = (options: MockOptions = {}): AwsClientStub<DynamoDBDoc
 /** The S3 client of this file's handlers, mocked, and reset before each test. */
 export const mockS3 = (options: MockOptions = {}): AwsClientStub<S3Client> => mocked(mockClient(S3Client), options);
 
-/** `Date` stands still at `now` (epoch milliseconds or an ISO string) in each test; timers stay real. */
-export function freezeDate(now: number | string): void {
+/** `Date` stands still at `now` (epoch milliseconds or an ISO string) in each test; timers stay real. Returns `now`. */
+export function freezeDate<T extends number | string>(now: T): T {
   beforeEach(() => {
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(typeof now === "string" ? new Date(now) : now);
   });
   afterEach(() => {
     vi.useRealTimers();
+  });
+  return now;
+}
+
+/**
+ * Retries of conflicting DynamoDB writes wait a random backoff: with Math.random at 0 they do not wait,
+ * so a test can count attempts. Every spy is restored after each test.
+ */
+export function withoutRetryBackoff(): void {
+  beforeEach(() => {
+    vi.spyOn(Math, "random").mockReturnValue(0);
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
   });
 }

@@ -9,7 +9,7 @@ import { toCallerContext } from "../../shared/http/caller.js";
 import type { RouteHandler } from "../../shared/http/route.js";
 import type { PendingUpload } from "../../shared/store/files.js";
 import type { ModelEntry } from "../../shared/domain/models.js";
-import { BatchGetCommand, GetCommand, QueryCommand, type BatchGetCommandInput, type DynamoDBDocumentClient, type GetCommandInput, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
+import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, type BatchGetCommandInput, type DynamoDBDocumentClient, type GetCommandInput, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import type { AwsClientStub } from "aws-sdk-client-mock";
 import { ResponseStream, type Metadata } from "../../infra/local/lambda-streaming.js";
 
@@ -337,3 +337,27 @@ export const ssePayloads = (body: string): string[] =>
     .split("\n\n")
     .filter(Boolean)
     .map((frame) => frame.replace(/^data: /, ""));
+
+/** The chunks of a streamed completion's SSE body, without the closing [DONE]. */
+export const sseChunks = (body: string) =>
+  ssePayloads(body)
+    .filter((p) => p !== "[DONE]")
+    .map((p) => JSON.parse(p));
+
+/** The text a streamed completion's chunks carry, every choice's deltas joined. */
+export const streamedContent = (body: string) =>
+  sseChunks(body)
+    .map((c) => c.choices.map((choice: { delta: { content?: string } }) => choice.delta.content ?? "").join(""))
+    .join("");
+
+/** The usage records the mocked client was asked to write. */
+export const usageRecordsWritten = (dynamo: AwsClientStub<DynamoDBDocumentClient>) =>
+  dynamo.commandCalls(PutCommand).filter((c) => c.args[0].input.TableName === "platform-usage");
+
+/** What a usage record says of who made the call and which request it was. */
+export const usageCallerOf = (caller: Caller, event: APIGatewayProxyEvent) => ({
+  workspace: caller.workspace,
+  organization: caller.organization,
+  principal: caller.principal,
+  requestId: event.requestContext.requestId,
+});

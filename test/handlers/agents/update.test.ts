@@ -1,9 +1,9 @@
 import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import { TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { handler } from "../../../functions/agents/update.js";
 import { MAX_VERSION_ATTEMPTS } from "../../../shared/domain/agents.js";
-import { mockDynamo } from "../../support/aws-mocks.js";
+import { mockDynamo, withoutRetryBackoff } from "../../support/aws-mocks.js";
 import { aCaller, aJsonEvent, invoke } from "../../support/builders.js";
 import { agentCalls, agentHeadItem, anAgentHead, serveAgentsTable } from "../../support/agents-table.js";
 
@@ -13,12 +13,8 @@ const head = anAgentHead({ workspace: caller.workspace, version: 2, latestVersio
 
 beforeEach(() => {
   serveAgentsTable(dynamo, [agentHeadItem(head)]);
-  // No waiting between retries.
-  vi.spyOn(Math, "random").mockReturnValue(0);
 });
-afterEach(() => {
-  vi.restoreAllMocks();
-});
+withoutRetryBackoff();
 
 const patch = (body: unknown, id = head.id, who = caller) =>
   aJsonEvent(body, { method: "PATCH", path: `/v1/agents/${id}`, pathParameters: { agent_id: id }, caller: who });

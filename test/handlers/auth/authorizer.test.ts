@@ -12,7 +12,6 @@ const KEY = "pak_3q2-7wAbCdEfGhIjKlMnOpQrStUvWxYz0123456789_-";
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 const METHOD_ARN = "arn:aws:execute-api:eu-west-1:123456789012:a1b2c3d4e5/prod/POST/v1/files/uploads";
 
-
 /** A key record stored under the hash of KEY. */
 function storedKey(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
   const record = anApiKeyRecord({ hash: sha256(KEY), ...overrides });

@@ -13,7 +13,6 @@ const dynamo = mockDynamo();
 const s3 = mockS3();
 const small = aModelEntry({ id: "mistral-small-latest" });
 
-
 /** A Lambda context with `left` milliseconds to go. */
 const withTimeLeft = (left: number): Context => ({ ...aContext(), getRemainingTimeInMillis: () => left });
 

@@ -10,7 +10,6 @@ const s3 = mockS3({ resolves: {} });
 
 const caller = aCaller();
 
-
 const content = (fileId: string, who: ReturnType<typeof aCaller> | null = caller) =>
   anEvent({ path: `/v1/files/${fileId}/content`, resource: "/v1/files/{file_id}/content", pathParameters: { file_id: fileId }, caller: who });
 

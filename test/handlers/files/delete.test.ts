@@ -12,7 +12,6 @@ const s3 = mockS3({ resolves: {} });
 
 const caller = aCaller();
 
-
 const remove = (fileId: string, who: ReturnType<typeof aCaller> | null = caller) =>
   anEvent({ method: "DELETE", path: `/v1/files/${fileId}`, resource: "/v1/files/{file_id}", pathParameters: { file_id: fileId }, caller: who });
 

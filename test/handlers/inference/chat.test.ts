@@ -1,4 +1,3 @@
-import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import * as z from "zod";
 import { handler } from "../../../functions/inference/chat.js";
@@ -16,6 +15,10 @@ import {
   invokeStream,
   serveModelsTable,
   ssePayloads,
+  sseChunks,
+  streamedContent,
+  usageRecordsWritten,
+  usageCallerOf,
 } from "../../support/builders.js";
 
 const dynamo = mockDynamo({ resolves: {} });
@@ -37,16 +40,7 @@ const chat = (body: Record<string, unknown>, who = caller) => aJsonEvent(body, {
 const hello = (extra: Record<string, unknown> = {}) => ({ model: "mistral-small-latest", messages: [{ role: "user", content: "Hello there" }], ...extra });
 const ECHO = "[offline] No language model is configured. You said: «Hello there»";
 
-const usageRecords = () => dynamo.commandCalls(PutCommand).filter((c) => c.args[0].input.TableName === "platform-usage");
-/** The chunks of an SSE body, without the closing [DONE]. */
-const chunksOf = (body: string) =>
-  ssePayloads(body)
-    .filter((p) => p !== "[DONE]")
-    .map((p) => JSON.parse(p));
-const streamedContent = (body: string) =>
-  chunksOf(body)
-    .map((c) => c.choices.map((choice: { delta: { content?: string } }) => choice.delta.content ?? "").join(""))
-    .join("");
+const usageRecords = () => usageRecordsWritten(dynamo);
 
 const weatherTool = {
   type: "function",
@@ -118,10 +112,7 @@ describe("POST /v1/chat/completions", () => {
 
       expect(usageRecords()).toHaveLength(1);
       expect(usageRecords()[0]!.args[0].input.Item).toMatchObject({
-        workspace: caller.workspace,
-        organization: caller.organization,
-        principal: caller.principal,
-        requestId: event.requestContext.requestId,
+        ...usageCallerOf(caller, event),
         model: "mistral-small-latest",
         route: "POST /v1/chat/completions",
         promptTokens: response.json.usage.prompt_tokens,
@@ -278,13 +269,13 @@ describe("POST /v1/chat/completions", () => {
     it("opens with a chunk carrying the assistant role", async () => {
       const response = await invokeStream(handler, chat(hello({ stream: true })));
 
-      expect(chunksOf(response.body)[0].choices).toStrictEqual([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]);
+      expect(sseChunks(response.body)[0].choices).toStrictEqual([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]);
     });
 
     it("leaves finish_reason null on every chunk but the last, which carries it and the usage", async () => {
       const response = await invokeStream(handler, chat(hello({ stream: true })));
 
-      const chunks = chunksOf(response.body);
+      const chunks = sseChunks(response.body);
       const last = chunks.at(-1);
       const earlierReasons = chunks.slice(0, -1).flatMap((c) => c.choices.map((choice: { finish_reason: unknown }) => choice.finish_reason));
       expect(new Set(earlierReasons)).toStrictEqual(new Set([null]));
@@ -307,7 +298,7 @@ describe("POST /v1/chat/completions", () => {
     it("sends chunks of one completion id, under the model's public id", async () => {
       const response = await invokeStream(handler, chat(hello({ model: "mistral-small", stream: true })));
 
-      const chunks = chunksOf(response.body);
+      const chunks = sseChunks(response.body);
       expect(new Set(chunks.map((c) => c.id)).size).toBe(1);
       expect(chunks.every((c) => c.object === "chat.completion.chunk" && c.model === "mistral-small-latest")).toBe(true);
     });
@@ -316,20 +307,20 @@ describe("POST /v1/chat/completions", () => {
       const whole = await invokeStream(handler, chat(hello()));
       const streamed = await invokeStream(handler, chat(hello({ stream: true })));
 
-      expect(chunksOf(streamed.body).length).toBeGreaterThan(3);
+      expect(sseChunks(streamed.body).length).toBeGreaterThan(3);
       expect(streamedContent(streamed.body)).toBe(whole.json.choices[0].message.content);
     });
 
     it("ends with finish_reason length when max_tokens cuts the answer", async () => {
       const response = await invokeStream(handler, chat(hello({ max_tokens: 5, stream: true })));
 
-      expect(chunksOf(response.body).at(-1).choices[0].finish_reason).toBe("length");
+      expect(sseChunks(response.body).at(-1).choices[0].finish_reason).toBe("length");
     });
 
     it("streams a forced tool call and ends with finish_reason tool_calls", async () => {
       const response = await invokeStream(handler, chat(hello({ stream: true, tools: [weatherTool], tool_choice: "any" })));
 
-      const chunks = chunksOf(response.body);
+      const chunks = sseChunks(response.body);
       const calls = chunks.flatMap((c) => c.choices.flatMap((choice: { delta: { tool_calls?: unknown[] } }) => choice.delta.tool_calls ?? []));
       expect(calls).toHaveLength(1);
       expect(calls[0]).toMatchObject({ function: { name: "get_weather" } });
@@ -339,7 +330,7 @@ describe("POST /v1/chat/completions", () => {
     it("writes a usage record once the stream is done", async () => {
       const response = await invokeStream(handler, chat(hello({ stream: true })));
 
-      const usage = chunksOf(response.body).at(-1).usage;
+      const usage = sseChunks(response.body).at(-1).usage;
       expect(usageRecords()).toHaveLength(1);
       expect(usageRecords()[0]!.args[0].input.Item).toMatchObject({
         workspace: caller.workspace,
@@ -385,7 +376,7 @@ describe("POST /v1/chat/completions", () => {
       expect(response.metadata?.statusCode).toBe(200);
       const payloads = ssePayloads(response.body);
       expect(payloads.at(-1)).toBe("[DONE]");
-      const chunks = chunksOf(response.body);
+      const chunks = sseChunks(response.body);
       expect(chunks.map((c) => c.choices[0].delta.content ?? null)).toStrictEqual(["", "Partial ", null]);
       expect(chunks.at(-1).choices).toStrictEqual([{ index: 0, delta: {}, finish_reason: "error" }]);
     });

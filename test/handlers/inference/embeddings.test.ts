@@ -1,10 +1,19 @@
-import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeEach, describe, expect, it } from "vitest";
 import { handler } from "../../../functions/inference/embeddings.js";
 import { hashEmbedding } from "../../../shared/inference/feature-hashing.js";
 import { countTokens } from "../../../shared/inference/tokenizer.js";
 import { mockDynamo } from "../../support/aws-mocks.js";
-import { aCaller, aFineTunedModelEntry, aJsonEvent, aModelEntry, aModelItem, invoke, serveModelsTable } from "../../support/builders.js";
+import {
+  aCaller,
+  aFineTunedModelEntry,
+  aJsonEvent,
+  aModelEntry,
+  aModelItem,
+  invoke,
+  serveModelsTable,
+  usageRecordsWritten,
+  usageCallerOf,
+} from "../../support/builders.js";
 
 const dynamo = mockDynamo({ resolves: {} });
 const caller = aCaller();
@@ -29,7 +38,7 @@ const embeddings = (body: Record<string, unknown>, who: ReturnType<typeof aCalle
   aJsonEvent(body, { path: "/v1/embeddings", resource: "/v1/embeddings", caller: who });
 const embed = (extra: Record<string, unknown> = {}) => ({ model: "mistral-embed", input: ["The cat sat on the mat.", "Stock markets fell today."], ...extra });
 
-const usageRecords = () => dynamo.commandCalls(PutCommand).filter((c) => c.args[0].input.TableName === "platform-usage");
+const usageRecords = () => usageRecordsWritten(dynamo);
 const float32 = (vector: number[]) => Array.from(new Float32Array(vector));
 
 describe("POST /v1/embeddings", () => {
@@ -92,10 +101,7 @@ describe("POST /v1/embeddings", () => {
 
     expect(usageRecords()).toHaveLength(1);
     expect(usageRecords()[0]!.args[0].input.Item).toMatchObject({
-      workspace: caller.workspace,
-      organization: caller.organization,
-      principal: caller.principal,
-      requestId: event.requestContext.requestId,
+      ...usageCallerOf(caller, event),
       model: "mistral-embed",
       route: "POST /v1/embeddings",
       promptTokens: response.json.usage.prompt_tokens,

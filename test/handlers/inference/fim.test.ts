@@ -1,4 +1,3 @@
-import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { handler } from "../../../functions/inference/fim.js";
 import { providerNamed } from "../../../shared/inference/registry.js";
@@ -15,6 +14,10 @@ import {
   invokeStream,
   serveModelsTable,
   ssePayloads,
+  sseChunks,
+  streamedContent,
+  usageRecordsWritten,
+  usageCallerOf,
 } from "../../support/builders.js";
 
 const dynamo = mockDynamo({ resolves: {} });
@@ -40,15 +43,7 @@ const fim = (body: Record<string, unknown>, who: ReturnType<typeof aCaller> | nu
   aJsonEvent(body, { path: "/v1/fim/completions", resource: "/v1/fim/completions", caller: who });
 const code = (extra: Record<string, unknown> = {}) => ({ model: "codestral-latest", prompt: PROMPT, suffix: SUFFIX, ...extra });
 
-const usageRecords = () => dynamo.commandCalls(PutCommand).filter((c) => c.args[0].input.TableName === "platform-usage");
-const chunksOf = (body: string) =>
-  ssePayloads(body)
-    .filter((p) => p !== "[DONE]")
-    .map((p) => JSON.parse(p));
-const streamedContent = (body: string) =>
-  chunksOf(body)
-    .map((c) => c.choices.map((choice: { delta: { content?: string } }) => choice.delta.content ?? "").join(""))
-    .join("");
+const usageRecords = () => usageRecordsWritten(dynamo);
 
 describe("POST /v1/fim/completions", () => {
   describe("answered whole", () => {
@@ -88,10 +83,7 @@ describe("POST /v1/fim/completions", () => {
 
       expect(usageRecords()).toHaveLength(1);
       expect(usageRecords()[0]!.args[0].input.Item).toMatchObject({
-        workspace: caller.workspace,
-        organization: caller.organization,
-        principal: caller.principal,
-        requestId: event.requestContext.requestId,
+        ...usageCallerOf(caller, event),
         model: "codestral-latest",
         route: "POST /v1/fim/completions",
         promptTokens: response.json.usage.prompt_tokens,
@@ -204,13 +196,13 @@ describe("POST /v1/fim/completions", () => {
     it("opens with a chunk carrying the assistant role", async () => {
       const response = await invokeStream(handler, fim(code({ stream: true })));
 
-      expect(chunksOf(response.body)[0].choices[0].delta.role).toBe("assistant");
+      expect(sseChunks(response.body)[0].choices[0].delta.role).toBe("assistant");
     });
 
     it("leaves finish_reason null on every chunk but the last, which carries it and the usage", async () => {
       const response = await invokeStream(handler, fim(code({ stream: true })));
 
-      const chunks = chunksOf(response.body);
+      const chunks = sseChunks(response.body);
       expect(new Set(chunks.slice(0, -1).map((c) => c.choices[0].finish_reason))).toStrictEqual(new Set([null]));
       expect(chunks.at(-1)).toMatchObject({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }], usage: { prompt_tokens: countTokens("v3", PROMPT + SUFFIX) } });
     });
@@ -247,7 +239,7 @@ describe("POST /v1/fim/completions", () => {
       const response = await invokeStream(handler, fim(code({ stream: true })));
 
       expect(ssePayloads(response.body).at(-1)).toBe("[DONE]");
-      const chunks = chunksOf(response.body);
+      const chunks = sseChunks(response.body);
       expect(streamedContent(response.body)).toBe("fib(");
       expect(chunks.at(-1).choices).toStrictEqual([{ index: 0, delta: {}, finish_reason: "error" }]);
     });

@@ -8,7 +8,6 @@ import { aCaller, aFineTunedModelEntry, aModelEntry, aModelItem, anEvent, invoke
 
 const dynamo = mockDynamo({ resolves: {} });
 
-
 /** Archive and unarchive are one operation with the flag the other way round. */
 describe.each([
   { route: "POST", handler: archiveHandler, archived: true, verb: "archived" },

@@ -6,7 +6,6 @@ import { aCaller, aFineTunedModelEntry, aModelEntry, aModelItem, anAliasItem, an
 
 const dynamo = mockDynamo({ resolves: {} });
 
-
 const caller = aCaller();
 const remove = (modelId: string, who: ReturnType<typeof aCaller> | null = caller) =>
   anEvent({ method: "DELETE", path: `/v1/models/${modelId}`, resource: "/v1/models/{model_id}", pathParameters: { model_id: modelId }, caller: who });

@@ -6,7 +6,6 @@ import { aCaller, aFineTunedModelEntry, aModelEntry, aModelItem, anAliasItem, an
 
 const dynamo = mockDynamo({ resolves: {} });
 
-
 const caller = aCaller();
 const list = (query: Record<string, string> = {}, who: ReturnType<typeof aCaller> | null = caller) =>
   anEvent({ path: "/v1/models", resource: "/v1/models", query, caller: who });

@@ -8,7 +8,6 @@ import { aCaller, aFineTunedModelEntry, aJsonEvent, aModelEntry, aModelItem, inv
 
 const dynamo = mockDynamo({ resolves: {} });
 
-
 const caller = aCaller();
 const update = (modelId: string, body: unknown, who: ReturnType<typeof aCaller> | null = caller) =>
   aJsonEvent(body, {

@@ -10,7 +10,6 @@ const dynamo = mockDynamo({ resolves: {} });
 const caller = aCaller();
 const colleague = aCaller({ workspace: caller.workspace, organization: caller.organization });
 
-
 const list = (query: Record<string, string | string[]> = {}, who: ReturnType<typeof aCaller> | null = caller) => anEvent({ path: "/v2/prompts", query, caller: who });
 
 /** `count` of the caller's prompts, created a minute apart (index i is the i-th oldest), and their items served. */

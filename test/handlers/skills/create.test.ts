@@ -8,7 +8,6 @@ import { REGISTRY_TABLE } from "../../support/registry-builders.js";
 const dynamo = mockDynamo({ resolves: {} });
 const caller = aCaller();
 
-
 const create = (body: unknown, who: ReturnType<typeof aCaller> | null = caller) => aJsonEvent(body, { path: "/v2/skills", caller: who });
 const writes = () => dynamo.commandCalls(TransactWriteCommand);
 

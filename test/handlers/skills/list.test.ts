@@ -8,7 +8,6 @@ import { aRegistryHead, anEntry, REGISTRY_TABLE, serveRegistry } from "../../sup
 const dynamo = mockDynamo({ resolves: {} });
 const caller = aCaller();
 
-
 const list = (query: Record<string, string | string[]> = {}, who: ReturnType<typeof aCaller> | null = caller) => anEvent({ path: "/v2/skills", query, caller: who });
 
 function skillsOf(names: string[]) {
