@@ -9,9 +9,10 @@ import { toCallerContext } from "../../shared/http/caller.js";
 import type { RouteHandler } from "../../shared/http/route.js";
 import type { PendingUpload } from "../../shared/store/files.js";
 import type { ModelEntry } from "../../shared/domain/models.js";
-import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, type BatchGetCommandInput, type DynamoDBDocumentClient, type GetCommandInput, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
+import { PutCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { AwsClientStub } from "aws-sdk-client-mock";
 import { ResponseStream, type Metadata } from "../../infra/local/lambda-streaming.js";
+import { serveTables } from "./fake-table.js";
 
 export function aCaller(overrides: Partial<Caller> = {}): Caller {
   return {
@@ -289,24 +290,11 @@ export function aModelItem(model: ModelEntry): Record<string, unknown> {
 export const anAliasItem = (alias: string, target: string): Record<string, unknown> => ({ scope: "BASE", sk: `ALIAS#${alias}`, target });
 
 /**
- * Answers the models table reads of modelStore from `items` as DynamoDB would: batch gets and gets by
- * key, queries by scope and sort-key prefix. Reads of any other table find nothing.
+ * Answers the models table reads of modelStore from `items` as DynamoDB would (serveTables): batch gets
+ * and gets by key, queries by scope and sort-key prefix. Reads of any other table find nothing.
  */
 export function serveModelsTable(dynamo: AwsClientStub<DynamoDBDocumentClient>, items: Record<string, unknown>[]): void {
-  const table = "platform-models";
-  const at = (key: Record<string, unknown> | undefined) => (item: Record<string, unknown>) => item.scope === key?.scope && item.sk === key?.sk;
-  dynamo.on(BatchGetCommand).callsFake((input: BatchGetCommandInput) => ({
-    Responses: Object.fromEntries(
-      Object.entries(input.RequestItems ?? {}).map(([name, { Keys }]) => [name, name === table ? items.filter((item) => (Keys ?? []).some((key) => at(key)(item))) : []]),
-    ),
-  }));
-  dynamo.on(GetCommand).callsFake((input: GetCommandInput) => ({ Item: input.TableName === table ? items.find(at(input.Key)) : undefined }));
-  dynamo.on(QueryCommand).callsFake((input: QueryCommandInput) => {
-    if (input.TableName !== table) return { Items: [] };
-    const scope = input.ExpressionAttributeValues?.[":scope"];
-    const prefix = String(input.ExpressionAttributeValues?.[":prefix"] ?? "");
-    return { Items: items.filter((item) => item.scope === scope && String(item.sk).startsWith(prefix)) };
-  });
+  serveTables(dynamo, { models: items });
 }
 
 export interface StreamedResult {
