@@ -171,6 +171,12 @@ export function aFileItem(file: FileRecord, createdAtMs = file.createdAt * 1000)
   };
 }
 
+/** Where the URL-signing secret lives in the tenancy table (version 1). */
+export const SIGNING_KEY = { pk: "#SYSTEM", sk: "URL_SIGNING_KEY#1" };
+
+/** The URL-signing secret's item in the tenancy table. */
+export const aSigningKeyItem = (secret: Buffer): Record<string, unknown> => ({ ...SIGNING_KEY, secret: secret.toString("base64") });
+
 export function aPendingUpload(overrides: Partial<PendingUpload> = {}): PendingUpload {
   const id = overrides.id ?? randomUUID();
   const workspace = overrides.workspace ?? randomUUID();

@@ -5,19 +5,19 @@ import type { FileRecord } from "../../../shared/domain/file-rules.js";
 import { signDownload } from "../../../shared/domain/signed-urls.js";
 import type { RouteHandler } from "../../../shared/http/route.js";
 import { freezeDate, mockDynamo, mockS3 } from "../../support/aws-mocks.js";
-import { aFile, aFileItem, anEvent, invoke } from "../../support/builders.js";
+import { aFile, aFileItem, anEvent, invoke, aSigningKeyItem } from "../../support/builders.js";
+import { useFakeTables } from "../../support/fake-table.js";
 
 const dynamo = mockDynamo({ resolves: {} });
+const tables = useFakeTables(dynamo, () => ({ tenancy: [aSigningKeyItem(SECRET)] }));
 const s3 = mockS3({ resolves: {} });
 
 const NOW = 1_800_000_000;
 const SECRET = randomBytes(32);
-const SIGNING_KEY = { pk: "#SYSTEM", sk: "URL_SIGNING_KEY#1" };
 let handler: RouteHandler;
 
 freezeDate(NOW * 1000);
 beforeEach(async () => {
-  dynamo.on(GetCommand, { Key: SIGNING_KEY }).resolves({ Item: { ...SIGNING_KEY, secret: SECRET.toString("base64") } });
   // A fresh module graph per test: the signing secret is cached per process (per container).
   vi.resetModules();
   ({ handler } = await import("../../../functions/files/download.js"));
@@ -27,8 +27,7 @@ beforeEach(async () => {
 const download = (fileId: string, query: Record<string, string>) =>
   anEvent({ path: `/v1/files/${fileId}/download`, resource: "/v1/files/{file_id}/download", pathParameters: { file_id: fileId }, query, caller: null });
 
-const stored = (file: FileRecord) =>
-  dynamo.on(GetCommand, { Key: { workspace: file.workspace, sk: `FILE#${file.id}` } }).resolves({ Item: aFileItem(file) });
+const stored = (file: FileRecord) => tables.put("files", aFileItem(file));
 
 const tokenFor = (file: Pick<FileRecord, "workspace" | "id">, expiresAt = NOW + 3600, secret = SECRET) =>
   signDownload(secret, { workspace: file.workspace, fileId: file.id, expiresAt });

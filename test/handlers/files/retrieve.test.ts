@@ -3,8 +3,10 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { handler } from "../../../functions/files/retrieve.js";
 import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, aFile, aFileItem, anEvent, invoke } from "../../support/builders.js";
+import { useFakeTables } from "../../support/fake-table.js";
 
 const dynamo = mockDynamo({ resolves: {} });
+const tables = useFakeTables(dynamo);
 
 afterEach(() => {
   vi.useRealTimers();
@@ -14,8 +16,7 @@ const caller = aCaller();
 const retrieve = (fileId: string, who: ReturnType<typeof aCaller> | null = caller) =>
   anEvent({ path: `/v1/files/${fileId}`, resource: "/v1/files/{file_id}", pathParameters: { file_id: fileId }, caller: who });
 
-const stored = (file: ReturnType<typeof aFile>) =>
-  dynamo.on(GetCommand, { Key: { workspace: file.workspace, sk: `FILE#${file.id}` } }).resolves({ Item: aFileItem(file) });
+const stored = (file: ReturnType<typeof aFile>) => tables.put("files", aFileItem(file));
 
 describe("GET /v1/files/{file_id}", () => {
   it("answers 200 JSON with every File field and deleted: false", async () => {

@@ -5,19 +5,19 @@ import type { FileRecord } from "../../../shared/domain/file-rules.js";
 import { verifyDownload } from "../../../shared/domain/signed-urls.js";
 import type { RouteHandler } from "../../../shared/http/route.js";
 import { freezeDate, mockDynamo } from "../../support/aws-mocks.js";
-import { aCaller, aFile, aFileItem, anEvent, invoke } from "../../support/builders.js";
+import { aCaller, aFile, aFileItem, anEvent, invoke, aSigningKeyItem, SIGNING_KEY } from "../../support/builders.js";
+import { useFakeTables } from "../../support/fake-table.js";
 
 const dynamo = mockDynamo({ resolves: {} });
+const tables = useFakeTables(dynamo, () => ({ tenancy: [aSigningKeyItem(SECRET)] }));
 
 const NOW = 1_800_000_000;
 const SECRET = randomBytes(32);
-const SIGNING_KEY = { pk: "#SYSTEM", sk: "URL_SIGNING_KEY#1" };
 const caller = aCaller();
 let handler: RouteHandler;
 
 freezeDate(NOW * 1000);
 beforeEach(async () => {
-  dynamo.on(GetCommand, { Key: SIGNING_KEY }).resolves({ Item: { ...SIGNING_KEY, secret: SECRET.toString("base64") } });
   // A fresh module graph per test: the signing secret is cached per process (per container).
   vi.resetModules();
   ({ handler } = await import("../../../functions/files/signed-url.js"));
@@ -26,8 +26,7 @@ beforeEach(async () => {
 const signedUrl = (fileId: string, query: Record<string, string> = {}, who: ReturnType<typeof aCaller> | null = caller) =>
   anEvent({ path: `/v1/files/${fileId}/url`, resource: "/v1/files/{file_id}/url", pathParameters: { file_id: fileId }, query, caller: who });
 
-const stored = (file: FileRecord) =>
-  dynamo.on(GetCommand, { Key: { workspace: file.workspace, sk: `FILE#${file.id}` } }).resolves({ Item: aFileItem(file) });
+const stored = (file: FileRecord) => tables.put("files", aFileItem(file));
 
 const tokenOf = (url: string) => new URL(url).searchParams.get("token")!;
 
