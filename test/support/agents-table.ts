@@ -1,17 +1,5 @@
 import { randomUUID } from "node:crypto";
-import {
-  BatchGetCommand,
-  BatchWriteCommand,
-  DeleteCommand,
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-  type BatchGetCommandInput,
-  type DynamoDBDocumentClient,
-  type GetCommandInput,
-  type QueryCommandInput,
-} from "@aws-sdk/lib-dynamodb";
+import { BatchGetCommand, BatchWriteCommand, DeleteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type BatchGetCommandInput, type DynamoDBDocumentClient, type GetCommandInput, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import type { AwsClientStub } from "aws-sdk-client-mock";
 import type { AgentHead, AgentVersion } from "../../shared/store/agents.js";
 import { aModelEntry, aModelItem } from "./builders.js";

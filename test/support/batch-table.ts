@@ -1,19 +1,5 @@
 import { randomUUID } from "node:crypto";
-import {
-  BatchGetCommand,
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-  type BatchGetCommandInput,
-  type DeleteCommandInput,
-  type DynamoDBDocumentClient,
-  type GetCommandInput,
-  type PutCommandInput,
-  type QueryCommandInput,
-  type UpdateCommandInput,
-} from "@aws-sdk/lib-dynamodb";
+import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type BatchGetCommandInput, type DeleteCommandInput, type DynamoDBDocumentClient, type GetCommandInput, type PutCommandInput, type QueryCommandInput, type UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
 import type { AwsClientStub } from "aws-sdk-client-mock";
 import { isFinal } from "../../shared/domain/batch-rules.js";
 import type { BatchJobRecord } from "../../shared/store/batch.js";

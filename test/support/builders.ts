@@ -141,6 +141,17 @@ export const aContext = (): Context =>
     callbackWaitsForEmptyEventLoop: false,
   }) as Context;
 
+/** What `fn` throws, when it is a `kind`; anything else it throws is thrown on, and throwing nothing fails. */
+export function thrownBy<E>(fn: () => unknown, kind: abstract new (...args: never[]) => E): E {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof kind) return error;
+    throw error;
+  }
+  throw new Error(`expected ${/^[AEIOU]/.test(kind.name) ? "an" : "a"} ${kind.name}`);
+}
+
 /** Calls a handler and parses a JSON body when there is one. */
 export async function invoke(handler: RouteHandler, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult & { json: any }> {
   const result = await handler(event, aContext());

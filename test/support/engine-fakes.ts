@@ -1,26 +1,6 @@
 import { Readable } from "node:stream";
-import {
-  DeleteObjectsCommand,
-  GetObjectCommand,
-  NoSuchKey,
-  PutObjectCommand,
-  type DeleteObjectsCommandInput,
-  type GetObjectCommandInput,
-  type PutObjectCommandInput,
-  type S3Client,
-} from "@aws-sdk/client-s3";
-import {
-  BatchGetCommand,
-  GetCommand,
-  PutCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-  type BatchGetCommandInput,
-  type DynamoDBDocumentClient,
-  type GetCommandInput,
-  type TransactWriteCommandInput,
-  type UpdateCommandInput,
-} from "@aws-sdk/lib-dynamodb";
+import { DeleteObjectsCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, type DeleteObjectsCommandInput, type GetObjectCommandInput, type PutObjectCommandInput, type S3Client } from "@aws-sdk/client-s3";
+import { BatchGetCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, type BatchGetCommandInput, type DynamoDBDocumentClient, type GetCommandInput, type TransactWriteCommandInput, type UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
 import type { AwsClientStub } from "aws-sdk-client-mock";
 import type { BatchJobRecord } from "../../shared/store/batch.js";
 import { aBatchJobItem, BATCH_TABLE } from "./batch-table.js";

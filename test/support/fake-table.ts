@@ -1,19 +1,5 @@
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
-import {
-  BatchGetCommand,
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-  type BatchGetCommandInput,
-  type DeleteCommandInput,
-  type DynamoDBDocumentClient,
-  type GetCommandInput,
-  type PutCommandInput,
-  type QueryCommandInput,
-  type UpdateCommandInput,
-} from "@aws-sdk/lib-dynamodb";
+import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type BatchGetCommandInput, type DeleteCommandInput, type DynamoDBDocumentClient, type GetCommandInput, type PutCommandInput, type QueryCommandInput, type UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
 import type { AwsClientStub } from "aws-sdk-client-mock";
 import { beforeEach } from "vitest";
 import { localTableName } from "../../infra/local/env.js";

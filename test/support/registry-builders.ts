@@ -1,13 +1,5 @@
 import { randomUUID } from "node:crypto";
-import {
-  BatchGetCommand,
-  GetCommand,
-  QueryCommand,
-  type BatchGetCommandInput,
-  type DynamoDBDocumentClient,
-  type GetCommandInput,
-  type QueryCommandInput,
-} from "@aws-sdk/lib-dynamodb";
+import { BatchGetCommand, GetCommand, QueryCommand, type BatchGetCommandInput, type DynamoDBDocumentClient, type GetCommandInput, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import type { AwsClientStub } from "aws-sdk-client-mock";
 import type { Caller } from "../../shared/domain/caller.js";
 import type { RegistryHead, RegistryVersion } from "../../shared/domain/registry/records.js";
