@@ -27,14 +27,16 @@ export function aCaller(overrides: Partial<Caller> = {}): Caller {
   };
 }
 
-export function aFile(overrides: Partial<FileRecord> = {}): FileRecord {
+/** The identity of a file or upload: its id, a random workspace and owner, and where its bytes live. */
+function anObjectIdentity(overrides: { id?: string; workspace?: string }) {
   const id = overrides.id ?? randomUUID();
   const workspace = overrides.workspace ?? randomUUID();
+  return { id, workspace, organization: randomUUID(), owner: randomUUID(), objectKey: objectKeyFor(workspace, id) };
+}
+
+export function aFile(overrides: Partial<FileRecord> = {}): FileRecord {
   return {
-    id,
-    workspace,
-    organization: randomUUID(),
-    owner: randomUUID(),
+    ...anObjectIdentity(overrides),
     filename: "train.jsonl",
     bytes: 16,
     createdAt: 1_700_000_000,
@@ -46,7 +48,6 @@ export function aFile(overrides: Partial<FileRecord> = {}): FileRecord {
     signature: null,
     expiresAt: null,
     visibility: "workspace",
-    objectKey: objectKeyFor(workspace, id),
     ...overrides,
   };
 }
@@ -189,15 +190,9 @@ export const SIGNING_KEY = { pk: "#SYSTEM", sk: "URL_SIGNING_KEY#1" };
 export const aSigningKeyItem = (secret: Buffer): Record<string, unknown> => ({ ...SIGNING_KEY, secret: secret.toString("base64") });
 
 export function aPendingUpload(overrides: Partial<PendingUpload> = {}): PendingUpload {
-  const id = overrides.id ?? randomUUID();
-  const workspace = overrides.workspace ?? randomUUID();
   return {
-    id,
-    workspace,
-    organization: randomUUID(),
-    owner: randomUUID(),
+    ...anObjectIdentity(overrides),
     s3UploadId: "s3-upload-id",
-    objectKey: objectKeyFor(workspace, id),
     filename: "train.jsonl",
     bytes: 20 * 1024 * 1024,
     purpose: "fine-tune",
