@@ -6,6 +6,7 @@ import { signDownload } from "../../../shared/domain/signed-urls.js";
 import type { RouteHandler } from "../../../shared/http/route.js";
 import { freezeDate, mockDynamo, mockS3 } from "../../support/aws-mocks.js";
 import { aFile, aFileItem, anEvent, invoke, aSigningKeyItem } from "../../support/builders.js";
+import { aPlatformError } from "../../support/errors.js";
 import { useFakeTables } from "../../support/fake-table.js";
 
 const dynamo = mockDynamo({ resolves: {} });
@@ -70,13 +71,7 @@ describe("GET /v1/files/{file_id}/download", () => {
 
     expect(response.statusCode).toBe(403);
     expect(response.headers?.["content-type"]).toBe("application/json");
-    expect(response.json).toStrictEqual({
-      object: "error",
-      message: "This signed URL is not valid",
-      type: "permission_error",
-      param: null,
-      code: "signed_url_bad_signature",
-    });
+    expect(response.json).toStrictEqual(aPlatformError({ message: "This signed URL is not valid", type: "permission_error", param: null, code: "signed_url_bad_signature" }));
     expect(response.headers?.location).toBeUndefined();
   });
 

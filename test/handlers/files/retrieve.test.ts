@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { handler } from "../../../functions/files/retrieve.js";
 import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, aFile, aFileItem, anEvent, invoke } from "../../support/builders.js";
+import { aPlatformError } from "../../support/errors.js";
 import { useFakeTables } from "../../support/fake-table.js";
 
 const dynamo = mockDynamo({ resolves: {} });
@@ -65,13 +66,7 @@ describe("GET /v1/files/{file_id}", () => {
     const response = await invoke(handler, retrieve(file.id));
 
     expect(response.statusCode).toBe(404);
-    expect(response.json).toStrictEqual({
-      object: "error",
-      message: `No file with id '${file.id}' exists in this workspace`,
-      type: "not_found_error",
-      param: null,
-      code: "file_not_found",
-    });
+    expect(response.json).toStrictEqual(aPlatformError({ message: `No file with id '${file.id}' exists in this workspace`, type: "not_found_error", param: null, code: "file_not_found" }));
   });
 
   it("answers 404 for another principal's user-visible file", async () => {

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/files/upload.js";
 import { freezeDate, mockDynamo, mockS3 } from "../../support/aws-mocks.js";
 import { aCaller, anEvent, invoke, multipartEvent } from "../../support/builders.js";
+import { aPlatformError } from "../../support/errors.js";
 
 const dynamo = mockDynamo({ resolves: {} });
 const s3 = mockS3({ resolves: {} });
@@ -177,13 +178,7 @@ describe("POST /v1/files", () => {
     const response = await invoke(handler, upload({ file: { filename: "notes.txt", content: "hello" }, purpose: "fine-tune" }));
 
     expect(response.statusCode).toBe(400);
-    expect(response.json).toStrictEqual({
-      object: "error",
-      message: "Files with purpose 'fine-tune' must be .jsonl files",
-      type: "invalid_request_error",
-      param: "file",
-      code: "invalid_file_type",
-    });
+    expect(response.json).toStrictEqual(aPlatformError({ message: "Files with purpose 'fine-tune' must be .jsonl files", type: "invalid_request_error", param: "file", code: "invalid_file_type" }));
     expect(s3.calls()).toHaveLength(0);
     expect(dynamo.calls()).toHaveLength(0);
   });

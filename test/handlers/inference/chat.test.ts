@@ -20,6 +20,7 @@ import {
   usageRecordsWritten,
   usageCallerOf,
 } from "../../support/builders.js";
+import { aPlatformError } from "../../support/errors.js";
 
 const dynamo = mockDynamo({ resolves: {} });
 const caller = aCaller();
@@ -174,13 +175,7 @@ describe("POST /v1/chat/completions", () => {
       const response = await invokeStream(handler, chat(hello({ model: "no-such-model" })));
 
       expect(response.metadata?.statusCode).toBe(404);
-      expect(response.json).toStrictEqual({
-        object: "error",
-        message: "No model with id 'no-such-model' exists in this workspace",
-        type: "not_found_error",
-        param: null,
-        code: "model_not_found",
-      });
+      expect(response.json).toStrictEqual(aPlatformError({ message: "No model with id 'no-such-model' exists in this workspace", type: "not_found_error", param: null, code: "model_not_found" }));
       expect(usageRecords()).toHaveLength(0);
     });
 
@@ -210,13 +205,7 @@ describe("POST /v1/chat/completions", () => {
       const response = await invokeStream(handler, chat(hello({ model: "tiny-context", max_tokens: maxTokens })));
 
       expect(response.metadata?.statusCode).toBe(400);
-      expect(response.json).toStrictEqual({
-        object: "error",
-        message: `Prompt (${prompt} tokens) plus max_tokens (${maxTokens}) is 41 tokens, over the 40-token context of 'tiny-context'`,
-        type: "invalid_request_error",
-        param: "max_tokens",
-        code: "context_length_exceeded",
-      });
+      expect(response.json).toStrictEqual(aPlatformError({ message: `Prompt (${prompt} tokens) plus max_tokens (${maxTokens}) is 41 tokens, over the 40-token context of 'tiny-context'`, type: "invalid_request_error", param: "max_tokens", code: "context_length_exceeded" }));
       expect(usageRecords()).toHaveLength(0);
     });
 

@@ -14,6 +14,7 @@ import {
   usageRecordsWritten,
   usageCallerOf,
 } from "../../support/builders.js";
+import { aPlatformError } from "../../support/errors.js";
 
 const dynamo = mockDynamo({ resolves: {} });
 const caller = aCaller();
@@ -122,13 +123,7 @@ describe("POST /v1/embeddings", () => {
     const response = await invoke(handler, embeddings(embed({ output_dimension: 300 })));
 
     expect(response.statusCode).toBe(400);
-    expect(response.json).toStrictEqual({
-      object: "error",
-      message: "Model 'mistral-embed' cannot return 300 dimensions; it serves 1024, 512, 256",
-      type: "invalid_request_error",
-      param: "output_dimension",
-      code: "unsupported_output_dimension",
-    });
+    expect(response.json).toStrictEqual(aPlatformError({ message: "Model 'mistral-embed' cannot return 300 dimensions; it serves 1024, 512, 256", type: "invalid_request_error", param: "output_dimension", code: "unsupported_output_dimension" }));
   });
 
   it("answers base64 float32 strings that decode back to the float vectors", async () => {
@@ -153,13 +148,7 @@ describe("POST /v1/embeddings", () => {
     const response = await invoke(handler, embeddings(embed({ model: "mistral-small-latest" })));
 
     expect(response.statusCode).toBe(400);
-    expect(response.json).toStrictEqual({
-      object: "error",
-      message: "Model 'mistral-small-latest' does not support embeddings",
-      type: "invalid_request_error",
-      param: "model",
-      code: "model_capability_missing",
-    });
+    expect(response.json).toStrictEqual(aPlatformError({ message: "Model 'mistral-small-latest' does not support embeddings", type: "invalid_request_error", param: "model", code: "model_capability_missing" }));
     expect(usageRecords()).toHaveLength(0);
   });
 

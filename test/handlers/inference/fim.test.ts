@@ -19,6 +19,7 @@ import {
   usageRecordsWritten,
   usageCallerOf,
 } from "../../support/builders.js";
+import { aPlatformError } from "../../support/errors.js";
 
 const dynamo = mockDynamo({ resolves: {} });
 const caller = aCaller();
@@ -118,13 +119,7 @@ describe("POST /v1/fim/completions", () => {
       const response = await invokeStream(handler, fim(code({ model: "mistral-small-latest" })));
 
       expect(response.metadata?.statusCode).toBe(400);
-      expect(response.json).toStrictEqual({
-        object: "error",
-        message: "Model 'mistral-small-latest' does not support fill-in-the-middle completion (capability completion_fim)",
-        type: "invalid_request_error",
-        param: "model",
-        code: "model_capability_missing",
-      });
+      expect(response.json).toStrictEqual(aPlatformError({ message: "Model 'mistral-small-latest' does not support fill-in-the-middle completion (capability completion_fim)", type: "invalid_request_error", param: "model", code: "model_capability_missing" }));
       expect(usageRecords()).toHaveLength(0);
     });
 

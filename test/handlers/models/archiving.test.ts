@@ -5,6 +5,7 @@ import { handler as archiveHandler } from "../../../functions/models/archive.js"
 import { handler as unarchiveHandler } from "../../../functions/models/unarchive.js";
 import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, aFineTunedModelEntry, aModelEntry, aModelItem, anEvent, invoke, serveModelsTable } from "../../support/builders.js";
+import { aPlatformError } from "../../support/errors.js";
 
 const dynamo = mockDynamo({ resolves: {} });
 
@@ -68,13 +69,7 @@ describe.each([
     const response = await invoke(handler, archive("mistral-small-latest"));
 
     expect(response.statusCode).toBe(400);
-    expect(response.json).toStrictEqual({
-      object: "error",
-      message: `'mistral-small-latest' is a base model; only fine-tuned models can be ${verb}`,
-      type: "invalid_request_error",
-      param: "model_id",
-      code: "base_model_immutable",
-    });
+    expect(response.json).toStrictEqual(aPlatformError({ message: `'mistral-small-latest' is a base model; only fine-tuned models can be ${verb}`, type: "invalid_request_error", param: "model_id", code: "base_model_immutable" }));
     expect(updates()).toHaveLength(0);
   });
 

@@ -5,6 +5,7 @@ import { handler } from "../../../functions/models/update.js";
 import type { ModelEntry } from "../../../shared/domain/models.js";
 import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, aFineTunedModelEntry, aJsonEvent, aModelEntry, aModelItem, invoke, serveModelsTable } from "../../support/builders.js";
+import { aPlatformError } from "../../support/errors.js";
 
 const dynamo = mockDynamo({ resolves: {} });
 
@@ -107,13 +108,7 @@ describe("PATCH /v1/fine_tuning/models/{model_id}", () => {
     const response = await invoke(handler, update("mistral-small-latest", { name: "Mine now" }));
 
     expect(response.statusCode).toBe(400);
-    expect(response.json).toStrictEqual({
-      object: "error",
-      message: "'mistral-small-latest' is a base model; only fine-tuned models can be updated",
-      type: "invalid_request_error",
-      param: "model_id",
-      code: "base_model_immutable",
-    });
+    expect(response.json).toStrictEqual(aPlatformError({ message: "'mistral-small-latest' is a base model; only fine-tuned models can be updated", type: "invalid_request_error", param: "model_id", code: "base_model_immutable" }));
     expect(updates()).toHaveLength(0);
   });
 
