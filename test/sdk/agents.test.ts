@@ -7,22 +7,17 @@
 import { Mistral } from "@mistralai/mistralai";
 import type { Agent, CompletionEvent } from "@mistralai/mistralai/models/components";
 import { HTTPValidationError, SDKError } from "@mistralai/mistralai/models/errors";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningApi } from "../../infra/local/server.js";
-import { startTestApi } from "../support/api.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useEmbeddedApi } from "../support/api.js";
 import { offlineEcho } from "../support/inference-client.js";
-import { newTenant, type TestTenant } from "../support/tenant.js";
+import { errorOf, sdkClient } from "../support/sdk.js";
+import { newTenant } from "../support/tenant.js";
 
-let api: RunningApi;
-let tenant: TestTenant;
+const { api, tenant } = useEmbeddedApi({ tenant: "per-file" });
 let client: Mistral;
-
-beforeAll(async () => {
-  api = await startTestApi();
-  tenant = await newTenant();
-  client = new Mistral({ serverURL: api.url, apiKey: tenant.key, timeoutMs: 10_000, retryConfig: { strategy: "none" } });
+beforeAll(() => {
+  client = sdkClient(api, tenant.key);
 });
-afterAll(() => api?.stop());
 
 const weatherTool = {
   type: "function" as const,
@@ -32,15 +27,6 @@ const weatherTool = {
 /** No tool fell back to the SDK's "unknown" variant, i.e. every tool parsed against its own schema. */
 function expectToolsParsed(agent: Agent): void {
   for (const tool of agent.tools ?? []) expect(tool, JSON.stringify(tool)).not.toHaveProperty("isUnknown");
-}
-
-async function errorOf<E>(call: Promise<unknown>, kind: abstract new (...args: never[]) => E): Promise<E> {
-  const error = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error, `the call should have been rejected with ${kind.name}`).toBeInstanceOf(kind);
-  return error as E;
 }
 
 const createAgent = (name: string, extra: Partial<Parameters<Mistral["beta"]["agents"]["create"]>[0]> = {}) =>
@@ -130,7 +116,7 @@ describe("beta.agents", () => {
 
   it("list (deprecated) and listPages: the workspace's agents, newest first, every page parsed", async () => {
     const own = await newTenant();
-    const sdk = new Mistral({ serverURL: api.url, apiKey: own.key, timeoutMs: 10_000, retryConfig: { strategy: "none" } });
+    const sdk = sdkClient(api, own.key);
     for (const name of ["p0", "p1", "p2", "p3", "p4"]) await sdk.beta.agents.create({ model: "mistral-small-latest", name, metadata: { batch: "pages" } });
 
     const listed = await sdk.beta.agents.list({ page: 0, pageSize: 20 });

@@ -1,19 +1,12 @@
 import { Mistral } from "@mistralai/mistralai";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningApi } from "../../infra/local/server.js";
-import { startTestApi } from "../support/api.js";
-import { newTenant, type TestTenant } from "../support/tenant.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useEmbeddedApi } from "../support/api.js";
 
-let api: RunningApi;
-let tenant: TestTenant;
+const { api, tenant } = useEmbeddedApi({ tenant: "per-file" });
 let client: Mistral;
-
-beforeAll(async () => {
-  api = await startTestApi();
-  tenant = await newTenant();
+beforeAll(() => {
   client = new Mistral({ serverURL: api.url, apiKey: tenant.key, timeoutMs: 20_000 });
 });
-afterAll(() => api.stop());
 
 const FINAL = new Set(["SUCCESS", "FAILED", "TIMEOUT_EXCEEDED", "CANCELLED"]);
 

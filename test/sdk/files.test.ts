@@ -6,16 +6,14 @@
 import { Mistral } from "@mistralai/mistralai";
 import { FilePurpose, FileVisibility, SampleType, Source } from "@mistralai/mistralai/models/components";
 import { MistralError, ResponseValidationError, SDKError } from "@mistralai/mistralai/models/errors";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningApi } from "../../infra/local/server.js";
-import { startTestApi } from "../support/api.js";
-import { newTenant, type TestTenant } from "../support/tenant.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useEmbeddedApi } from "../support/api.js";
+import { errorOf, sdkClient } from "../support/sdk.js";
+import { newTenant } from "../support/tenant.js";
 
-let api: RunningApi;
-let tenant: TestTenant;
+const { api, tenant } = useEmbeddedApi({ tenant: "per-file" });
+const sdk = (apiKey: string) => sdkClient(api, apiKey);
 let client: Mistral;
-
-const sdk = (apiKey: string) => new Mistral({ serverURL: api.url, apiKey, timeoutMs: 10_000, retryConfig: { strategy: "none" } });
 
 const batchJsonl =
   [
@@ -61,26 +59,16 @@ function expectParsedFile(file: Record<string, unknown>) {
 }
 
 /** The SDK error a rejected call produced (and not some other failure). */
-async function sdkErrorOf(call: Promise<unknown>): Promise<SDKError> {
-  const error = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error, "the call should have been rejected").toBeInstanceOf(SDKError);
-  return error as SDKError;
-}
+const sdkErrorOf = (call: Promise<unknown>) => errorOf(call, SDKError);
 
 let batchFile: Awaited<ReturnType<Mistral["files"]["upload"]>>;
 let tuneFile: Awaited<ReturnType<Mistral["files"]["upload"]>>;
 
 beforeAll(async () => {
-  api = await startTestApi();
-  tenant = await newTenant();
   client = sdk(tenant.key);
   batchFile = await client.files.upload({ file: { fileName: "batch.jsonl", content: bytesOf(batchJsonl) }, purpose: "batch" });
   tuneFile = await client.files.upload({ file: { fileName: "train.jsonl", content: bytesOf(tuneJsonl) }, purpose: "fine-tune" });
 });
-afterAll(() => api?.stop());
 
 describe("files.upload", () => {
   it("uploads a batch JSONL file and returns it in the SDK's shape", () => {

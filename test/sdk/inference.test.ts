@@ -7,23 +7,16 @@
 import { Mistral } from "@mistralai/mistralai";
 import type { CompletionEvent } from "@mistralai/mistralai/models/components";
 import { HTTPValidationError, ResponseValidationError, SDKError } from "@mistralai/mistralai/models/errors";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningApi } from "../../infra/local/server.js";
-import { startTestApi } from "../support/api.js";
-import { newTenant, type TestTenant } from "../support/tenant.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useEmbeddedApi } from "../support/api.js";
+import { errorOf, sdkClient } from "../support/sdk.js";
 
-let api: RunningApi;
-let tenant: TestTenant;
+const { api, tenant } = useEmbeddedApi({ tenant: "per-file" });
+const sdk = (apiKey: string) => sdkClient(api, apiKey);
 let client: Mistral;
-
-const sdk = (apiKey: string) => new Mistral({ serverURL: api.url, apiKey, timeoutMs: 10_000, retryConfig: { strategy: "none" } });
-
-beforeAll(async () => {
-  api = await startTestApi();
-  tenant = await newTenant();
+beforeAll(() => {
   client = sdk(tenant.key);
 });
-afterAll(() => api?.stop());
 
 /** Content as a string: the SDK types it as `string | ContentChunk[]`; the offline provider sends strings. */
 function textOf(content: unknown): string {
@@ -53,16 +46,6 @@ async function rawStream(path: string, body: unknown): Promise<{ status: number;
     body: JSON.stringify(body),
   });
   return { status: response.status, contentType: response.headers.get("content-type"), text: await response.text() };
-}
-
-/** The error a rejected call produced, checked to be an instance of `kind`. */
-async function errorOf<E>(call: Promise<unknown>, kind: abstract new (...args: never[]) => E): Promise<E> {
-  const error = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error, `the call should have been rejected with ${kind.name}`).toBeInstanceOf(kind);
-  return error as E;
 }
 
 describe("embeddings.create", () => {

@@ -6,22 +6,21 @@
 import { Mistral } from "@mistralai/mistralai";
 import type { BaseModelCard, FTModelCard } from "@mistralai/mistralai/models/components";
 import { SDKError } from "@mistralai/mistralai/models/errors";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningApi } from "../../infra/local/server.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { LOCAL_CATALOG, readCatalog } from "../../infra/catalog.js";
 import { registerFineTuned } from "../../shared/services/models/catalog.js";
-import { startTestApi } from "../support/api.js";
+import { useEmbeddedApi } from "../support/api.js";
+import { errorOf, sdkClient } from "../support/sdk.js";
 import { newTenant, type TestTenant } from "../support/tenant.js";
 
-let api: RunningApi;
-let tenant: TestTenant;
+const { api, tenant } = useEmbeddedApi({ tenant: "per-file" });
 let client: Mistral;
 
 const catalog = readCatalog(LOCAL_CATALOG);
 const catalogIds = catalog.models.map((m) => m.id).sort();
 const FT_ID = "ft:mistral-small-latest:sdk:1";
 
-const sdk = (apiKey: string) => new Mistral({ serverURL: api.url, apiKey, timeoutMs: 10_000, retryConfig: { strategy: "none" } });
+const sdk = (apiKey: string) => sdkClient(api, apiKey);
 
 /** The SDK parsed the card into one of its two known shapes, not its unknown fallback. */
 function expectKnownCard(card: object): asserts card is BaseModelCard | FTModelCard {
@@ -37,21 +36,11 @@ function knownCards(list: { data?: object[] | undefined }): (BaseModelCard | FTM
 }
 
 /** The SDK error a rejected call produced (and not some other failure). */
-async function sdkErrorOf(call: Promise<unknown>): Promise<SDKError> {
-  const error = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error, "the call should have been rejected").toBeInstanceOf(SDKError);
-  return error as SDKError;
-}
+const sdkErrorOf = (call: Promise<unknown>) => errorOf(call, SDKError);
 
-beforeAll(async () => {
-  api = await startTestApi();
-  tenant = await newTenant();
+beforeAll(() => {
   client = sdk(tenant.key);
 });
-afterAll(() => api?.stop());
 
 describe("models.list", () => {
   it("lists the offline catalog's base models, every card parsed by the SDK", async () => {

@@ -6,32 +6,20 @@
 import { Mistral } from "@mistralai/mistralai";
 import type { Prompt, Skill } from "@mistralai/mistralai/models/components";
 import { ResponseValidationError, SDKError } from "@mistralai/mistralai/models/errors";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { RunningApi } from "../../infra/local/server.js";
-import { startTestApi } from "../support/api.js";
-import { newTenant, type TestTenant } from "../support/tenant.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { useEmbeddedApi } from "../support/api.js";
+import { rejectionOf, sdkClient } from "../support/sdk.js";
 
-let api: RunningApi;
-let tenant: TestTenant;
+const { api, tenant } = useEmbeddedApi();
+const sdk = (apiKey: string) => sdkClient(api, apiKey);
 let client: Mistral;
-
-const sdk = (apiKey: string) => new Mistral({ serverURL: api.url, apiKey, timeoutMs: 10_000, retryConfig: { strategy: "none" } });
-
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api?.stop());
-beforeEach(async () => {
-  tenant = await newTenant();
+beforeEach(() => {
   client = sdk(tenant.key);
 });
 
 /** The error a rejected call produced; a ResponseValidationError (our answer broke the SDK's schema) fails the test. */
 async function sdkErrorOf(call: Promise<unknown>): Promise<SDKError> {
-  const error = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
+  const error = await rejectionOf(call);
   expect(error).not.toBeInstanceOf(ResponseValidationError);
   expect(error, "the call should have been rejected").toBeInstanceOf(SDKError);
   return error as SDKError;

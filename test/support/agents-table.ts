@@ -1,17 +1,5 @@
 import { randomUUID } from "node:crypto";
-import {
-  BatchGetCommand,
-  BatchWriteCommand,
-  DeleteCommand,
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-  type BatchGetCommandInput,
-  type DynamoDBDocumentClient,
-  type GetCommandInput,
-  type QueryCommandInput,
-} from "@aws-sdk/lib-dynamodb";
+import { BatchGetCommand, BatchWriteCommand, DeleteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type BatchGetCommandInput, type DynamoDBDocumentClient, type GetCommandInput, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import type { AwsClientStub } from "aws-sdk-client-mock";
 import type { AgentHead, AgentVersion } from "../../shared/domain/agents.js";
 import { aModelEntry, aModelItem } from "./builders.js";
@@ -74,6 +62,13 @@ export const agentAliasItem = (workspace: string, agentId: string, alias: string
   createdAt: "2025-02-01T00:00:00.000Z",
   updatedAt: "2025-02-02T00:00:00.000Z",
 });
+
+/** An agent as the table holds it: its head item, then the versions given (number: field overrides), then its aliases (name: version). */
+export const anAgentsItems = (head: AgentHead, stored: { versions?: Record<number, Partial<AgentVersion>>; aliases?: Record<string, number> } = {}): Record<string, unknown>[] => [
+  agentHeadItem(head),
+  ...Object.entries(stored.versions ?? {}).map(([n, overrides]) => agentVersionItem(head.workspace, anAgentVersion(head, Number(n), overrides))),
+  ...Object.entries(stored.aliases ?? {}).map(([alias, version]) => agentAliasItem(head.workspace, head.id, alias, version)),
+];
 
 /** The offline catalog's models as handler tests need them: two chat models and an embeddings one. */
 export const catalogItems = () => [

@@ -1,23 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
-import {
-  BatchGetCommand,
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-  type BatchGetCommandInput,
-  type DeleteCommandInput,
-  type DynamoDBDocumentClient,
-  type GetCommandInput,
-  type PutCommandInput,
-  type QueryCommandInput,
-  type UpdateCommandInput,
-} from "@aws-sdk/lib-dynamodb";
+import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type BatchGetCommandInput, type DeleteCommandInput, type DynamoDBDocumentClient, type GetCommandInput, type PutCommandInput, type QueryCommandInput, type UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
 import type { AwsClientStub } from "aws-sdk-client-mock";
 import { isFinal, type BatchJobRecord } from "../../shared/domain/batch-rules.js";
 import { catalogItems } from "./agents-table.js";
+import { applyUpdate, conditionFailed, holds } from "./fake-table.js";
 
 export const BATCH_TABLE = "platform-batch";
 
@@ -70,44 +56,13 @@ export interface ServedTables {
   models?: Record<string, unknown>[];
 }
 
+/** Throws as DynamoDB does when a write's condition fails for `item`. */
+function checkCondition(input: PutCommandInput | UpdateCommandInput, item: Record<string, unknown> | undefined): void {
+  if (input.ConditionExpression && !holds(input.ConditionExpression, item, input.ExpressionAttributeNames ?? {}, input.ExpressionAttributeValues ?? {})) throw conditionFailed();
+}
+
 const matches = (key: Record<string, unknown> | undefined) => (item: Record<string, unknown>) =>
   Object.entries(key ?? {}).every(([k, v]) => item[k] === v);
-
-const conditionFailed = () => new ConditionalCheckFailedException({ message: "The conditional request failed", $metadata: {} });
-
-/** Checks the conditions the batch store writes: existence of the key and `#status IN (:from0, …)`. */
-function checkCondition(condition: string | undefined, item: Record<string, unknown> | undefined, values: Record<string, unknown>): void {
-  if (!condition) return;
-  if (condition.includes("attribute_not_exists(sk)") && item) throw conditionFailed();
-  if (condition.includes("attribute_exists(sk)") && !item) throw conditionFailed();
-  if (condition.includes("#status IN")) {
-    const allowed = Object.entries(values)
-      .filter(([k]) => k.startsWith(":from"))
-      .map(([, v]) => v);
-    if (!item || !allowed.includes(item.status)) throw conditionFailed();
-  }
-}
-
-/** Applies `SET #a = :a, …`, `ADD #a :a, …` and `REMOVE x` as the batch store writes them. */
-function applyUpdate(item: Record<string, unknown>, input: UpdateCommandInput): Record<string, unknown> {
-  const names = input.ExpressionAttributeNames ?? {};
-  const values = input.ExpressionAttributeValues ?? {};
-  const next = { ...item };
-  const expression = input.UpdateExpression ?? "";
-  const set = /SET (.*?)(?: REMOVE |$)/.exec(expression)?.[1];
-  for (const assignment of set?.split(", ") ?? []) {
-    const [name, value] = assignment.split(" = ");
-    next[names[name!]!] = values[value!];
-  }
-  const add = /ADD (.*)$/.exec(expression)?.[1];
-  for (const term of add?.split(", ") ?? []) {
-    const [name, value] = term.split(" ");
-    next[names[name!]!] = Number(next[names[name!]!] ?? 0) + Number(values[value!]);
-  }
-  const remove = /REMOVE (\w+)/.exec(expression)?.[1];
-  if (remove) delete next[remove];
-  return next;
-}
 
 /**
  * The tables a batch handler reads, served from memory: gets and batch gets by key on every table, the
@@ -135,15 +90,16 @@ export function serveBatchTables(dynamo: AwsClientStub<DynamoDBDocumentClient>, 
   dynamo.on(PutCommand).callsFake((input: PutCommandInput) => {
     if (input.TableName !== BATCH_TABLE) return {};
     const key = { workspace: input.Item!.workspace, sk: input.Item!.sk };
-    checkCondition(input.ConditionExpression, batch[indexOf(key)], input.ExpressionAttributeValues ?? {});
+    checkCondition(input, batch[indexOf(key)]);
     batch.push(input.Item!);
     return {};
   });
   dynamo.on(UpdateCommand).callsFake((input: UpdateCommandInput) => {
     if (input.TableName !== BATCH_TABLE) return {};
     const at = indexOf(input.Key);
-    checkCondition(input.ConditionExpression, batch[at], input.ExpressionAttributeValues ?? {});
-    batch[at] = applyUpdate(batch[at]!, input);
+    checkCondition(input, batch[at]);
+    batch[at] = { ...batch[at] };
+    applyUpdate(batch[at], input);
     return input.ReturnValues === "ALL_NEW" ? { Attributes: batch[at] } : {};
   });
   dynamo.on(DeleteCommand).callsFake((input: DeleteCommandInput) => {

@@ -8,11 +8,12 @@ import type { Caller } from "../../shared/domain/caller.js";
 import { toCallerContext } from "../../shared/http/caller.js";
 import type { RouteHandler } from "../../shared/http/route.js";
 import type { ModelEntry } from "../../shared/domain/models.js";
-import { BatchGetCommand, GetCommand, QueryCommand, type BatchGetCommandInput, type DynamoDBDocumentClient, type GetCommandInput, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
+import { PutCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { AwsClientStub } from "aws-sdk-client-mock";
 import { ResponseStream, type Metadata } from "../../infra/local/lambda-streaming.js";
 import { routes } from "../../functions/routes.js";
 import { routeMatcher } from "../../infra/local/route-matcher.js";
+import { serveTables } from "./fake-table.js";
 
 export function aCaller(overrides: Partial<Caller> = {}): Caller {
   return {
@@ -27,14 +28,16 @@ export function aCaller(overrides: Partial<Caller> = {}): Caller {
   };
 }
 
-export function aFile(overrides: Partial<FileRecord> = {}): FileRecord {
+/** The identity of a file or upload: its id, a random workspace and owner, and where its bytes live. */
+function anObjectIdentity(overrides: { id?: string; workspace?: string }) {
   const id = overrides.id ?? randomUUID();
   const workspace = overrides.workspace ?? randomUUID();
+  return { id, workspace, organization: randomUUID(), owner: randomUUID(), objectKey: objectKeyFor(workspace, id) };
+}
+
+export function aFile(overrides: Partial<FileRecord> = {}): FileRecord {
   return {
-    id,
-    workspace,
-    organization: randomUUID(),
-    owner: randomUUID(),
+    ...anObjectIdentity(overrides),
     filename: "train.jsonl",
     bytes: 16,
     createdAt: 1_700_000_000,
@@ -46,7 +49,6 @@ export function aFile(overrides: Partial<FileRecord> = {}): FileRecord {
     signature: null,
     expiresAt: null,
     visibility: "workspace",
-    objectKey: objectKeyFor(workspace, id),
     ...overrides,
   };
 }
@@ -145,6 +147,17 @@ export const aContext = (): Context =>
     callbackWaitsForEmptyEventLoop: false,
   }) as Context;
 
+/** What `fn` throws, when it is a `kind`; anything else it throws is thrown on, and throwing nothing fails. */
+export function thrownBy<E>(fn: () => unknown, kind: abstract new (...args: never[]) => E): E {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof kind) return error;
+    throw error;
+  }
+  throw new Error(`expected ${/^[AEIOU]/.test(kind.name) ? "an" : "a"} ${kind.name}`);
+}
+
 /** Calls a handler and parses a JSON body when there is one. */
 export async function invoke(handler: RouteHandler, event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult & { json: any }> {
   const result = await handler(event, aContext());
@@ -175,16 +188,16 @@ export function aFileItem(file: FileRecord, createdAtMs = file.createdAt * 1000)
   };
 }
 
+/** Where the URL-signing secret lives in the tenancy table (version 1). */
+export const SIGNING_KEY = { pk: "#SYSTEM", sk: "URL_SIGNING_KEY#1" };
+
+/** The URL-signing secret's item in the tenancy table. */
+export const aSigningKeyItem = (secret: Buffer): Record<string, unknown> => ({ ...SIGNING_KEY, secret: secret.toString("base64") });
+
 export function aPendingUpload(overrides: Partial<PendingUpload> = {}): PendingUpload {
-  const id = overrides.id ?? randomUUID();
-  const workspace = overrides.workspace ?? randomUUID();
   return {
-    id,
-    workspace,
-    organization: randomUUID(),
-    owner: randomUUID(),
+    ...anObjectIdentity(overrides),
     s3UploadId: "s3-upload-id",
-    objectKey: objectKeyFor(workspace, id),
     filename: "train.jsonl",
     bytes: 20 * 1024 * 1024,
     purpose: "fine-tune",
@@ -294,24 +307,11 @@ export function aModelItem(model: ModelEntry): Record<string, unknown> {
 export const anAliasItem = (alias: string, target: string): Record<string, unknown> => ({ scope: "BASE", sk: `ALIAS#${alias}`, target });
 
 /**
- * Answers the models table reads of modelStore from `items` as DynamoDB would: batch gets and gets by
- * key, queries by scope and sort-key prefix. Reads of any other table find nothing.
+ * Answers the models table reads of modelStore from `items` as DynamoDB would (serveTables): batch gets
+ * and gets by key, queries by scope and sort-key prefix. Reads of any other table find nothing.
  */
 export function serveModelsTable(dynamo: AwsClientStub<DynamoDBDocumentClient>, items: Record<string, unknown>[]): void {
-  const table = "platform-models";
-  const at = (key: Record<string, unknown> | undefined) => (item: Record<string, unknown>) => item.scope === key?.scope && item.sk === key?.sk;
-  dynamo.on(BatchGetCommand).callsFake((input: BatchGetCommandInput) => ({
-    Responses: Object.fromEntries(
-      Object.entries(input.RequestItems ?? {}).map(([name, { Keys }]) => [name, name === table ? items.filter((item) => (Keys ?? []).some((key) => at(key)(item))) : []]),
-    ),
-  }));
-  dynamo.on(GetCommand).callsFake((input: GetCommandInput) => ({ Item: input.TableName === table ? items.find(at(input.Key)) : undefined }));
-  dynamo.on(QueryCommand).callsFake((input: QueryCommandInput) => {
-    if (input.TableName !== table) return { Items: [] };
-    const scope = input.ExpressionAttributeValues?.[":scope"];
-    const prefix = String(input.ExpressionAttributeValues?.[":prefix"] ?? "");
-    return { Items: items.filter((item) => item.scope === scope && String(item.sk).startsWith(prefix)) };
-  });
+  serveTables(dynamo, { models: items });
 }
 
 export interface StreamedResult {
@@ -342,3 +342,27 @@ export const ssePayloads = (body: string): string[] =>
     .split("\n\n")
     .filter(Boolean)
     .map((frame) => frame.replace(/^data: /, ""));
+
+/** The chunks of a streamed completion's SSE body, without the closing [DONE]. */
+export const sseChunks = (body: string) =>
+  ssePayloads(body)
+    .filter((p) => p !== "[DONE]")
+    .map((p) => JSON.parse(p));
+
+/** The text a streamed completion's chunks carry, every choice's deltas joined. */
+export const streamedContent = (body: string) =>
+  sseChunks(body)
+    .map((c) => c.choices.map((choice: { delta: { content?: string } }) => choice.delta.content ?? "").join(""))
+    .join("");
+
+/** The usage records the mocked client was asked to write. */
+export const usageRecordsWritten = (dynamo: AwsClientStub<DynamoDBDocumentClient>) =>
+  dynamo.commandCalls(PutCommand).filter((c) => c.args[0].input.TableName === "platform-usage");
+
+/** What a usage record says of who made the call and which request it was. */
+export const usageCallerOf = (caller: Caller, event: APIGatewayProxyEvent) => ({
+  workspace: caller.workspace,
+  organization: caller.organization,
+  principal: caller.principal,
+  requestId: event.requestContext.requestId,
+});

@@ -1,30 +1,10 @@
 import { Readable } from "node:stream";
-import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
-import {
-  DeleteObjectsCommand,
-  GetObjectCommand,
-  NoSuchKey,
-  PutObjectCommand,
-  type DeleteObjectsCommandInput,
-  type GetObjectCommandInput,
-  type PutObjectCommandInput,
-  type S3Client,
-} from "@aws-sdk/client-s3";
-import {
-  BatchGetCommand,
-  GetCommand,
-  PutCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-  type BatchGetCommandInput,
-  type DynamoDBDocumentClient,
-  type GetCommandInput,
-  type TransactWriteCommandInput,
-  type UpdateCommandInput,
-} from "@aws-sdk/lib-dynamodb";
+import { DeleteObjectsCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, type DeleteObjectsCommandInput, type GetObjectCommandInput, type PutObjectCommandInput, type S3Client } from "@aws-sdk/client-s3";
+import { BatchGetCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, type BatchGetCommandInput, type DynamoDBDocumentClient, type GetCommandInput, type TransactWriteCommandInput, type UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
 import type { AwsClientStub } from "aws-sdk-client-mock";
 import type { BatchJobRecord } from "../../shared/domain/batch-rules.js";
 import { aBatchJobItem, BATCH_TABLE } from "./batch-table.js";
+import { applyUpdate, conditionFailed, holds } from "./fake-table.js";
 
 /** An S3 body as the SDK gives it: iterable chunks, and transformToString. */
 export const bodyOf = (text: string) => Object.assign(Readable.from([Buffer.from(text)]), { transformToString: async () => text });
@@ -46,56 +26,6 @@ export function fakeBucket(s3: AwsClientStub<S3Client>, initial: Record<string, 
     return {};
   });
   return objects;
-}
-
-const conditionFailed = () => new ConditionalCheckFailedException({ message: "The conditional request failed", $metadata: {} });
-
-/** Reads `#a.#b` paths of an item. */
-const pathOf = (expression: string, names: Record<string, string>) => expression.trim().split(".").map((part) => names[part] ?? part);
-const read = (item: Record<string, unknown>, path: string[]) => path.reduce<unknown>((value, key) => (value as Record<string, unknown> | undefined)?.[key], item);
-function write(item: Record<string, unknown>, path: string[], value: unknown): void {
-  const parent = path.slice(0, -1).reduce<Record<string, unknown>>((at, key) => {
-    if (typeof at[key] !== "object" || at[key] === null) throw new Error(`The document path ${path.join(".")} is invalid`);
-    return at[key] as Record<string, unknown>;
-  }, item);
-  parent[path.at(-1)!] = value;
-}
-
-/** The conditions the batch stores write: existence, `#status IN (…)`, and a chunk's progress mark. */
-function holds(condition: string, item: Record<string, unknown> | undefined, names: Record<string, string>, values: Record<string, unknown>): boolean {
-  return condition.split(" AND ").every((clause) => {
-    clause = clause.trim();
-    if (clause === "attribute_exists(sk)") return item !== undefined;
-    if (clause === "attribute_not_exists(sk)") return item === undefined;
-    if (!item) return false;
-    const notExists = /^attribute_not_exists\((.+)\)$/.exec(clause);
-    if (notExists) return read(item, pathOf(notExists[1]!, names)) === undefined;
-    const within = /^#status IN \((.+)\)$/.exec(clause);
-    if (within) return within[1]!.split(", ").some((placeholder) => values[placeholder] === item.status);
-    const equals = /^(\S+) = (:\w+)$/.exec(clause);
-    if (equals) return read(item, pathOf(equals[1]!, names)) === values[equals[2]!];
-    throw new Error(`fake table: unknown condition ${clause}`);
-  });
-}
-
-function applyUpdate(item: Record<string, unknown>, input: UpdateCommandInput): void {
-  const names = input.ExpressionAttributeNames ?? {};
-  const values = input.ExpressionAttributeValues ?? {};
-  const expression = input.UpdateExpression ?? "";
-  const set = /SET (.*?)(?= ADD | REMOVE |$)/.exec(expression)?.[1];
-  for (const assignment of set?.split(/, (?![^(]*\))/) ?? []) {
-    const [target, source] = assignment.split(" = ") as [string, string];
-    const ifNotExists = /^if_not_exists\((\S+), (:\w+)\)$/.exec(source);
-    const path = pathOf(target, names);
-    write(item, path, ifNotExists ? (read(item, pathOf(ifNotExists[1]!, names)) ?? values[ifNotExists[2]!]) : values[source]);
-  }
-  const add = /ADD (.*?)(?= REMOVE |$)/.exec(expression)?.[1];
-  for (const term of add?.split(", ") ?? []) {
-    const [name, value] = term.split(" ") as [string, string];
-    item[names[name] ?? name] = Number(item[names[name] ?? name] ?? 0) + Number(values[value]);
-  }
-  const remove = /REMOVE (\S+)/.exec(expression)?.[1];
-  if (remove) delete item[names[remove] ?? remove];
 }
 
 export interface FakeTables {

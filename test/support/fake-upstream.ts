@@ -1,6 +1,9 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, beforeEach } from "vitest";
+import { PROVIDERS_ENV } from "../../shared/inference/registry.js";
+import { within } from "./inference-client.js";
 
 /**
  * A scriptable HTTP upstream on 127.0.0.1 for provider tests: records every request and answers each with the
@@ -207,4 +210,48 @@ export class FakeUpstream {
         return;
     }
   }
+}
+
+/** This file's fake upstream, as tests use it: script replies, and read what the running test sent. */
+export interface FileUpstream {
+  reply(...replies: ReplyScript[]): FakeUpstream;
+  /** The `n`th upstream request of the running test (0-based), once it has arrived. */
+  requestOfTest(n?: number): Promise<RecordedRequest>;
+}
+
+/**
+ * A FakeUpstream for this file, configured as the `upstream` provider (openai-compatible, Mistral dialect)
+ * through INFERENCE_PROVIDERS before the file's first model call: the registry reads it once per process,
+ * and each file has its own module graph. The variable is restored after the last test. Call it before
+ * useEmbeddedApi, so the API starts with the provider in place.
+ */
+export function useFakeUpstream(): FileUpstream {
+  const providersBefore = process.env[PROVIDERS_ENV];
+  let fake: FakeUpstream | undefined;
+  /** How many upstream requests earlier tests made: this test's first is `requests[seen]`. */
+  let seen = 0;
+  const started = () => {
+    if (!fake) throw new Error("The fake upstream is not there yet: use it inside a test or a hook");
+    return fake;
+  };
+  beforeAll(async () => {
+    fake = await FakeUpstream.start();
+    const providers = JSON.parse(providersBefore ?? "{}") as Record<string, unknown>;
+    process.env[PROVIDERS_ENV] = JSON.stringify({ ...providers, upstream: { type: "openai-compatible", baseUrl: fake.url, dialect: "mistral" } });
+  });
+  afterAll(async () => {
+    await fake?.close();
+    if (providersBefore === undefined) delete process.env[PROVIDERS_ENV];
+    else process.env[PROVIDERS_ENV] = providersBefore;
+  });
+  beforeEach(() => {
+    seen = started().requests.length;
+  });
+  return {
+    reply: (...replies) => started().reply(...replies),
+    async requestOfTest(n = 0) {
+      await within(started().waitForRequests(seen + n + 1), `upstream request ${n + 1}`);
+      return started().requests[seen + n]!;
+    },
+  };
 }

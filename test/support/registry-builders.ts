@@ -1,14 +1,7 @@
 import { randomUUID } from "node:crypto";
-import {
-  BatchGetCommand,
-  GetCommand,
-  QueryCommand,
-  type BatchGetCommandInput,
-  type DynamoDBDocumentClient,
-  type GetCommandInput,
-  type QueryCommandInput,
-} from "@aws-sdk/lib-dynamodb";
+import { BatchGetCommand, GetCommand, QueryCommand, type BatchGetCommandInput, type DynamoDBDocumentClient, type GetCommandInput, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import type { AwsClientStub } from "aws-sdk-client-mock";
+import type { Caller } from "../../shared/domain/caller.js";
 import type { RegistryHead, RegistryVersion } from "../../shared/domain/registry/records.js";
 
 export const REGISTRY_TABLE = "platform-registry";
@@ -127,4 +120,18 @@ export function serveRegistry(dynamo: AwsClientStub<DynamoDBDocumentClient>, ite
 export function anEntry(head: RegistryHead, versions: Partial<RegistryVersion>[] = []) {
   const all = Array.from({ length: head.latestVersion }, (_, i) => aRegistryVersion({ id: head.id, version: i + 1, ...versions[i] }));
   return { head, versions: all, items: [aHeadItem(head), ...all.map((v) => aVersionItem(head, v))] };
+}
+
+/**
+ * An entry `caller` owns in their workspace (other head fields and versions as given), served to the
+ * mocked client by serveRegistry; `items` are the served items, for a test to change between calls.
+ */
+export function aServedEntry(
+  dynamo: AwsClientStub<DynamoDBDocumentClient>,
+  caller: Pick<Caller, "workspace" | "principal">,
+  head: Partial<RegistryHead> = {},
+  versions: Partial<RegistryVersion>[] = [],
+) {
+  const entry = anEntry(aRegistryHead({ workspace: caller.workspace, owner: caller.principal, ...head }), versions);
+  return { ...entry, items: serveRegistry(dynamo, entry.items) };
 }

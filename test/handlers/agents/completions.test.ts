@@ -1,14 +1,14 @@
-import { DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
+import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { handler } from "../../../functions/agents/completions.js";
 import { OfflineProvider } from "../../../shared/inference/providers/offline.js";
 import { countTokens } from "../../../shared/inference/tokenizer.js";
 import type { ChatCompletionRequest } from "../../../shared/schemas/inference.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, aJsonEvent, invokeStream, ssePayloads } from "../../support/builders.js";
 import { agentHeadItem, anAgentHead, serveAgentsTable } from "../../support/agents-table.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo({ resolves: {} });
 const caller = aCaller();
 
 const lookupTool = { type: "function" as const, function: { name: "lookup", description: "", strict: false, parameters: { type: "object", properties: {} } } };
@@ -26,8 +26,6 @@ let chat: ReturnType<typeof vi.spyOn>;
 let chatStream: ReturnType<typeof vi.spyOn>;
 
 beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
   serveAgentsTable(dynamo, [agentHeadItem(agent), agentHeadItem(tiny)]);
   chat = vi.spyOn(OfflineProvider.prototype, "chat");
   chatStream = vi.spyOn(OfflineProvider.prototype, "chatStream");

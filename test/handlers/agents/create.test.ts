@@ -1,17 +1,15 @@
 import { TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
-import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
 import { beforeEach, describe, expect, it } from "vitest";
 import { handler } from "../../../functions/agents/create.js";
 import { MAX_AGENT_BYTES } from "../../../shared/services/agents/agents.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, aJsonEvent, invoke } from "../../support/builders.js";
 import { agentCalls, serveAgentsTable } from "../../support/agents-table.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo();
 const caller = aCaller();
 
 beforeEach(() => {
-  dynamo.reset();
   serveAgentsTable(dynamo, []);
 });
 

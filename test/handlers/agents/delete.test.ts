@@ -1,23 +1,17 @@
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
-import { BatchWriteCommand, DeleteCommand, DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
+import { BatchWriteCommand, DeleteCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeEach, describe, expect, it } from "vitest";
 import { handler } from "../../../functions/agents/delete.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, anEvent, invoke } from "../../support/builders.js";
-import { agentAliasItem, agentCalls, agentHeadItem, agentVersionItem, anAgentHead, anAgentVersion, serveAgentsTable } from "../../support/agents-table.js";
+import { agentCalls, anAgentHead, serveAgentsTable, anAgentsItems } from "../../support/agents-table.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo();
 const caller = aCaller();
 const head = anAgentHead({ workspace: caller.workspace, version: 2, latestVersion: 2 });
 
 beforeEach(() => {
-  dynamo.reset();
-  serveAgentsTable(dynamo, [
-    agentHeadItem(head),
-    agentVersionItem(caller.workspace, anAgentVersion(head, 1)),
-    agentVersionItem(caller.workspace, anAgentVersion(head, 2)),
-    agentAliasItem(caller.workspace, head.id, "prod", 1),
-  ]);
+  serveAgentsTable(dynamo, anAgentsItems(head, { versions: { 1: {}, 2: {} }, aliases: { prod: 1 } }));
 });
 
 const remove = (id = head.id, who = caller) => anEvent({ method: "DELETE", path: `/v1/agents/${id}`, pathParameters: { agent_id: id }, caller: who });

@@ -1,22 +1,16 @@
-import { DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
+import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeEach, describe, expect, it } from "vitest";
 import { handler } from "../../../functions/agents/list-aliases.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, anEvent, invoke } from "../../support/builders.js";
-import { agentAliasItem, agentCalls, agentHeadItem, agentVersionItem, anAgentHead, anAgentVersion, serveAgentsTable } from "../../support/agents-table.js";
+import { agentCalls, anAgentHead, serveAgentsTable, anAgentsItems } from "../../support/agents-table.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo();
 const caller = aCaller();
 const head = anAgentHead({ workspace: caller.workspace, version: 2, latestVersion: 2 });
 
 beforeEach(() => {
-  dynamo.reset();
-  serveAgentsTable(dynamo, [
-    agentHeadItem(head),
-    agentVersionItem(caller.workspace, anAgentVersion(head, 1)),
-    agentAliasItem(caller.workspace, head.id, "canary", 2),
-    agentAliasItem(caller.workspace, head.id, "prod", 1),
-  ]);
+  serveAgentsTable(dynamo, anAgentsItems(head, { versions: { 1: {} }, aliases: { canary: 2, prod: 1 } }));
 });
 
 const listAliases = (who = caller) => anEvent({ path: `/v1/agents/${head.id}/aliases`, pathParameters: { agent_id: head.id }, caller: who });

@@ -1,16 +1,15 @@
-import { DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
+import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeEach, describe, expect, it } from "vitest";
 import { handler } from "../../../functions/agents/list-versions.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, anEvent, invoke } from "../../support/builders.js";
 import { agentCalls, agentHeadItem, agentVersionItem, anAgentHead, anAgentVersion, serveAgentsTable } from "../../support/agents-table.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo();
 const caller = aCaller();
 const head = anAgentHead({ workspace: caller.workspace, version: 25, latestVersion: 25 });
 
 beforeEach(() => {
-  dynamo.reset();
   const versions = Array.from({ length: 25 }, (_, i) => agentVersionItem(caller.workspace, anAgentVersion(head, i + 1, { description: `v${i + 1}` })));
   serveAgentsTable(dynamo, [agentHeadItem(head), ...versions]);
 });

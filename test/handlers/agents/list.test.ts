@@ -1,17 +1,16 @@
-import { DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
+import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeEach, describe, expect, it } from "vitest";
 import { handler } from "../../../functions/agents/list.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, anEvent, invoke } from "../../support/builders.js";
 import { agentCalls, agentHeadItem, anAgentHead, serveAgentsTable } from "../../support/agents-table.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo();
 const caller = aCaller();
 /** a0 is the oldest. */
 const heads = Array.from({ length: 5 }, (_, i) => anAgentHead({ workspace: caller.workspace, name: `a${i}`, createdAt: `2025-01-0${i + 1}T00:00:00.000Z` }));
 
 beforeEach(() => {
-  dynamo.reset();
   serveAgentsTable(dynamo, heads.map(agentHeadItem));
 });
 

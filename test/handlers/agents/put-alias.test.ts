@@ -1,17 +1,16 @@
 import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
-import { DynamoDBDocumentClient, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
+import { TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeEach, describe, expect, it } from "vitest";
 import { handler } from "../../../functions/agents/put-alias.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, anEvent, invoke } from "../../support/builders.js";
 import { agentAliasItem, agentCalls, agentHeadItem, anAgentHead, serveAgentsTable } from "../../support/agents-table.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo();
 const caller = aCaller();
 const head = anAgentHead({ workspace: caller.workspace, version: 2, latestVersion: 2 });
 
 beforeEach(() => {
-  dynamo.reset();
   // The alias item as the transaction leaves it, for the read that follows.
   serveAgentsTable(dynamo, [agentHeadItem(head), agentAliasItem(caller.workspace, head.id, "stable", 2)]);
 });

@@ -1,16 +1,15 @@
-import { DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeEach, describe, expect, it } from "vitest";
 import { handler } from "../../../functions/agents/retrieve-version.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, anEvent, invoke } from "../../support/builders.js";
 import { agentCalls, agentHeadItem, agentVersionItem, anAgentHead, anAgentVersion, serveAgentsTable } from "../../support/agents-table.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo();
 const caller = aCaller();
 const head = anAgentHead({ workspace: caller.workspace, version: 2, latestVersion: 2, name: "current" });
 
 beforeEach(() => {
-  dynamo.reset();
   serveAgentsTable(dynamo, [agentHeadItem(head), agentVersionItem(caller.workspace, anAgentVersion(head, 1, { name: "first", version_message: "initial" }))]);
 });
 

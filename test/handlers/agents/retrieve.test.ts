@@ -1,22 +1,16 @@
-import { DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeEach, describe, expect, it } from "vitest";
 import { handler } from "../../../functions/agents/retrieve.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, anEvent, invoke } from "../../support/builders.js";
-import { agentAliasItem, agentCalls, agentHeadItem, agentVersionItem, anAgentHead, anAgentVersion, serveAgentsTable } from "../../support/agents-table.js";
+import { agentCalls, anAgentHead, serveAgentsTable, anAgentsItems } from "../../support/agents-table.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo();
 const caller = aCaller();
 const head = anAgentHead({ workspace: caller.workspace, version: 3, latestVersion: 3, description: "v3", updatedAt: "2025-03-01T00:00:00.000Z" });
 
 beforeEach(() => {
-  dynamo.reset();
-  serveAgentsTable(dynamo, [
-    agentHeadItem(head),
-    agentVersionItem(caller.workspace, anAgentVersion(head, 1, { description: "v1" })),
-    agentVersionItem(caller.workspace, anAgentVersion(head, 2, { description: "v2" })),
-    agentAliasItem(caller.workspace, head.id, "stable", 1),
-  ]);
+  serveAgentsTable(dynamo, anAgentsItems(head, { versions: { 1: { description: "v1" }, 2: { description: "v2" } }, aliases: { stable: 1 } }));
 });
 
 const get = (id: string, query: Record<string, string> = {}, who = caller) => anEvent({ path: `/v1/agents/${id}`, pathParameters: { agent_id: id }, query, caller: who });

@@ -1,18 +1,17 @@
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
-import { DynamoDBDocumentClient, UpdateCommand, type UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
+import { UpdateCommand, type UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
 import { beforeEach, describe, expect, it } from "vitest";
 import { handler } from "../../../functions/agents/update-version.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, anEvent, invoke } from "../../support/builders.js";
 import { agentCalls, agentHeadItem, agentVersionItem, anAgentHead, anAgentVersion, serveAgentsTable } from "../../support/agents-table.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo();
 const caller = aCaller();
 const head = anAgentHead({ workspace: caller.workspace, version: 3, latestVersion: 3, description: "v3" });
 const first = anAgentVersion(head, 1, { description: "v1", model: "codestral-latest" });
 
 beforeEach(() => {
-  dynamo.reset();
   serveAgentsTable(dynamo, [agentHeadItem(head), agentVersionItem(caller.workspace, first)]);
   // The update answers the head as written (ReturnValues ALL_NEW).
   dynamo.on(UpdateCommand).callsFake((input: UpdateCommandInput) => ({

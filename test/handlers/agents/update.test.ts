@@ -1,25 +1,20 @@
 import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
-import { DynamoDBDocumentClient, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { beforeEach, describe, expect, it } from "vitest";
 import { handler } from "../../../functions/agents/update.js";
 import { MAX_VERSION_ATTEMPTS } from "../../../shared/services/agents/agents.js";
+import { mockDynamo, withoutRetryBackoff } from "../../support/aws-mocks.js";
 import { aCaller, aJsonEvent, invoke } from "../../support/builders.js";
 import { agentCalls, agentHeadItem, anAgentHead, serveAgentsTable } from "../../support/agents-table.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo();
 const caller = aCaller();
 const head = anAgentHead({ workspace: caller.workspace, version: 2, latestVersion: 3, instructions: "Be brief.", metadata: { team: "a" }, completion_args: { temperature: 0.3 } });
 
 beforeEach(() => {
-  dynamo.reset();
   serveAgentsTable(dynamo, [agentHeadItem(head)]);
-  // No waiting between retries.
-  vi.spyOn(Math, "random").mockReturnValue(0);
 });
-afterEach(() => {
-  vi.restoreAllMocks();
-});
+withoutRetryBackoff();
 
 const patch = (body: unknown, id = head.id, who = caller) =>
   aJsonEvent(body, { method: "PATCH", path: `/v1/agents/${id}`, pathParameters: { agent_id: id }, caller: who });

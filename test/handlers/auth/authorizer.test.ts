@@ -1,21 +1,16 @@
 import { createHash } from "node:crypto";
-import { DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { beforeEach, describe, expect, it } from "vitest";
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/auth/authorizer.js";
 import type { ApiKeyRecord } from "../../../shared/domain/api-keys.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { anApiKeyRecord, anAuthorizerEvent } from "../../support/builders.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo({ resolves: {} });
 
 const KEY = "pak_3q2-7wAbCdEfGhIjKlMnOpQrStUvWxYz0123456789_-";
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 const METHOD_ARN = "arn:aws:execute-api:eu-west-1:123456789012:a1b2c3d4e5/prod/POST/v1/files/uploads";
-
-beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
-});
 
 /** A key record stored under the hash of KEY. */
 function storedKey(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {

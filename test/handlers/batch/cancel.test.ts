@@ -1,28 +1,23 @@
 import { randomUUID } from "node:crypto";
-import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { handler } from "../../../functions/batch/cancel.js";
 import type { BatchStatus } from "../../../shared/schemas/batch.js";
 import type { BatchJobRecord } from "../../../shared/domain/batch-rules.js";
+import { freezeDate, mockDynamo } from "../../support/aws-mocks.js";
 import { aBatchJob, aBatchJobItem, batchCalls, serveBatchTables } from "../../support/batch-table.js";
 import { aCaller, anEvent, invoke } from "../../support/builders.js";
 
 const executions = vi.hoisted(() => ({ startExecution: vi.fn(), stopExecution: vi.fn() }));
 vi.mock("../../../shared/engine/executions.js", () => executions);
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo();
 const caller = aCaller();
 const NOW = 1_800_000_000;
 
+freezeDate(NOW * 1000);
 beforeEach(() => {
-  dynamo.reset();
   executions.stopExecution.mockReset().mockResolvedValue(undefined);
-  vi.useFakeTimers({ toFake: ["Date"] });
-  vi.setSystemTime(NOW * 1000);
-});
-afterEach(() => {
-  vi.useRealTimers();
 });
 
 const cancel = (id: string) =>

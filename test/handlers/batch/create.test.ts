@@ -1,20 +1,20 @@
 import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
-import { GetObjectCommand, PutObjectCommand, S3Client, type GetObjectCommandInput } from "@aws-sdk/client-s3";
-import { DynamoDBDocumentClient, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { GetObjectCommand, PutObjectCommand, type GetObjectCommandInput } from "@aws-sdk/client-s3";
+import { PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { handler } from "../../../functions/batch/create.js";
 import type { FileRecord } from "../../../shared/domain/file-rules.js";
 import { agentHeadItem, anAgentHead } from "../../support/agents-table.js";
+import { freezeDate, mockDynamo, mockS3 } from "../../support/aws-mocks.js";
 import { BATCH_TABLE, batchCalls, serveBatchTables } from "../../support/batch-table.js";
 import { aCaller, aFile, aFileItem, aJsonEvent, aModelEntry, aModelItem, invoke } from "../../support/builders.js";
 
 const executions = vi.hoisted(() => ({ startExecution: vi.fn(), stopExecution: vi.fn() }));
 vi.mock("../../../shared/engine/executions.js", () => executions);
 
-const dynamo = mockClient(DynamoDBDocumentClient);
-const s3 = mockClient(S3Client);
+const dynamo = mockDynamo();
+const s3 = mockS3();
 
 const NOW_MS = 1_800_000_000_500;
 const NOW = 1_800_000_000;
@@ -25,11 +25,8 @@ let served: ReturnType<typeof serveBatchTables>;
 /** Objects of the files bucket by key. */
 let objects: Map<string, string>;
 
+freezeDate(NOW_MS);
 beforeEach(() => {
-  dynamo.reset();
-  s3.reset();
-  vi.useFakeTimers({ toFake: ["Date"] });
-  vi.setSystemTime(NOW_MS);
   executions.startExecution.mockReset().mockResolvedValue(ARN);
   executions.stopExecution.mockReset().mockResolvedValue(undefined);
   objects = new Map();
@@ -42,9 +39,6 @@ beforeEach(() => {
   });
   s3.on(PutObjectCommand).resolves({});
   served = serveBatchTables(dynamo, { files: [] });
-});
-afterEach(() => {
-  vi.useRealTimers();
 });
 
 const create = (body: unknown, who = caller) => aJsonEvent(body, { path: "/v1/batch/jobs", caller: who });

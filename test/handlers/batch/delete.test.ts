@@ -1,25 +1,22 @@
 import { randomUUID } from "node:crypto";
-import { DeleteObjectCommand, S3Client } from "@aws-sdk/client-s3";
-import { DeleteCommand, DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
+import { DeleteObjectCommand } from "@aws-sdk/client-s3";
+import { DeleteCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { handler } from "../../../functions/batch/delete.js";
 import type { BatchStatus } from "../../../shared/schemas/batch.js";
 import type { BatchJobRecord } from "../../../shared/domain/batch-rules.js";
+import { mockDynamo, mockS3 } from "../../support/aws-mocks.js";
 import { aBatchJob, aBatchJobItem, batchCalls, serveBatchTables } from "../../support/batch-table.js";
 import { aCaller, anEvent, invoke } from "../../support/builders.js";
 
 const executions = vi.hoisted(() => ({ startExecution: vi.fn(), stopExecution: vi.fn() }));
 vi.mock("../../../shared/engine/executions.js", () => executions);
 
-const dynamo = mockClient(DynamoDBDocumentClient);
-const s3 = mockClient(S3Client);
+const dynamo = mockDynamo();
+const s3 = mockS3({ resolves: {} });
 const caller = aCaller();
 
 beforeEach(() => {
-  dynamo.reset();
-  s3.reset();
-  s3.resolves({});
   executions.stopExecution.mockReset().mockResolvedValue(undefined);
 });
 

@@ -1,13 +1,13 @@
-import { DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
+import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { handler } from "../../../functions/batch/list.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aBatchJob, aBatchJobItem, batchCalls, serveBatchTables } from "../../support/batch-table.js";
 import { aCaller, anEvent, invoke } from "../../support/builders.js";
 
 vi.mock("../../../shared/engine/executions.js", () => ({ startExecution: vi.fn(), stopExecution: vi.fn() }));
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo();
 const caller = aCaller();
 
 /** What the official SDK sends when the caller gives nothing. */
@@ -16,7 +16,6 @@ const SDK_DEFAULTS = { page: "0", page_size: "100", created_by_me: "false", orde
 const jobs = Array.from({ length: 3 }, (_, i) => aBatchJob({ workspace: caller.workspace, createdAt: 1_700_000_000 + i }));
 
 beforeEach(() => {
-  dynamo.reset();
   serveBatchTables(dynamo, { batch: jobs.map(aBatchJobItem) });
 });
 

@@ -1,25 +1,22 @@
 import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
-import { GetObjectCommand, S3Client, type GetObjectCommandInput } from "@aws-sdk/client-s3";
-import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
+import { GetObjectCommand, type GetObjectCommandInput } from "@aws-sdk/client-s3";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { handler } from "../../../functions/batch/retrieve.js";
 import type { FileRecord } from "../../../shared/domain/file-rules.js";
 import type { BatchJobRecord } from "../../../shared/domain/batch-rules.js";
+import { mockDynamo, mockS3 } from "../../support/aws-mocks.js";
 import { aBatchJob, aBatchJobItem, serveBatchTables } from "../../support/batch-table.js";
 import { aCaller, aFile, aFileItem, anEvent, invoke } from "../../support/builders.js";
 
 vi.mock("../../../shared/engine/executions.js", () => ({ startExecution: vi.fn(), stopExecution: vi.fn() }));
 
-const dynamo = mockClient(DynamoDBDocumentClient);
-const s3 = mockClient(S3Client);
+const dynamo = mockDynamo();
+const s3 = mockS3();
 const caller = aCaller();
 let objects: Map<string, string>;
 
 beforeEach(() => {
-  dynamo.reset();
-  s3.reset();
   objects = new Map();
   s3.on(GetObjectCommand).callsFake((input: GetObjectCommandInput) => ({ Body: Readable.from([Buffer.from(objects.get(input.Key!) ?? "")]) as never }));
 });

@@ -1,28 +1,18 @@
-import { S3Client } from "@aws-sdk/client-s3";
-import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/engine/batch-finish.js";
 import { resultFileId } from "../../../shared/domain/batch-engine.js";
 import type { BatchStarted } from "../../../shared/engine/batch-machine.js";
 import type { BatchJobRecord } from "../../../shared/domain/batch-rules.js";
+import { freezeDate, mockDynamo, mockS3 } from "../../support/aws-mocks.js";
 import { aBatchJob } from "../../support/batch-table.js";
 import { aContext } from "../../support/builders.js";
 import { fakeBucket, fakeTables } from "../../support/engine-fakes.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
-const s3 = mockClient(S3Client);
+const dynamo = mockDynamo();
+const s3 = mockS3();
 const NOW = 1_800_000_000;
 
-beforeEach(() => {
-  dynamo.reset();
-  s3.reset();
-  vi.useFakeTimers({ toFake: ["Date"] });
-  vi.setSystemTime(NOW * 1000);
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+freezeDate(NOW * 1000);
 
 const ok = (id: string) => `R${JSON.stringify({ id: `batch-${id}`, custom_id: id, response: { status_code: 200, body: {} }, error: null })}\n`;
 const failed = (id: string) => `E${JSON.stringify({ id: `batch-${id}`, custom_id: id, response: null, error: { message: "no", code: 400 } })}\n`;

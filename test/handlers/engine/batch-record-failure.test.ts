@@ -1,26 +1,16 @@
-import { S3Client } from "@aws-sdk/client-s3";
-import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/engine/batch-record-failure.js";
 import type { BatchStatus } from "../../../shared/schemas/batch.js";
+import { freezeDate, mockDynamo, mockS3 } from "../../support/aws-mocks.js";
 import { aBatchJob } from "../../support/batch-table.js";
 import { aContext } from "../../support/builders.js";
 import { fakeBucket, fakeTables } from "../../support/engine-fakes.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
-const s3 = mockClient(S3Client);
+const dynamo = mockDynamo();
+const s3 = mockS3();
 const NOW = 1_800_000_000;
 
-beforeEach(() => {
-  dynamo.reset();
-  s3.reset();
-  vi.useFakeTimers({ toFake: ["Date"] });
-  vi.setSystemTime(NOW * 1000);
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+freezeDate(NOW * 1000);
 
 function aJob(status: BatchStatus) {
   const job = aBatchJob({ status });

@@ -1,23 +1,17 @@
-import { S3Client } from "@aws-sdk/client-s3";
-import { DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
+import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { Context } from "aws-lambda";
-import { beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/engine/batch-run-chunk.js";
 import type { BatchChunkTask } from "../../../shared/engine/batch-machine.js";
 import type { BatchStatus } from "../../../shared/schemas/batch.js";
+import { mockDynamo, mockS3 } from "../../support/aws-mocks.js";
 import { aBatchJob } from "../../support/batch-table.js";
 import { aContext, aModelEntry, aModelItem } from "../../support/builders.js";
 import { fakeBucket, fakeTables } from "../../support/engine-fakes.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
-const s3 = mockClient(S3Client);
+const dynamo = mockDynamo();
+const s3 = mockS3();
 const small = aModelEntry({ id: "mistral-small-latest" });
-
-beforeEach(() => {
-  dynamo.reset();
-  s3.reset();
-});
 
 /** A Lambda context with `left` milliseconds to go. */
 const withTimeLeft = (left: number): Context => ({ ...aContext(), getRemainingTimeInMillis: () => left });

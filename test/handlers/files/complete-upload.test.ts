@@ -1,22 +1,15 @@
 import { Readable } from "node:stream";
 import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
-import {
-  CompleteMultipartUploadCommand,
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  S3Client,
-  S3ServiceException,
-} from "@aws-sdk/client-s3";
-import { DeleteCommand, DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { CompleteMultipartUploadCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3ServiceException } from "@aws-sdk/client-s3";
+import { DeleteCommand, GetCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/files/complete-upload.js";
 import type { PendingUpload } from "../../../shared/domain/file-rules.js";
+import { freezeDate, mockDynamo, mockS3 } from "../../support/aws-mocks.js";
 import { aCaller, aFile, aFileItem, aJsonEvent, aPendingUpload, aPendingUploadItem, invoke } from "../../support/builders.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
-const s3 = mockClient(S3Client);
+const dynamo = mockDynamo({ resolves: {} });
+const s3 = mockS3({ resolves: {} });
 
 const NOW_MS = 1_800_000_000_500;
 const NOW = Math.floor(NOW_MS / 1000);
@@ -24,17 +17,7 @@ const MiB = 1024 * 1024;
 const caller = aCaller();
 const allParts = { parts: [{ part_number: 1, etag: '"e1"' }, { part_number: 2, etag: '"e2"' }, { part_number: 3, etag: '"e3"' }] };
 
-beforeEach(() => {
-  dynamo.reset();
-  s3.reset();
-  dynamo.resolves({});
-  s3.resolves({});
-  vi.useFakeTimers({ toFake: ["Date"] });
-  vi.setSystemTime(NOW_MS);
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+freezeDate(NOW_MS);
 
 const complete = (uploadId: string, body: unknown = allParts, who: ReturnType<typeof aCaller> | null = caller) =>
   aJsonEvent(body, {

@@ -1,28 +1,20 @@
-import { S3Client } from "@aws-sdk/client-s3";
-import { DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/files/content.js";
 import type { FileRecord } from "../../../shared/domain/file-rules.js";
+import { mockDynamo, mockS3 } from "../../support/aws-mocks.js";
 import { aCaller, aFile, aFileItem, anEvent, invoke } from "../../support/builders.js";
+import { useFakeTables } from "../../support/fake-table.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
-const s3 = mockClient(S3Client);
+const dynamo = mockDynamo({ resolves: {} });
+const s3 = mockS3({ resolves: {} });
+const tables = useFakeTables(dynamo);
 
 const caller = aCaller();
-
-beforeEach(() => {
-  dynamo.reset();
-  s3.reset();
-  dynamo.resolves({});
-  s3.resolves({});
-});
 
 const content = (fileId: string, who: ReturnType<typeof aCaller> | null = caller) =>
   anEvent({ path: `/v1/files/${fileId}/content`, resource: "/v1/files/{file_id}/content", pathParameters: { file_id: fileId }, caller: who });
 
-const stored = (file: FileRecord) =>
-  dynamo.on(GetCommand, { Key: { workspace: file.workspace, sk: `FILE#${file.id}` } }).resolves({ Item: aFileItem(file) });
+const stored = (file: FileRecord) => tables.put("files", aFileItem(file));
 
 describe("GET /v1/files/{file_id}/content", () => {
   it("answers 302 to a presigned URL of the file's object, with no body", async () => {

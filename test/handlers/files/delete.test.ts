@@ -1,29 +1,23 @@
 import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
-import { DeleteObjectCommand, S3Client } from "@aws-sdk/client-s3";
-import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { beforeEach, describe, expect, it } from "vitest";
+import { DeleteObjectCommand } from "@aws-sdk/client-s3";
+import { TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/files/delete.js";
 import type { FileRecord } from "../../../shared/domain/file-rules.js";
+import { mockDynamo, mockS3 } from "../../support/aws-mocks.js";
 import { aCaller, aFile, aFileItem, anEvent, invoke } from "../../support/builders.js";
+import { useFakeTables } from "../../support/fake-table.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
-const s3 = mockClient(S3Client);
+const dynamo = mockDynamo({ resolves: {} });
+const s3 = mockS3({ resolves: {} });
+const tables = useFakeTables(dynamo);
 
 const caller = aCaller();
-
-beforeEach(() => {
-  dynamo.reset();
-  s3.reset();
-  dynamo.resolves({});
-  s3.resolves({});
-});
 
 const remove = (fileId: string, who: ReturnType<typeof aCaller> | null = caller) =>
   anEvent({ method: "DELETE", path: `/v1/files/${fileId}`, resource: "/v1/files/{file_id}", pathParameters: { file_id: fileId }, caller: who });
 
-const stored = (file: FileRecord) =>
-  dynamo.on(GetCommand, { Key: { workspace: file.workspace, sk: `FILE#${file.id}` } }).resolves({ Item: aFileItem(file) });
+const stored = (file: FileRecord) => tables.put("files", aFileItem(file));
 
 const deletions = () => dynamo.commandCalls(TransactWriteCommand);
 

@@ -1,43 +1,34 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { S3Client } from "@aws-sdk/client-s3";
-import { DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { FileRecord } from "../../../shared/domain/file-rules.js";
 import { signDownload } from "../../../shared/domain/signed-urls.js";
 import type { RouteHandler } from "../../../shared/http/route.js";
-import { aFile, aFileItem, anEvent, invoke } from "../../support/builders.js";
+import { freezeDate, mockDynamo, mockS3 } from "../../support/aws-mocks.js";
+import { aFile, aFileItem, anEvent, invoke, aSigningKeyItem } from "../../support/builders.js";
+import { aPlatformError } from "../../support/errors.js";
+import { useFakeTables } from "../../support/fake-table.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
-const s3 = mockClient(S3Client);
+const dynamo = mockDynamo({ resolves: {} });
+const tables = useFakeTables(dynamo, () => ({ tenancy: [aSigningKeyItem(SECRET)] }));
+const s3 = mockS3({ resolves: {} });
 
 const NOW = 1_800_000_000;
 const SECRET = randomBytes(32);
-const SIGNING_KEY = { pk: "#SYSTEM", sk: "URL_SIGNING_KEY#1" };
 let handler: RouteHandler;
 
+freezeDate(NOW * 1000);
 beforeEach(async () => {
-  dynamo.reset();
-  s3.reset();
-  dynamo.resolves({});
-  s3.resolves({});
-  dynamo.on(GetCommand, { Key: SIGNING_KEY }).resolves({ Item: { ...SIGNING_KEY, secret: SECRET.toString("base64") } });
-  vi.useFakeTimers({ toFake: ["Date"] });
-  vi.setSystemTime(NOW * 1000);
   // A fresh module graph per test: the signing secret is cached per process (per container).
   vi.resetModules();
   ({ handler } = await import("../../../functions/files/download.js"));
-});
-afterEach(() => {
-  vi.useRealTimers();
 });
 
 /** The public route: no authorizer context, only the token. */
 const download = (fileId: string, query: Record<string, string>) =>
   anEvent({ path: `/v1/files/${fileId}/download`, resource: "/v1/files/{file_id}/download", pathParameters: { file_id: fileId }, query, caller: null });
 
-const stored = (file: FileRecord) =>
-  dynamo.on(GetCommand, { Key: { workspace: file.workspace, sk: `FILE#${file.id}` } }).resolves({ Item: aFileItem(file) });
+const stored = (file: FileRecord) => tables.put("files", aFileItem(file));
 
 const tokenFor = (file: Pick<FileRecord, "workspace" | "id">, expiresAt = NOW + 3600, secret = SECRET) =>
   signDownload(secret, { workspace: file.workspace, fileId: file.id, expiresAt });
@@ -80,13 +71,7 @@ describe("GET /v1/files/{file_id}/download", () => {
 
     expect(response.statusCode).toBe(403);
     expect(response.headers?.["content-type"]).toBe("application/json");
-    expect(response.json).toStrictEqual({
-      object: "error",
-      message: "This signed URL is not valid",
-      type: "permission_error",
-      param: null,
-      code: "signed_url_bad_signature",
-    });
+    expect(response.json).toStrictEqual(aPlatformError({ message: "This signed URL is not valid", type: "permission_error", param: null, code: "signed_url_bad_signature" }));
     expect(response.headers?.location).toBeUndefined();
   });
 

@@ -1,24 +1,16 @@
-import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { BatchGetCommand, QueryCommand, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/files/list.js";
 import type { FileRecord } from "../../../shared/domain/file-rules.js";
+import { freezeDate, mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, aFile, aFileItem, anEvent, invoke } from "../../support/builders.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo({ resolves: {} });
 
 const NOW_MS = 1_800_000_000_000;
 const caller = aCaller();
 
-beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
-  vi.useFakeTimers({ toFake: ["Date"] });
-  vi.setSystemTime(NOW_MS);
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+freezeDate(NOW_MS);
 
 const list = (query: Record<string, string | string[]> = {}, who: ReturnType<typeof aCaller> | null = caller) =>
   anEvent({ path: "/v1/files", query, caller: who });

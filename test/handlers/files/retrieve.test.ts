@@ -1,15 +1,14 @@
-import { GetCommand, DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { handler } from "../../../functions/files/retrieve.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, aFile, aFileItem, anEvent, invoke } from "../../support/builders.js";
+import { aPlatformError } from "../../support/errors.js";
+import { useFakeTables } from "../../support/fake-table.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo({ resolves: {} });
+const tables = useFakeTables(dynamo);
 
-beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
-});
 afterEach(() => {
   vi.useRealTimers();
 });
@@ -18,8 +17,7 @@ const caller = aCaller();
 const retrieve = (fileId: string, who: ReturnType<typeof aCaller> | null = caller) =>
   anEvent({ path: `/v1/files/${fileId}`, resource: "/v1/files/{file_id}", pathParameters: { file_id: fileId }, caller: who });
 
-const stored = (file: ReturnType<typeof aFile>) =>
-  dynamo.on(GetCommand, { Key: { workspace: file.workspace, sk: `FILE#${file.id}` } }).resolves({ Item: aFileItem(file) });
+const stored = (file: ReturnType<typeof aFile>) => tables.put("files", aFileItem(file));
 
 describe("GET /v1/files/{file_id}", () => {
   it("answers 200 JSON with every File field and deleted: false", async () => {
@@ -68,13 +66,7 @@ describe("GET /v1/files/{file_id}", () => {
     const response = await invoke(handler, retrieve(file.id));
 
     expect(response.statusCode).toBe(404);
-    expect(response.json).toStrictEqual({
-      object: "error",
-      message: `No file with id '${file.id}' exists in this workspace`,
-      type: "not_found_error",
-      param: null,
-      code: "file_not_found",
-    });
+    expect(response.json).toStrictEqual(aPlatformError({ message: `No file with id '${file.id}' exists in this workspace`, type: "not_found_error", param: null, code: "file_not_found" }));
   });
 
   it("answers 404 for another principal's user-visible file", async () => {

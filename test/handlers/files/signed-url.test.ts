@@ -1,39 +1,32 @@
 import { randomBytes } from "node:crypto";
-import { DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import type { FileRecord } from "../../../shared/domain/file-rules.js";
 import { verifyDownload } from "../../../shared/domain/signed-urls.js";
 import type { RouteHandler } from "../../../shared/http/route.js";
-import { aCaller, aFile, aFileItem, anEvent, invoke } from "../../support/builders.js";
+import { freezeDate, mockDynamo } from "../../support/aws-mocks.js";
+import { aCaller, aFile, aFileItem, anEvent, invoke, aSigningKeyItem, SIGNING_KEY } from "../../support/builders.js";
+import { useFakeTables } from "../../support/fake-table.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo({ resolves: {} });
+const tables = useFakeTables(dynamo, () => ({ tenancy: [aSigningKeyItem(SECRET)] }));
 
 const NOW = 1_800_000_000;
 const SECRET = randomBytes(32);
-const SIGNING_KEY = { pk: "#SYSTEM", sk: "URL_SIGNING_KEY#1" };
 const caller = aCaller();
 let handler: RouteHandler;
 
+freezeDate(NOW * 1000);
 beforeEach(async () => {
-  dynamo.reset();
-  dynamo.resolves({});
-  dynamo.on(GetCommand, { Key: SIGNING_KEY }).resolves({ Item: { ...SIGNING_KEY, secret: SECRET.toString("base64") } });
-  vi.useFakeTimers({ toFake: ["Date"] });
-  vi.setSystemTime(NOW * 1000);
   // A fresh module graph per test: the signing secret is cached per process (per container).
   vi.resetModules();
   ({ handler } = await import("../../../functions/files/signed-url.js"));
-});
-afterEach(() => {
-  vi.useRealTimers();
 });
 
 const signedUrl = (fileId: string, query: Record<string, string> = {}, who: ReturnType<typeof aCaller> | null = caller) =>
   anEvent({ path: `/v1/files/${fileId}/url`, resource: "/v1/files/{file_id}/url", pathParameters: { file_id: fileId }, query, caller: who });
 
-const stored = (file: FileRecord) =>
-  dynamo.on(GetCommand, { Key: { workspace: file.workspace, sk: `FILE#${file.id}` } }).resolves({ Item: aFileItem(file) });
+const stored = (file: FileRecord) => tables.put("files", aFileItem(file));
 
 const tokenOf = (url: string) => new URL(url).searchParams.get("token")!;
 

@@ -1,28 +1,20 @@
-import { CreateMultipartUploadCommand, S3Client } from "@aws-sdk/client-s3";
-import { DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { CreateMultipartUploadCommand } from "@aws-sdk/client-s3";
+import { PutCommand } from "@aws-sdk/lib-dynamodb";
+import { beforeEach, describe, expect, it } from "vitest";
 import { handler } from "../../../functions/files/start-upload.js";
+import { freezeDate, mockDynamo, mockS3 } from "../../support/aws-mocks.js";
 import { aCaller, aJsonEvent, anEvent, invoke } from "../../support/builders.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
-const s3 = mockClient(S3Client);
+const dynamo = mockDynamo({ resolves: {} });
+const s3 = mockS3({ resolves: {} });
 
 const NOW = 1_800_000_000;
 const MiB = 1024 * 1024;
 const caller = aCaller();
 
+freezeDate(NOW * 1000);
 beforeEach(() => {
-  dynamo.reset();
-  s3.reset();
-  dynamo.resolves({});
-  s3.resolves({});
   s3.on(CreateMultipartUploadCommand).resolves({ UploadId: "s3-multipart-1" });
-  vi.useFakeTimers({ toFake: ["Date"] });
-  vi.setSystemTime(NOW * 1000);
-});
-afterEach(() => {
-  vi.useRealTimers();
 });
 
 const startUpload = (body: unknown, who: ReturnType<typeof aCaller> | null = caller) => aJsonEvent(body, { path: "/v1/files/uploads", caller: who });

@@ -1,29 +1,20 @@
-import { DeleteObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { DeleteObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
-import { DynamoDBDocumentClient, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/files/upload.js";
+import { freezeDate, mockDynamo, mockS3 } from "../../support/aws-mocks.js";
 import { aCaller, anEvent, invoke, multipartEvent } from "../../support/builders.js";
+import { aPlatformError } from "../../support/errors.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
-const s3 = mockClient(S3Client);
+const dynamo = mockDynamo({ resolves: {} });
+const s3 = mockS3({ resolves: {} });
 
 const NOW_MS = 1_800_000_000_250;
 const caller = aCaller();
 const jsonl = '{"prompt":"a"}\n{"prompt":"b"}\n\n{"prompt":"c"}\n';
 
-beforeEach(() => {
-  dynamo.reset();
-  s3.reset();
-  dynamo.resolves({});
-  s3.resolves({});
-  vi.useFakeTimers({ toFake: ["Date"] });
-  vi.setSystemTime(NOW_MS);
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+freezeDate(NOW_MS);
 
 type Part = string | { filename: string; content: string | Buffer; type?: string };
 const upload = (fields: Record<string, Part>, who: ReturnType<typeof aCaller> | null = caller) => multipartEvent(fields, { path: "/v1/files", caller: who });
@@ -187,13 +178,7 @@ describe("POST /v1/files", () => {
     const response = await invoke(handler, upload({ file: { filename: "notes.txt", content: "hello" }, purpose: "fine-tune" }));
 
     expect(response.statusCode).toBe(400);
-    expect(response.json).toStrictEqual({
-      object: "error",
-      message: "Files with purpose 'fine-tune' must be .jsonl files",
-      type: "invalid_request_error",
-      param: "file",
-      code: "invalid_file_type",
-    });
+    expect(response.json).toStrictEqual(aPlatformError({ message: "Files with purpose 'fine-tune' must be .jsonl files", type: "invalid_request_error", param: "file", code: "invalid_file_type" }));
     expect(s3.calls()).toHaveLength(0);
     expect(dynamo.calls()).toHaveLength(0);
   });

@@ -1,11 +1,10 @@
-import { DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import * as z from "zod";
 import { handler } from "../../../functions/inference/chat.js";
 import { providerNamed } from "../../../shared/inference/registry.js";
 import { countTokens } from "../../../shared/inference/tokenizer.js";
 import { UpstreamError, type CompletionEvent } from "../../../shared/inference/types.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import {
   aCaller,
   aFineTunedModelEntry,
@@ -16,9 +15,14 @@ import {
   invokeStream,
   serveModelsTable,
   ssePayloads,
+  sseChunks,
+  streamedContent,
+  usageRecordsWritten,
+  usageCallerOf,
 } from "../../support/builders.js";
+import { aPlatformError } from "../../support/errors.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo({ resolves: {} });
 const caller = aCaller();
 
 const small = aModelEntry({ id: "mistral-small-latest", aliases: ["mistral-small"], endpoints: ["chat"], tokenizer: "v3" });
@@ -27,8 +31,6 @@ const tinyContext = aModelEntry({ id: "tiny-context", endpoints: ["chat"], maxCo
 const archived = aFineTunedModelEntry({ workspace: caller.workspace, archived: true });
 
 beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
   serveModelsTable(dynamo, [aModelItem(small), anAliasItem("mistral-small", small.id), aModelItem(embed), aModelItem(tinyContext), aModelItem(archived)]);
 });
 afterEach(() => {
@@ -39,16 +41,7 @@ const chat = (body: Record<string, unknown>, who = caller) => aJsonEvent(body, {
 const hello = (extra: Record<string, unknown> = {}) => ({ model: "mistral-small-latest", messages: [{ role: "user", content: "Hello there" }], ...extra });
 const ECHO = "[offline] No language model is configured. You said: «Hello there»";
 
-const usageRecords = () => dynamo.commandCalls(PutCommand).filter((c) => c.args[0].input.TableName === "platform-usage");
-/** The chunks of an SSE body, without the closing [DONE]. */
-const chunksOf = (body: string) =>
-  ssePayloads(body)
-    .filter((p) => p !== "[DONE]")
-    .map((p) => JSON.parse(p));
-const streamedContent = (body: string) =>
-  chunksOf(body)
-    .map((c) => c.choices.map((choice: { delta: { content?: string } }) => choice.delta.content ?? "").join(""))
-    .join("");
+const usageRecords = () => usageRecordsWritten(dynamo);
 
 const weatherTool = {
   type: "function",
@@ -120,10 +113,7 @@ describe("POST /v1/chat/completions", () => {
 
       expect(usageRecords()).toHaveLength(1);
       expect(usageRecords()[0]!.args[0].input.Item).toMatchObject({
-        workspace: caller.workspace,
-        organization: caller.organization,
-        principal: caller.principal,
-        requestId: event.requestContext.requestId,
+        ...usageCallerOf(caller, event),
         model: "mistral-small-latest",
         route: "POST /v1/chat/completions",
         promptTokens: response.json.usage.prompt_tokens,
@@ -185,13 +175,7 @@ describe("POST /v1/chat/completions", () => {
       const response = await invokeStream(handler, chat(hello({ model: "no-such-model" })));
 
       expect(response.metadata?.statusCode).toBe(404);
-      expect(response.json).toStrictEqual({
-        object: "error",
-        message: "No model with id 'no-such-model' exists in this workspace",
-        type: "not_found_error",
-        param: null,
-        code: "model_not_found",
-      });
+      expect(response.json).toStrictEqual(aPlatformError({ message: "No model with id 'no-such-model' exists in this workspace", type: "not_found_error", param: null, code: "model_not_found" }));
       expect(usageRecords()).toHaveLength(0);
     });
 
@@ -221,13 +205,7 @@ describe("POST /v1/chat/completions", () => {
       const response = await invokeStream(handler, chat(hello({ model: "tiny-context", max_tokens: maxTokens })));
 
       expect(response.metadata?.statusCode).toBe(400);
-      expect(response.json).toStrictEqual({
-        object: "error",
-        message: `Prompt (${prompt} tokens) plus max_tokens (${maxTokens}) is 41 tokens, over the 40-token context of 'tiny-context'`,
-        type: "invalid_request_error",
-        param: "max_tokens",
-        code: "context_length_exceeded",
-      });
+      expect(response.json).toStrictEqual(aPlatformError({ message: `Prompt (${prompt} tokens) plus max_tokens (${maxTokens}) is 41 tokens, over the 40-token context of 'tiny-context'`, type: "invalid_request_error", param: "max_tokens", code: "context_length_exceeded" }));
       expect(usageRecords()).toHaveLength(0);
     });
 
@@ -280,13 +258,13 @@ describe("POST /v1/chat/completions", () => {
     it("opens with a chunk carrying the assistant role", async () => {
       const response = await invokeStream(handler, chat(hello({ stream: true })));
 
-      expect(chunksOf(response.body)[0].choices).toStrictEqual([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]);
+      expect(sseChunks(response.body)[0].choices).toStrictEqual([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]);
     });
 
     it("leaves finish_reason null on every chunk but the last, which carries it and the usage", async () => {
       const response = await invokeStream(handler, chat(hello({ stream: true })));
 
-      const chunks = chunksOf(response.body);
+      const chunks = sseChunks(response.body);
       const last = chunks.at(-1);
       const earlierReasons = chunks.slice(0, -1).flatMap((c) => c.choices.map((choice: { finish_reason: unknown }) => choice.finish_reason));
       expect(new Set(earlierReasons)).toStrictEqual(new Set([null]));
@@ -309,7 +287,7 @@ describe("POST /v1/chat/completions", () => {
     it("sends chunks of one completion id, under the model's public id", async () => {
       const response = await invokeStream(handler, chat(hello({ model: "mistral-small", stream: true })));
 
-      const chunks = chunksOf(response.body);
+      const chunks = sseChunks(response.body);
       expect(new Set(chunks.map((c) => c.id)).size).toBe(1);
       expect(chunks.every((c) => c.object === "chat.completion.chunk" && c.model === "mistral-small-latest")).toBe(true);
     });
@@ -318,20 +296,20 @@ describe("POST /v1/chat/completions", () => {
       const whole = await invokeStream(handler, chat(hello()));
       const streamed = await invokeStream(handler, chat(hello({ stream: true })));
 
-      expect(chunksOf(streamed.body).length).toBeGreaterThan(3);
+      expect(sseChunks(streamed.body).length).toBeGreaterThan(3);
       expect(streamedContent(streamed.body)).toBe(whole.json.choices[0].message.content);
     });
 
     it("ends with finish_reason length when max_tokens cuts the answer", async () => {
       const response = await invokeStream(handler, chat(hello({ max_tokens: 5, stream: true })));
 
-      expect(chunksOf(response.body).at(-1).choices[0].finish_reason).toBe("length");
+      expect(sseChunks(response.body).at(-1).choices[0].finish_reason).toBe("length");
     });
 
     it("streams a forced tool call and ends with finish_reason tool_calls", async () => {
       const response = await invokeStream(handler, chat(hello({ stream: true, tools: [weatherTool], tool_choice: "any" })));
 
-      const chunks = chunksOf(response.body);
+      const chunks = sseChunks(response.body);
       const calls = chunks.flatMap((c) => c.choices.flatMap((choice: { delta: { tool_calls?: unknown[] } }) => choice.delta.tool_calls ?? []));
       expect(calls).toHaveLength(1);
       expect(calls[0]).toMatchObject({ function: { name: "get_weather" } });
@@ -341,7 +319,7 @@ describe("POST /v1/chat/completions", () => {
     it("writes a usage record once the stream is done", async () => {
       const response = await invokeStream(handler, chat(hello({ stream: true })));
 
-      const usage = chunksOf(response.body).at(-1).usage;
+      const usage = sseChunks(response.body).at(-1).usage;
       expect(usageRecords()).toHaveLength(1);
       expect(usageRecords()[0]!.args[0].input.Item).toMatchObject({
         workspace: caller.workspace,
@@ -387,7 +365,7 @@ describe("POST /v1/chat/completions", () => {
       expect(response.metadata?.statusCode).toBe(200);
       const payloads = ssePayloads(response.body);
       expect(payloads.at(-1)).toBe("[DONE]");
-      const chunks = chunksOf(response.body);
+      const chunks = sseChunks(response.body);
       expect(chunks.map((c) => c.choices[0].delta.content ?? null)).toStrictEqual(["", "Partial ", null]);
       expect(chunks.at(-1).choices).toStrictEqual([{ index: 0, delta: {}, finish_reason: "error" }]);
     });

@@ -1,12 +1,22 @@
-import { DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
 import { beforeEach, describe, expect, it } from "vitest";
 import { handler } from "../../../functions/inference/embeddings.js";
 import { hashEmbedding } from "../../../shared/inference/feature-hashing.js";
 import { countTokens } from "../../../shared/inference/tokenizer.js";
-import { aCaller, aFineTunedModelEntry, aJsonEvent, aModelEntry, aModelItem, invoke, serveModelsTable } from "../../support/builders.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
+import {
+  aCaller,
+  aFineTunedModelEntry,
+  aJsonEvent,
+  aModelEntry,
+  aModelItem,
+  invoke,
+  serveModelsTable,
+  usageRecordsWritten,
+  usageCallerOf,
+} from "../../support/builders.js";
+import { aPlatformError } from "../../support/errors.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo({ resolves: {} });
 const caller = aCaller();
 
 const embedModel = aModelEntry({
@@ -22,8 +32,6 @@ const shortInput = aModelEntry({ id: "short-embed", endpoints: ["embeddings"], t
 const archived = aFineTunedModelEntry({ workspace: caller.workspace, root: "mistral-embed", endpoints: ["embeddings"], archived: true });
 
 beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
   serveModelsTable(dynamo, [aModelItem(embedModel), aModelItem(small), aModelItem(shortInput), aModelItem(archived)]);
 });
 
@@ -31,7 +39,7 @@ const embeddings = (body: Record<string, unknown>, who: ReturnType<typeof aCalle
   aJsonEvent(body, { path: "/v1/embeddings", resource: "/v1/embeddings", caller: who });
 const embed = (extra: Record<string, unknown> = {}) => ({ model: "mistral-embed", input: ["The cat sat on the mat.", "Stock markets fell today."], ...extra });
 
-const usageRecords = () => dynamo.commandCalls(PutCommand).filter((c) => c.args[0].input.TableName === "platform-usage");
+const usageRecords = () => usageRecordsWritten(dynamo);
 const float32 = (vector: number[]) => Array.from(new Float32Array(vector));
 
 describe("POST /v1/embeddings", () => {
@@ -94,10 +102,7 @@ describe("POST /v1/embeddings", () => {
 
     expect(usageRecords()).toHaveLength(1);
     expect(usageRecords()[0]!.args[0].input.Item).toMatchObject({
-      workspace: caller.workspace,
-      organization: caller.organization,
-      principal: caller.principal,
-      requestId: event.requestContext.requestId,
+      ...usageCallerOf(caller, event),
       model: "mistral-embed",
       route: "POST /v1/embeddings",
       promptTokens: response.json.usage.prompt_tokens,
@@ -118,13 +123,7 @@ describe("POST /v1/embeddings", () => {
     const response = await invoke(handler, embeddings(embed({ output_dimension: 300 })));
 
     expect(response.statusCode).toBe(400);
-    expect(response.json).toStrictEqual({
-      object: "error",
-      message: "Model 'mistral-embed' cannot return 300 dimensions; it serves 1024, 512, 256",
-      type: "invalid_request_error",
-      param: "output_dimension",
-      code: "unsupported_output_dimension",
-    });
+    expect(response.json).toStrictEqual(aPlatformError({ message: "Model 'mistral-embed' cannot return 300 dimensions; it serves 1024, 512, 256", type: "invalid_request_error", param: "output_dimension", code: "unsupported_output_dimension" }));
   });
 
   it("answers base64 float32 strings that decode back to the float vectors", async () => {
@@ -149,13 +148,7 @@ describe("POST /v1/embeddings", () => {
     const response = await invoke(handler, embeddings(embed({ model: "mistral-small-latest" })));
 
     expect(response.statusCode).toBe(400);
-    expect(response.json).toStrictEqual({
-      object: "error",
-      message: "Model 'mistral-small-latest' does not support embeddings",
-      type: "invalid_request_error",
-      param: "model",
-      code: "model_capability_missing",
-    });
+    expect(response.json).toStrictEqual(aPlatformError({ message: "Model 'mistral-small-latest' does not support embeddings", type: "invalid_request_error", param: "model", code: "model_capability_missing" }));
     expect(usageRecords()).toHaveLength(0);
   });
 

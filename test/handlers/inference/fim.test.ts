@@ -1,13 +1,27 @@
-import { DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { handler } from "../../../functions/inference/fim.js";
 import { providerNamed } from "../../../shared/inference/registry.js";
 import { countTokens } from "../../../shared/inference/tokenizer.js";
 import type { CompletionEvent } from "../../../shared/inference/types.js";
-import { aCaller, aFineTunedModelEntry, aJsonEvent, aModelEntry, aModelItem, anAliasItem, invokeStream, serveModelsTable, ssePayloads } from "../../support/builders.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
+import {
+  aCaller,
+  aFineTunedModelEntry,
+  aJsonEvent,
+  aModelEntry,
+  aModelItem,
+  anAliasItem,
+  invokeStream,
+  serveModelsTable,
+  ssePayloads,
+  sseChunks,
+  streamedContent,
+  usageRecordsWritten,
+  usageCallerOf,
+} from "../../support/builders.js";
+import { aPlatformError } from "../../support/errors.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo({ resolves: {} });
 const caller = aCaller();
 
 const codestral = aModelEntry({ id: "codestral-latest", aliases: ["codestral-2405"], endpoints: ["chat", "fim"], upstream: "offline-fim", tokenizer: "v3" });
@@ -16,8 +30,6 @@ const tinyContext = aModelEntry({ id: "tiny-code", endpoints: ["fim"], maxContex
 const archived = aFineTunedModelEntry({ workspace: caller.workspace, root: "codestral-latest", endpoints: ["chat", "fim"], archived: true });
 
 beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
   serveModelsTable(dynamo, [aModelItem(codestral), anAliasItem("codestral-2405", codestral.id), aModelItem(small), aModelItem(tinyContext), aModelItem(archived)]);
 });
 afterEach(() => {
@@ -32,15 +44,7 @@ const fim = (body: Record<string, unknown>, who: ReturnType<typeof aCaller> | nu
   aJsonEvent(body, { path: "/v1/fim/completions", resource: "/v1/fim/completions", caller: who });
 const code = (extra: Record<string, unknown> = {}) => ({ model: "codestral-latest", prompt: PROMPT, suffix: SUFFIX, ...extra });
 
-const usageRecords = () => dynamo.commandCalls(PutCommand).filter((c) => c.args[0].input.TableName === "platform-usage");
-const chunksOf = (body: string) =>
-  ssePayloads(body)
-    .filter((p) => p !== "[DONE]")
-    .map((p) => JSON.parse(p));
-const streamedContent = (body: string) =>
-  chunksOf(body)
-    .map((c) => c.choices.map((choice: { delta: { content?: string } }) => choice.delta.content ?? "").join(""))
-    .join("");
+const usageRecords = () => usageRecordsWritten(dynamo);
 
 describe("POST /v1/fim/completions", () => {
   describe("answered whole", () => {
@@ -80,10 +84,7 @@ describe("POST /v1/fim/completions", () => {
 
       expect(usageRecords()).toHaveLength(1);
       expect(usageRecords()[0]!.args[0].input.Item).toMatchObject({
-        workspace: caller.workspace,
-        organization: caller.organization,
-        principal: caller.principal,
-        requestId: event.requestContext.requestId,
+        ...usageCallerOf(caller, event),
         model: "codestral-latest",
         route: "POST /v1/fim/completions",
         promptTokens: response.json.usage.prompt_tokens,
@@ -118,13 +119,7 @@ describe("POST /v1/fim/completions", () => {
       const response = await invokeStream(handler, fim(code({ model: "mistral-small-latest" })));
 
       expect(response.metadata?.statusCode).toBe(400);
-      expect(response.json).toStrictEqual({
-        object: "error",
-        message: "Model 'mistral-small-latest' does not support fill-in-the-middle completion (capability completion_fim)",
-        type: "invalid_request_error",
-        param: "model",
-        code: "model_capability_missing",
-      });
+      expect(response.json).toStrictEqual(aPlatformError({ message: "Model 'mistral-small-latest' does not support fill-in-the-middle completion (capability completion_fim)", type: "invalid_request_error", param: "model", code: "model_capability_missing" }));
       expect(usageRecords()).toHaveLength(0);
     });
 
@@ -196,13 +191,13 @@ describe("POST /v1/fim/completions", () => {
     it("opens with a chunk carrying the assistant role", async () => {
       const response = await invokeStream(handler, fim(code({ stream: true })));
 
-      expect(chunksOf(response.body)[0].choices[0].delta.role).toBe("assistant");
+      expect(sseChunks(response.body)[0].choices[0].delta.role).toBe("assistant");
     });
 
     it("leaves finish_reason null on every chunk but the last, which carries it and the usage", async () => {
       const response = await invokeStream(handler, fim(code({ stream: true })));
 
-      const chunks = chunksOf(response.body);
+      const chunks = sseChunks(response.body);
       expect(new Set(chunks.slice(0, -1).map((c) => c.choices[0].finish_reason))).toStrictEqual(new Set([null]));
       expect(chunks.at(-1)).toMatchObject({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }], usage: { prompt_tokens: countTokens("v3", PROMPT + SUFFIX) } });
     });
@@ -239,7 +234,7 @@ describe("POST /v1/fim/completions", () => {
       const response = await invokeStream(handler, fim(code({ stream: true })));
 
       expect(ssePayloads(response.body).at(-1)).toBe("[DONE]");
-      const chunks = chunksOf(response.body);
+      const chunks = sseChunks(response.body);
       expect(streamedContent(response.body)).toBe("fib(");
       expect(chunks.at(-1).choices).toStrictEqual([{ index: 0, delta: {}, finish_reason: "error" }]);
     });

@@ -1,17 +1,13 @@
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
-import { DynamoDBDocumentClient, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { beforeEach, describe, expect, it } from "vitest";
+import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
 import { handler as archiveHandler } from "../../../functions/models/archive.js";
 import { handler as unarchiveHandler } from "../../../functions/models/unarchive.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, aFineTunedModelEntry, aModelEntry, aModelItem, anEvent, invoke, serveModelsTable } from "../../support/builders.js";
+import { aPlatformError } from "../../support/errors.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
-
-beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
-});
+const dynamo = mockDynamo({ resolves: {} });
 
 /** Archive and unarchive are one operation with the flag the other way round. */
 describe.each([
@@ -73,13 +69,7 @@ describe.each([
     const response = await invoke(handler, archive("mistral-small-latest"));
 
     expect(response.statusCode).toBe(400);
-    expect(response.json).toStrictEqual({
-      object: "error",
-      message: `'mistral-small-latest' is a base model; only fine-tuned models can be ${verb}`,
-      type: "invalid_request_error",
-      param: "model_id",
-      code: "base_model_immutable",
-    });
+    expect(response.json).toStrictEqual(aPlatformError({ message: `'mistral-small-latest' is a base model; only fine-tuned models can be ${verb}`, type: "invalid_request_error", param: "model_id", code: "base_model_immutable" }));
     expect(updates()).toHaveLength(0);
   });
 

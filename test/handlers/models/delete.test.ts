@@ -1,15 +1,11 @@
-import { DeleteCommand, DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { beforeEach, describe, expect, it } from "vitest";
+import { DeleteCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/models/delete.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, aFineTunedModelEntry, aModelEntry, aModelItem, anAliasItem, anEvent, invoke, serveModelsTable } from "../../support/builders.js";
+import { aPlatformError } from "../../support/errors.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
-
-beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
-});
+const dynamo = mockDynamo({ resolves: {} });
 
 const caller = aCaller();
 const remove = (modelId: string, who: ReturnType<typeof aCaller> | null = caller) =>
@@ -57,13 +53,7 @@ describe("DELETE /v1/models/{model_id}", () => {
     const response = await invoke(handler, remove("mistral-small-latest"));
 
     expect(response.statusCode).toBe(400);
-    expect(response.json).toStrictEqual({
-      object: "error",
-      message: "'mistral-small-latest' is a base model; only fine-tuned models can be deleted",
-      type: "invalid_request_error",
-      param: "model_id",
-      code: "base_model_immutable",
-    });
+    expect(response.json).toStrictEqual(aPlatformError({ message: "'mistral-small-latest' is a base model; only fine-tuned models can be deleted", type: "invalid_request_error", param: "model_id", code: "base_model_immutable" }));
     expect(deletions()).toHaveLength(0);
   });
 

@@ -1,15 +1,10 @@
-import { DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { beforeEach, describe, expect, it } from "vitest";
+import { QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/models/list.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, aFineTunedModelEntry, aModelEntry, aModelItem, anAliasItem, anEvent, invoke, serveModelsTable } from "../../support/builders.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
-
-beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
-});
+const dynamo = mockDynamo({ resolves: {} });
 
 const caller = aCaller();
 const list = (query: Record<string, string> = {}, who: ReturnType<typeof aCaller> | null = caller) =>

@@ -1,15 +1,11 @@
-import { BatchGetCommand, DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { beforeEach, describe, expect, it } from "vitest";
+import { BatchGetCommand, GetCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/models/retrieve.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, aFineTunedModelEntry, aModelEntry, aModelItem, anAliasItem, anEvent, invoke, serveModelsTable } from "../../support/builders.js";
+import { aPlatformError } from "../../support/errors.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
-
-beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
-});
+const dynamo = mockDynamo({ resolves: {} });
 
 const caller = aCaller();
 const retrieve = (modelId: string, who: ReturnType<typeof aCaller> | null = caller) =>
@@ -144,13 +140,7 @@ describe("GET /v1/models/{model_id}", () => {
 
     expect(response.statusCode).toBe(404);
     expect(response.headers?.["content-type"]).toBe("application/json");
-    expect(response.json).toStrictEqual({
-      object: "error",
-      message: "No model with id 'no-such-model' exists in this workspace",
-      type: "not_found_error",
-      param: null,
-      code: "model_not_found",
-    });
+    expect(response.json).toStrictEqual(aPlatformError({ message: "No model with id 'no-such-model' exists in this workspace", type: "not_found_error", param: null, code: "model_not_found" }));
   });
 
   it("answers 404 for another workspace's fine-tuned model", async () => {

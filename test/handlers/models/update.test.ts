@@ -1,17 +1,13 @@
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
-import { DynamoDBDocumentClient, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { beforeEach, describe, expect, it } from "vitest";
+import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/models/update.js";
 import type { ModelEntry } from "../../../shared/domain/models.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, aFineTunedModelEntry, aJsonEvent, aModelEntry, aModelItem, invoke, serveModelsTable } from "../../support/builders.js";
+import { aPlatformError } from "../../support/errors.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
-
-beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
-});
+const dynamo = mockDynamo({ resolves: {} });
 
 const caller = aCaller();
 const update = (modelId: string, body: unknown, who: ReturnType<typeof aCaller> | null = caller) =>
@@ -112,13 +108,7 @@ describe("PATCH /v1/fine_tuning/models/{model_id}", () => {
     const response = await invoke(handler, update("mistral-small-latest", { name: "Mine now" }));
 
     expect(response.statusCode).toBe(400);
-    expect(response.json).toStrictEqual({
-      object: "error",
-      message: "'mistral-small-latest' is a base model; only fine-tuned models can be updated",
-      type: "invalid_request_error",
-      param: "model_id",
-      code: "base_model_immutable",
-    });
+    expect(response.json).toStrictEqual(aPlatformError({ message: "'mistral-small-latest' is a base model; only fine-tuned models can be updated", type: "invalid_request_error", param: "model_id", code: "base_model_immutable" }));
     expect(updates()).toHaveLength(0);
   });
 

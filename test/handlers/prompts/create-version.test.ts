@@ -1,35 +1,23 @@
 import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
-import { DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/prompts/create-version.js";
 import { MAX_WRITE_ATTEMPTS } from "../../../shared/services/registry/registry.js";
 import type { RegistryHead } from "../../../shared/domain/registry/records.js";
+import { freezeDate, mockDynamo, withoutRetryBackoff } from "../../support/aws-mocks.js";
 import { aCaller, aJsonEvent, invoke } from "../../support/builders.js";
-import { aHeadItem, aRegistryHead, anEntry, REGISTRY_TABLE, serveRegistry } from "../../support/registry-builders.js";
+import { aHeadItem, aRegistryHead, anEntry, REGISTRY_TABLE, serveRegistry, aServedEntry } from "../../support/registry-builders.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo({ resolves: {} });
 const caller = aCaller();
-const NOW = "2026-03-01T12:00:00.000Z";
-
-beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
-  vi.useFakeTimers({ toFake: ["Date"] });
-  vi.setSystemTime(new Date(NOW));
-  vi.spyOn(Math, "random").mockReturnValue(0);
-});
-afterEach(() => {
-  vi.useRealTimers();
-  vi.restoreAllMocks();
-});
+const NOW = freezeDate("2026-03-01T12:00:00.000Z");
+withoutRetryBackoff();
 
 const createVersion = (id: string, body: unknown, who: ReturnType<typeof aCaller> | null = caller) =>
   aJsonEvent(body, { path: `/v2/prompts/${id}/versions`, resource: "/v2/prompts/{prompt_id}/versions", pathParameters: { prompt_id: id }, caller: who });
 
 function stored(overrides: Partial<RegistryHead> = {}) {
-  const entry = anEntry(aRegistryHead({ workspace: caller.workspace, owner: caller.principal, latestVersion: 2, revision: 9, aliases: { prod: 1 }, ...overrides }));
-  return { head: entry.head, items: serveRegistry(dynamo, entry.items) };
+  return aServedEntry(dynamo, caller, { latestVersion: 2, revision: 9, aliases: { prod: 1 }, ...overrides });
 }
 
 const transactions = () => dynamo.commandCalls(TransactWriteCommand).map((c) => c.args[0].input.TransactItems!);

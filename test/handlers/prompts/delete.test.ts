@@ -1,27 +1,20 @@
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
-import { BatchWriteCommand, DeleteCommand, DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { beforeEach, describe, expect, it } from "vitest";
+import { BatchWriteCommand, DeleteCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/prompts/delete.js";
 import type { RegistryHead } from "../../../shared/domain/registry/records.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, anEvent, invoke } from "../../support/builders.js";
-import { aRegistryHead, anEntry, REGISTRY_TABLE, serveRegistry } from "../../support/registry-builders.js";
+import { REGISTRY_TABLE, aServedEntry } from "../../support/registry-builders.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo({ resolves: {} });
 const caller = aCaller();
-
-beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
-});
 
 const remove = (id: string, who: ReturnType<typeof aCaller> | null = caller) =>
   anEvent({ method: "DELETE", path: `/v2/prompts/${id}`, resource: "/v2/prompts/{prompt_id}", pathParameters: { prompt_id: id }, caller: who });
 
 function stored(overrides: Partial<RegistryHead> = {}) {
-  const entry = anEntry(aRegistryHead({ workspace: caller.workspace, owner: caller.principal, latestVersion: 3, revision: 7, ...overrides }));
-  serveRegistry(dynamo, entry.items);
-  return entry.head;
+  return aServedEntry(dynamo, caller, { latestVersion: 3, revision: 7, ...overrides }).head;
 }
 
 const deletes = () => dynamo.commandCalls(DeleteCommand).map((c) => c.args[0].input);

@@ -1,29 +1,22 @@
-import { DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { beforeEach, describe, expect, it } from "vitest";
+import { QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/prompts/list-versions.js";
 import type { RegistryHead } from "../../../shared/domain/registry/records.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, anEvent, invoke } from "../../support/builders.js";
-import { aRegistryHead, aRegistryVersion, aVersionItem, anEntry, REGISTRY_TABLE, serveRegistry } from "../../support/registry-builders.js";
+import { aRegistryVersion, aVersionItem, REGISTRY_TABLE, aServedEntry } from "../../support/registry-builders.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo({ resolves: {} });
 const caller = aCaller();
-
-beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
-});
 
 const listVersions = (id: string, who: ReturnType<typeof aCaller> | null = caller) =>
   anEvent({ path: `/v2/prompts/${id}/versions`, resource: "/v2/prompts/{prompt_id}/versions", pathParameters: { prompt_id: id }, caller: who });
 
 function stored(overrides: Partial<RegistryHead> = {}) {
-  const entry = anEntry(aRegistryHead({ workspace: caller.workspace, owner: caller.principal, latestVersion: 2, aliases: { prod: 2, stable: 2, old: 1 }, ...overrides }), [
+  return aServedEntry(dynamo, caller, { latestVersion: 2, aliases: { prod: 2, stable: 2, old: 1 }, ...overrides }, [
     { createdAt: "2025-01-01T00:00:00.000Z", notes: "first" },
     { createdAt: "2025-01-02T00:00:00.000Z", definition: { content: "v2", variables: [] } },
   ]);
-  const items = serveRegistry(dynamo, entry.items);
-  return { head: entry.head, items };
 }
 
 describe("GET /v2/prompts/{prompt_id}/versions", () => {

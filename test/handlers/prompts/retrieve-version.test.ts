@@ -1,18 +1,13 @@
-import { DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { beforeEach, describe, expect, it } from "vitest";
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/prompts/retrieve-version.js";
 import type { RegistryHead } from "../../../shared/domain/registry/records.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, anEvent, invoke } from "../../support/builders.js";
-import { aRegistryHead, anEntry, REGISTRY_TABLE, serveRegistry } from "../../support/registry-builders.js";
+import { REGISTRY_TABLE, aServedEntry } from "../../support/registry-builders.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo({ resolves: {} });
 const caller = aCaller();
-
-beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
-});
 
 const retrieveVersion = (id: string, version: string, query: Record<string, string | string[]> = {}, who: ReturnType<typeof aCaller> | null = caller) =>
   anEvent({
@@ -24,11 +19,9 @@ const retrieveVersion = (id: string, version: string, query: Record<string, stri
   });
 
 function stored(overrides: Partial<RegistryHead> = {}) {
-  const entry = anEntry(aRegistryHead({ workspace: caller.workspace, owner: caller.principal, latestVersion: 2, aliases: { prod: 1 }, description: "D", ...overrides }), [
+  return aServedEntry(dynamo, caller, { latestVersion: 2, aliases: { prod: 1 }, description: "D", ...overrides }, [
     { notes: "first", definition: { content: "v1", variables: [] } },
-  ]);
-  serveRegistry(dynamo, entry.items);
-  return entry.head;
+  ]).head;
 }
 
 describe("GET /v2/prompts/{prompt_id}/versions/{version}", () => {

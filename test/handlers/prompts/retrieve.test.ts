@@ -1,30 +1,24 @@
-import { DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { beforeEach, describe, expect, it } from "vitest";
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/prompts/retrieve.js";
 import type { RegistryHead } from "../../../shared/domain/registry/records.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, anEvent, invoke } from "../../support/builders.js";
-import { aRegistryHead, anEntry, REGISTRY_TABLE, serveRegistry } from "../../support/registry-builders.js";
+import { REGISTRY_TABLE, aServedEntry } from "../../support/registry-builders.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo({ resolves: {} });
 const caller = aCaller();
-
-beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
-});
 
 const retrieve = (id: string, query: Record<string, string | string[]> = {}, who: ReturnType<typeof aCaller> | null = caller) =>
   anEvent({ path: `/v2/prompts/${id}`, resource: "/v2/prompts/{prompt_id}", pathParameters: { prompt_id: id }, query, caller: who });
 
 /** The caller's prompt with three versions: `prod` on 1, `beta` on 2; version 2 has notes. */
 function stored(overrides: Partial<RegistryHead> = {}) {
-  const entry = anEntry(
-    aRegistryHead({ workspace: caller.workspace, owner: caller.principal, latestVersion: 3, aliases: { prod: 1, beta: 2 }, title: "T", ...overrides }),
-    [{ definition: { content: "one", variables: [] } }, { definition: { content: "two", variables: [] }, notes: "second" }, { definition: { content: "three", variables: [] } }],
-  );
-  serveRegistry(dynamo, entry.items);
-  return entry.head;
+  return aServedEntry(dynamo, caller, { latestVersion: 3, aliases: { prod: 1, beta: 2 }, title: "T", ...overrides }, [
+    { definition: { content: "one", variables: [] } },
+    { definition: { content: "two", variables: [] }, notes: "second" },
+    { definition: { content: "three", variables: [] } },
+  ]).head;
 }
 
 const gets = () => dynamo.commandCalls(GetCommand).map((c) => c.args[0].input);

@@ -1,27 +1,16 @@
 import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
-import { DynamoDBDocumentClient, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/prompts/update-version.js";
 import type { RegistryHead } from "../../../shared/domain/registry/records.js";
+import { freezeDate, mockDynamo, withoutRetryBackoff } from "../../support/aws-mocks.js";
 import { aCaller, aJsonEvent, invoke } from "../../support/builders.js";
-import { aHeadItem, aRegistryHead, anEntry, REGISTRY_TABLE, serveRegistry } from "../../support/registry-builders.js";
+import { aHeadItem, REGISTRY_TABLE, aServedEntry } from "../../support/registry-builders.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo({ resolves: {} });
 const caller = aCaller();
-const NOW = "2026-03-01T12:00:00.000Z";
-
-beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
-  vi.useFakeTimers({ toFake: ["Date"] });
-  vi.setSystemTime(new Date(NOW));
-  vi.spyOn(Math, "random").mockReturnValue(0);
-});
-afterEach(() => {
-  vi.useRealTimers();
-  vi.restoreAllMocks();
-});
+const NOW = freezeDate("2026-03-01T12:00:00.000Z");
+withoutRetryBackoff();
 
 const updateVersion = (id: string, version: string, body: unknown, who: ReturnType<typeof aCaller> | null = caller) =>
   aJsonEvent(body, {
@@ -34,8 +23,7 @@ const updateVersion = (id: string, version: string, body: unknown, who: ReturnTy
 
 /** Versions 1..3: `prod` and `old` on 1, `beta` on 2. */
 function stored(overrides: Partial<RegistryHead> = {}) {
-  const entry = anEntry(aRegistryHead({ workspace: caller.workspace, owner: caller.principal, latestVersion: 3, revision: 5, aliases: { prod: 1, old: 1, beta: 2 }, ...overrides }));
-  return { head: entry.head, items: serveRegistry(dynamo, entry.items) };
+  return aServedEntry(dynamo, caller, { latestVersion: 3, revision: 5, aliases: { prod: 1, old: 1, beta: 2 }, ...overrides });
 }
 
 const transactions = () => dynamo.commandCalls(TransactWriteCommand).map((c) => c.args[0].input.TransactItems!);

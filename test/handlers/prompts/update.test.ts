@@ -1,37 +1,24 @@
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
-import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/prompts/update.js";
 import { MAX_WRITE_ATTEMPTS } from "../../../shared/services/registry/registry.js";
 import type { RegistryHead } from "../../../shared/domain/registry/records.js";
+import { freezeDate, mockDynamo, withoutRetryBackoff } from "../../support/aws-mocks.js";
 import { aCaller, aJsonEvent, invoke } from "../../support/builders.js";
-import { aRegistryHead, anEntry, REGISTRY_TABLE, serveRegistry } from "../../support/registry-builders.js";
+import { REGISTRY_TABLE, aServedEntry } from "../../support/registry-builders.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo({ resolves: {} });
 const caller = aCaller();
-const NOW = "2026-03-01T12:00:00.000Z";
-
-beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
-  vi.useFakeTimers({ toFake: ["Date"] });
-  vi.setSystemTime(new Date(NOW));
-  // No backoff between retries: the retry count is what is under test.
-  vi.spyOn(Math, "random").mockReturnValue(0);
-});
-afterEach(() => {
-  vi.useRealTimers();
-  vi.restoreAllMocks();
-});
+const NOW = freezeDate("2026-03-01T12:00:00.000Z");
+// No backoff between retries: the retry count is what is under test.
+withoutRetryBackoff();
 
 const update = (id: string, body: unknown, who: ReturnType<typeof aCaller> | null = caller) =>
   aJsonEvent(body, { method: "PATCH", path: `/v2/prompts/${id}`, resource: "/v2/prompts/{prompt_id}", pathParameters: { prompt_id: id }, caller: who });
 
 function stored(overrides: Partial<RegistryHead> = {}) {
-  const entry = anEntry(aRegistryHead({ workspace: caller.workspace, owner: caller.principal, revision: 4, title: "Old", description: "Old description", ...overrides }));
-  serveRegistry(dynamo, entry.items);
-  return entry.head;
+  return aServedEntry(dynamo, caller, { revision: 4, title: "Old", description: "Old description", ...overrides }).head;
 }
 
 const updates = () => dynamo.commandCalls(UpdateCommand).map((c) => c.args[0].input);

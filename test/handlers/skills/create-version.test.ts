@@ -1,25 +1,19 @@
-import { DynamoDBDocumentClient, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { beforeEach, describe, expect, it } from "vitest";
+import { TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/skills/create-version.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, aJsonEvent, invoke } from "../../support/builders.js";
-import { aRegistryHead, anEntry, serveRegistry } from "../../support/registry-builders.js";
+import { aServedEntry } from "../../support/registry-builders.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo({ resolves: {} });
 const caller = aCaller();
-
-beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
-});
 
 const createVersion = (id: string, body: unknown, who: ReturnType<typeof aCaller> | null = caller) =>
   aJsonEvent(body, { path: `/v2/skills/${id}/versions`, resource: "/v2/skills/{skill_id}/versions", pathParameters: { skill_id: id }, caller: who });
 
 describe("POST /v2/skills/{skill_id}/versions (extension)", () => {
   it("answers 200 {version, deduplicated} after one transaction on the skill's head and new version", async () => {
-    const entry = anEntry(aRegistryHead({ kind: "skill", workspace: caller.workspace, owner: caller.principal, revision: 1 }));
-    serveRegistry(dynamo, entry.items);
+    const entry = aServedEntry(dynamo, caller, { kind: "skill", revision: 1 });
 
     const response = await invoke(handler, createVersion(entry.head.id, { definition: { body: "two" }, aliases: ["prod"] }));
 

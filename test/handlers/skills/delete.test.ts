@@ -1,25 +1,19 @@
-import { BatchWriteCommand, DeleteCommand, DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { beforeEach, describe, expect, it } from "vitest";
+import { BatchWriteCommand, DeleteCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/skills/delete.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, anEvent, invoke } from "../../support/builders.js";
-import { aRegistryHead, anEntry, REGISTRY_TABLE, serveRegistry } from "../../support/registry-builders.js";
+import { REGISTRY_TABLE, serveRegistry, aServedEntry } from "../../support/registry-builders.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo({ resolves: {} });
 const caller = aCaller();
-
-beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
-});
 
 const remove = (id: string, who: ReturnType<typeof aCaller> | null = caller) =>
   anEvent({ method: "DELETE", path: `/v2/skills/${id}`, resource: "/v2/skills/{skill_id}", pathParameters: { skill_id: id }, caller: who });
 
 describe("DELETE /v2/skills/{skill_id} (extension)", () => {
   it("answers 200 {} after deleting the head, then the versions", async () => {
-    const entry = anEntry(aRegistryHead({ kind: "skill", workspace: caller.workspace, owner: caller.principal, latestVersion: 2, revision: 3 }));
-    serveRegistry(dynamo, entry.items);
+    const entry = aServedEntry(dynamo, caller, { kind: "skill", latestVersion: 2, revision: 3 });
 
     const response = await invoke(handler, remove(entry.head.id));
 

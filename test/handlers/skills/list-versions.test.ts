@@ -1,28 +1,22 @@
-import { DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { beforeEach, describe, expect, it } from "vitest";
+import { QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/skills/list-versions.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, anEvent, invoke } from "../../support/builders.js";
-import { aRegistryHead, anEntry, serveRegistry } from "../../support/registry-builders.js";
+import { serveRegistry, aServedEntry } from "../../support/registry-builders.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo({ resolves: {} });
 const caller = aCaller();
-
-beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
-});
 
 const listVersions = (id: string, who: ReturnType<typeof aCaller> | null = caller) =>
   anEvent({ path: `/v2/skills/${id}/versions`, resource: "/v2/skills/{skill_id}/versions", pathParameters: { skill_id: id }, caller: who });
 
 describe("GET /v2/skills/{skill_id}/versions (extension)", () => {
   it("answers 200 JSON {data} of SkillVersions from the skill's partition", async () => {
-    const entry = anEntry(aRegistryHead({ kind: "skill", workspace: caller.workspace, owner: caller.principal, latestVersion: 2, aliases: { prod: 2 } }), [
+    const entry = aServedEntry(dynamo, caller, { kind: "skill", latestVersion: 2, aliases: { prod: 2 } }, [
       { definition: { body: "one" }, notes: "n" },
       { definition: { body: "two" } },
     ]);
-    serveRegistry(dynamo, entry.items);
 
     const response = await invoke(handler, listVersions(entry.head.id));
 

@@ -1,25 +1,17 @@
-import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/skills/retrieve-version.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, anEvent, invoke } from "../../support/builders.js";
-import { aRegistryHead, anEntry, serveRegistry } from "../../support/registry-builders.js";
+import { aServedEntry } from "../../support/registry-builders.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo({ resolves: {} });
 const caller = aCaller();
-
-beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
-});
 
 const retrieveVersion = (id: string, version: string, query: Record<string, string> = {}, who: ReturnType<typeof aCaller> | null = caller) =>
   anEvent({ path: `/v2/skills/${id}/versions/${version}`, resource: "/v2/skills/{skill_id}/versions/{version}", pathParameters: { skill_id: id, version }, query, caller: who });
 
 function stored() {
-  const entry = anEntry(aRegistryHead({ kind: "skill", workspace: caller.workspace, owner: caller.principal, latestVersion: 2 }), [{ definition: { body: "one" } }]);
-  serveRegistry(dynamo, entry.items);
-  return entry.head;
+  return aServedEntry(dynamo, caller, { kind: "skill", latestVersion: 2 }, [{ definition: { body: "one" } }]).head;
 }
 
 describe("GET /v2/skills/{skill_id}/versions/{version} (extension)", () => {

@@ -1,28 +1,21 @@
-import { DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { beforeEach, describe, expect, it } from "vitest";
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/skills/retrieve.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, anEvent, invoke } from "../../support/builders.js";
-import { aRegistryHead, anEntry, REGISTRY_TABLE, serveRegistry } from "../../support/registry-builders.js";
+import { REGISTRY_TABLE, aServedEntry } from "../../support/registry-builders.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo({ resolves: {} });
 const caller = aCaller();
-
-beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
-});
 
 const retrieve = (id: string, query: Record<string, string> = {}, who: ReturnType<typeof aCaller> | null = caller) =>
   anEvent({ path: `/v2/skills/${id}`, resource: "/v2/skills/{skill_id}", pathParameters: { skill_id: id }, query, caller: who });
 
 function stored() {
-  const entry = anEntry(aRegistryHead({ kind: "skill", workspace: caller.workspace, owner: caller.principal, latestVersion: 2, aliases: { prod: 1 } }), [
+  return aServedEntry(dynamo, caller, { kind: "skill", latestVersion: 2, aliases: { prod: 1 } }, [
     { definition: { body: "one" } },
     { definition: { body: "two" } },
-  ]);
-  serveRegistry(dynamo, entry.items);
-  return entry.head;
+  ]).head;
 }
 
 describe("GET /v2/skills/{skill_id} (extension)", () => {

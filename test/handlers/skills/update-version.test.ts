@@ -1,17 +1,12 @@
-import { DynamoDBDocumentClient, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
-import { mockClient } from "aws-sdk-client-mock";
-import { beforeEach, describe, expect, it } from "vitest";
+import { TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/skills/update-version.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, aJsonEvent, invoke } from "../../support/builders.js";
-import { aRegistryHead, anEntry, serveRegistry } from "../../support/registry-builders.js";
+import { aServedEntry } from "../../support/registry-builders.js";
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+const dynamo = mockDynamo({ resolves: {} });
 const caller = aCaller();
-
-beforeEach(() => {
-  dynamo.reset();
-  dynamo.resolves({});
-});
 
 const updateVersion = (id: string, version: string, body: unknown, who: ReturnType<typeof aCaller> | null = caller) =>
   aJsonEvent(body, {
@@ -24,8 +19,7 @@ const updateVersion = (id: string, version: string, body: unknown, who: ReturnTy
 
 describe("PATCH /v2/skills/{skill_id}/versions/{version} (extension)", () => {
   it("answers 200 JSON with the Skill at that version after one transaction on head and version", async () => {
-    const entry = anEntry(aRegistryHead({ kind: "skill", workspace: caller.workspace, owner: caller.principal, latestVersion: 2, aliases: { prod: 2 } }));
-    serveRegistry(dynamo, entry.items);
+    const entry = aServedEntry(dynamo, caller, { kind: "skill", latestVersion: 2, aliases: { prod: 2 } });
 
     const response = await invoke(handler, updateVersion(entry.head.id, "1", { notes: "rollback", aliases: { values: ["prod"] } }));
 
@@ -37,8 +31,7 @@ describe("PATCH /v2/skills/{skill_id}/versions/{version} (extension)", () => {
   });
 
   it("answers 404 skill_version_not_found past the latest version", async () => {
-    const entry = anEntry(aRegistryHead({ kind: "skill", workspace: caller.workspace, owner: caller.principal }));
-    serveRegistry(dynamo, entry.items);
+    const entry = aServedEntry(dynamo, caller, { kind: "skill" });
 
     const response = await invoke(handler, updateVersion(entry.head.id, "2", { notes: "x" }));
 

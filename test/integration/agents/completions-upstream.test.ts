@@ -6,49 +6,25 @@
  * (the registry reads it once per process; this file has its own module graph) and restored afterwards.
  */
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { RunningApi } from "../../../infra/local/server.js";
+import { beforeEach, describe, expect, it } from "vitest";
 import { registerFineTuned } from "../../../shared/services/models/catalog.js";
 import { PROVIDERS_ENV } from "../../../shared/inference/registry.js";
-import { startTestApi } from "../../support/api.js";
-import { agentsClient, anAgentRequest, type AgentsClient } from "../../support/agents-client.js";
-import { FakeUpstream, json, sse } from "../../support/fake-upstream.js";
-import { within } from "../../support/inference-client.js";
-import { newTenant } from "../../support/tenant.js";
+import { useEmbeddedApi } from "../../support/api.js";
+import { agentsClient, anAgentRequest } from "../../support/agents-client.js";
+import { json, sse, useFakeUpstream } from "../../support/fake-upstream.js";
 
-const providersBefore = process.env[PROVIDERS_ENV];
-
-let api: RunningApi;
-let fake: FakeUpstream;
-let client: AgentsClient;
+const fake = useFakeUpstream();
+const { api, tenant } = useEmbeddedApi();
+const client = agentsClient(api, tenant);
 let model: string;
-let seen: number;
-
-beforeAll(async () => {
-  fake = await FakeUpstream.start();
-  const providers = JSON.parse(providersBefore ?? "{}") as Record<string, unknown>;
-  process.env[PROVIDERS_ENV] = JSON.stringify({ ...providers, upstream: { type: "openai-compatible", baseUrl: fake.url, dialect: "mistral" } });
-  api = await startTestApi();
-});
-
-afterAll(async () => {
-  await api?.stop();
-  await fake?.close();
-  if (providersBefore === undefined) delete process.env[PROVIDERS_ENV];
-  else process.env[PROVIDERS_ENV] = providersBefore;
-});
 
 beforeEach(async () => {
-  const tenant = await newTenant();
-  client = agentsClient(api, tenant);
   model = `ft:mistral-small-latest:agents:${randomUUID().slice(0, 8)}`;
   await registerFineTuned({ workspace: tenant.caller.workspace, id: model, root: "mistral-small-latest", provider: "upstream", upstream: "fake-model" });
-  seen = fake.requests.length;
 });
 
 async function upstreamBody(): Promise<Record<string, any>> {
-  await within(fake.waitForRequests(seen + 1), "the upstream request");
-  return fake.requests[seen]!.body as Record<string, any>;
+  return (await fake.requestOfTest()).body as Record<string, any>;
 }
 
 const answer = json({ id: "up", object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: "Bonjour" }, finish_reason: "stop" }], usage: { prompt_tokens: 9, completion_tokens: 1, total_tokens: 10 } });

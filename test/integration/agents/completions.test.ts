@@ -3,26 +3,15 @@
  * its instructions go first, its completion_args sit under the request's, and the answer (plain or
  * streamed) is the chat route's.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { RunningApi } from "../../../infra/local/server.js";
+import { describe, expect, it } from "vitest";
 import { countTokens } from "../../../shared/inference/tokenizer.js";
-import { startTestApi } from "../../support/api.js";
-import { agentsClient, anAgentRequest, type AgentsClient } from "../../support/agents-client.js";
+import { useEmbeddedApi } from "../../support/api.js";
+import { agentsClient, anAgentRequest } from "../../support/agents-client.js";
 import { offlineEcho, usageRecordsOf } from "../../support/inference-client.js";
-import { newTenant, type TestTenant } from "../../support/tenant.js";
+import { newTenant } from "../../support/tenant.js";
 
-let api: RunningApi;
-let tenant: TestTenant;
-let client: AgentsClient;
-
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api.stop());
-beforeEach(async () => {
-  tenant = await newTenant();
-  client = agentsClient(api, tenant);
-});
+const { api, tenant } = useEmbeddedApi();
+const client = agentsClient(api, tenant);
 
 const says = (agentId: string, content: string, extra: Record<string, unknown> = {}) => ({ agent_id: agentId, messages: [{ role: "user", content }], ...extra });
 

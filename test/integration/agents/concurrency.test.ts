@@ -4,22 +4,12 @@
  * PATCH succeeds with its own version number, the versions are 1..N+1 with no gap, every PATCH's change
  * is in exactly one version, and each version builds on the one before (no update is lost).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { RunningApi } from "../../../infra/local/server.js";
-import { startTestApi } from "../../support/api.js";
-import { agentsClient, anAgentRequest, type AgentsClient } from "../../support/agents-client.js";
-import { newTenant } from "../../support/tenant.js";
+import { describe, expect, it } from "vitest";
+import { useEmbeddedApi } from "../../support/api.js";
+import { agentsClient, anAgentRequest } from "../../support/agents-client.js";
 
-let api: RunningApi;
-let client: AgentsClient;
-
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api.stop());
-beforeEach(async () => {
-  client = agentsClient(api, await newTenant());
-});
+const { api, tenant } = useEmbeddedApi();
+const client = agentsClient(api, tenant);
 
 const WRITERS = 20;
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);

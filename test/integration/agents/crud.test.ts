@@ -2,24 +2,13 @@
  * Create, retrieve and delete over HTTP against the local API and DynamoDB Local, as one tenant per test.
  */
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { RunningApi } from "../../../infra/local/server.js";
-import { startTestApi } from "../../support/api.js";
-import { agentsClient, anAgentRequest, type AgentsClient } from "../../support/agents-client.js";
-import { newTenant, type TestTenant } from "../../support/tenant.js";
+import { describe, expect, it } from "vitest";
+import { useEmbeddedApi } from "../../support/api.js";
+import { agentsClient, anAgentRequest } from "../../support/agents-client.js";
+import { newTenant } from "../../support/tenant.js";
 
-let api: RunningApi;
-let tenant: TestTenant;
-let client: AgentsClient;
-
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api.stop());
-beforeEach(async () => {
-  tenant = await newTenant();
-  client = agentsClient(api, tenant);
-});
+const { api, tenant } = useEmbeddedApi();
+const client = agentsClient(api, tenant);
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 

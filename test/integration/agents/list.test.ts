@@ -2,24 +2,13 @@
  * The two lists: GET /v1/agents (deprecated; page numbers) and GET /v1/agents/pages (cursor), both newest
  * first, with the OpenAPI's filters, and only the caller's workspace's agents.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { RunningApi } from "../../../infra/local/server.js";
-import { startTestApi } from "../../support/api.js";
-import { agentsClient, anAgentRequest, type AgentsClient } from "../../support/agents-client.js";
-import { newTenant, type TestTenant } from "../../support/tenant.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { useEmbeddedApi } from "../../support/api.js";
+import { agentsClient, anAgentRequest } from "../../support/agents-client.js";
+import { newTenant } from "../../support/tenant.js";
 
-let api: RunningApi;
-let tenant: TestTenant;
-let client: AgentsClient;
-
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api.stop());
-beforeEach(async () => {
-  tenant = await newTenant();
-  client = agentsClient(api, tenant);
-});
+const { api, tenant } = useEmbeddedApi();
+const client = agentsClient(api, tenant);
 
 type Agent = { id: string; name: string; version: number };
 const names = (agents: Agent[]) => agents.map((a) => a.name);

@@ -2,22 +2,12 @@
  * Versions: PATCH writes a new current version, PATCH .../version switches, versions are listed and read
  * by number, and `agent_version` takes a number or an alias (the OpenAPI's alias routes).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { RunningApi } from "../../../infra/local/server.js";
-import { startTestApi } from "../../support/api.js";
-import { agentsClient, anAgentRequest, type AgentsClient } from "../../support/agents-client.js";
-import { newTenant } from "../../support/tenant.js";
+import { describe, expect, it } from "vitest";
+import { useEmbeddedApi } from "../../support/api.js";
+import { agentsClient, anAgentRequest } from "../../support/agents-client.js";
 
-let api: RunningApi;
-let client: AgentsClient;
-
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api.stop());
-beforeEach(async () => {
-  client = agentsClient(api, await newTenant());
-});
+const { api, tenant } = useEmbeddedApi();
+const client = agentsClient(api, tenant);
 
 /** An agent with `count` versions: version n has description `v<n>`. */
 async function agentWithVersions(count: number, extra: Record<string, unknown> = {}) {

@@ -1,20 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningApi } from "../../../infra/local/server.js";
+import { describe, expect, it } from "vitest";
 import { tenancyStore } from "../../../shared/store/tenancy.js";
-import { startTestApi } from "../../support/api.js";
-import { filesClient, type ApiReply, type FilesClient } from "../../support/files-client.js";
-import { newTenant, type TestTenant } from "../../support/tenant.js";
+import { useEmbeddedApi } from "../../support/api.js";
+import { filesClient, type ApiReply } from "../../support/files-client.js";
+import { newTenant } from "../../support/tenant.js";
 
-let api: RunningApi;
-let tenant: TestTenant;
-let files: FilesClient;
-
-beforeAll(async () => {
-  api = await startTestApi();
-  tenant = await newTenant();
-  files = filesClient(api, tenant);
-});
-afterAll(() => api.stop());
+const { api, tenant } = useEmbeddedApi({ tenant: "per-file" });
+const files = filesClient(api, tenant);
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

@@ -1,30 +1,18 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { RunningApi } from "../../../infra/local/server.js";
+import { describe, expect, it } from "vitest";
 import type { BatchStatus } from "../../../shared/schemas/batch.js";
 import { batchStore } from "../../../shared/store/batch.js";
 import type { BatchJobRecord } from "../../../shared/domain/batch-rules.js";
 import { agentsClient } from "../../support/agents-client.js";
-import { startTestApi } from "../../support/api.js";
-import { batchClient, chatLines, type BatchClient } from "../../support/batch-client.js";
+import { useEmbeddedApi } from "../../support/api.js";
+import { batchClient, chatLines } from "../../support/batch-client.js";
 import { aBatchJob } from "../../support/batch-table.js";
-import { filesClient, objectsOf, type FilesClient } from "../../support/files-client.js";
+import { filesClient, objectsOf } from "../../support/files-client.js";
 import { newTenant, type TestTenant } from "../../support/tenant.js";
 
-let api: RunningApi;
-let tenant: TestTenant;
-let files: FilesClient;
-let batch: BatchClient;
-
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api.stop());
-beforeEach(async () => {
-  tenant = await newTenant();
-  files = filesClient(api, tenant);
-  batch = batchClient(api, tenant);
-});
+const { api, tenant } = useEmbeddedApi();
+const files = filesClient(api, tenant);
+const batch = batchClient(api, tenant);
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 const ids = (body: { data: { id: string }[] }) => body.data.map((job) => job.id);

@@ -1,5 +1,4 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import type { RunningApi } from "../../../infra/local/server.js";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { fileBlobs } from "../../../shared/blobs/files.js";
 import * as agents from "../../../shared/services/agents/agents.js";
 import * as engine from "../../../shared/services/batch/engine/index.js";
@@ -10,24 +9,13 @@ import { CreateAgentRequest } from "../../../shared/schemas/agent.js";
 import { UpstreamError } from "../../../shared/inference/types.js";
 import { batchProgressStore } from "../../../shared/store/batch-progress.js";
 import { batchStore } from "../../../shared/store/batch.js";
-import { startTestApi } from "../../support/api.js";
+import { useEmbeddedApi } from "../../support/api.js";
 import { aQueuedJob, chatLines, downloadLines, jobNow, manifestOf, runJob, toJsonl } from "../../support/batch-engine.js";
-import { filesClient, objectsOf, type FilesClient } from "../../support/files-client.js";
+import { filesClient, objectsOf } from "../../support/files-client.js";
 import { offlineEcho, offlineFim } from "../../support/inference-client.js";
-import { newTenant, type TestTenant } from "../../support/tenant.js";
 
-let api: RunningApi;
-let tenant: TestTenant;
-let files: FilesClient;
-
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api.stop());
-beforeEach(async () => {
-  tenant = await newTenant();
-  files = filesClient(api, tenant);
-});
+const { api, tenant } = useEmbeddedApi();
+const files = filesClient(api, tenant);
 afterEach(() => {
   vi.restoreAllMocks();
 });

@@ -1,20 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import type { RunningApi } from "../../../infra/local/server.js";
-import { startTestApi } from "../../support/api.js";
-import { fetchAnonymously, filesClient, follow, randomContent, type FilesClient } from "../../support/files-client.js";
-import { newTenant } from "../../support/tenant.js";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { useEmbeddedApi } from "../../support/api.js";
+import { fetchAnonymously, filesClient, follow, randomContent } from "../../support/files-client.js";
 
-let api: RunningApi;
-let files: FilesClient;
-
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api.stop());
-beforeEach(async () => {
-  files = filesClient(api, await newTenant());
-});
+const { api, tenant } = useEmbeddedApi();
+const files = filesClient(api, tenant);
 
 const HOUR_MS = 3600 * 1000;
 

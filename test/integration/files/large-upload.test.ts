@@ -1,32 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { RunningApi } from "../../../infra/local/server.js";
-import { startTestApi } from "../../support/api.js";
-import {
-  filesClient,
-  follow,
-  jsonl,
-  objectExists,
-  objectsOf,
-  putParts,
-  sha256,
-  type FilesClient,
-  type StartedUpload,
-} from "../../support/files-client.js";
-import { newTenant, type TestTenant } from "../../support/tenant.js";
+import { describe, expect, it } from "vitest";
+import { useEmbeddedApi } from "../../support/api.js";
+import { filesClient, follow, jsonl, objectExists, objectsOf, putParts, sha256, type StartedUpload } from "../../support/files-client.js";
+import { newTenant } from "../../support/tenant.js";
 
-let api: RunningApi;
-let tenant: TestTenant;
-let files: FilesClient;
-
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api.stop());
-beforeEach(async () => {
-  tenant = await newTenant();
-  files = filesClient(api, tenant);
-});
+const { api, tenant } = useEmbeddedApi();
+const files = filesClient(api, tenant);
 
 async function started(body: Record<string, unknown>): Promise<StartedUpload> {
   const response = await files.startUpload(body);

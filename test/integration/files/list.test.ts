@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningApi } from "../../../infra/local/server.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { FileOut } from "../../../shared/schemas/file.js";
-import { startTestApi } from "../../support/api.js";
+import { useEmbeddedApi } from "../../support/api.js";
 import { filesClient, type FilesClient } from "../../support/files-client.js";
 import { newTenant } from "../../support/tenant.js";
 
-let api: RunningApi;
-
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api.stop());
+const { api } = useEmbeddedApi({ tenant: "none" });
 
 async function freshClient(): Promise<FilesClient> {
   return filesClient(api, await newTenant());

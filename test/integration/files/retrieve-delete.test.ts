@@ -1,22 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { RunningApi } from "../../../infra/local/server.js";
-import { startTestApi } from "../../support/api.js";
-import { fetchAnonymously, filesClient, jsonl, objectExists, type FilesClient } from "../../support/files-client.js";
-import { newTenant, type TestTenant } from "../../support/tenant.js";
+import { describe, expect, it } from "vitest";
+import { useEmbeddedApi } from "../../support/api.js";
+import { fetchAnonymously, filesClient, jsonl, objectExists } from "../../support/files-client.js";
 
-let api: RunningApi;
-let tenant: TestTenant;
-let files: FilesClient;
-
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api.stop());
-beforeEach(async () => {
-  tenant = await newTenant();
-  files = filesClient(api, tenant);
-});
+const { api, tenant } = useEmbeddedApi();
+const files = filesClient(api, tenant);
 
 describe("GET /v1/files/{file_id}", () => {
   it("answers the File with deleted false and nothing else", async () => {

@@ -1,26 +1,16 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { RunningApi } from "../../../infra/local/server.js";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { FileOut } from "../../../shared/schemas/file.js";
-import { startTestApi } from "../../support/api.js";
+import { useEmbeddedApi } from "../../support/api.js";
 import { fetchAnonymously, filesClient, objectExists, type FilesClient } from "../../support/files-client.js";
-import { newTenant, type TestTenant } from "../../support/tenant.js";
-
-let api: RunningApi;
-
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api.stop());
+import { newTenant } from "../../support/tenant.js";
 
 /** Two principals of one workspace, and a stranger from another organization. */
-let owner: TestTenant;
-let mine: FilesClient;
+const { api, tenant: owner } = useEmbeddedApi();
+const mine = filesClient(api, owner);
 let colleague: FilesClient;
 let stranger: FilesClient;
 
 beforeEach(async () => {
-  owner = await newTenant();
-  mine = filesClient(api, owner);
   colleague = filesClient(api, await newTenant({ organization: owner.caller.organization, workspace: owner.caller.workspace }));
   stranger = filesClient(api, await newTenant());
 });

@@ -1,15 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import type { RunningApi } from "../../../infra/local/server.js";
-import { startTestApi } from "../../support/api.js";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { useEmbeddedApi } from "../../support/api.js";
 import { filesClient, type FilesClient } from "../../support/files-client.js";
 import { newTenant } from "../../support/tenant.js";
 
-let api: RunningApi;
-
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api.stop());
+const { api } = useEmbeddedApi({ tenant: "none" });
 afterEach(() => vi.useRealTimers());
 
 const total = async (files: FilesClient) => (await files.list({ page_size: 1 })).body.total as number;

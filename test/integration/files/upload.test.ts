@@ -1,22 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { RunningApi } from "../../../infra/local/server.js";
+import { describe, expect, it } from "vitest";
 import { INLINE_UPLOAD_MAX_BYTES } from "../../../shared/services/files/files.js";
-import { startTestApi } from "../../support/api.js";
-import { filesClient, follow, jsonl, objectsOf, type FilesClient } from "../../support/files-client.js";
-import { newTenant, type TestTenant } from "../../support/tenant.js";
+import { useEmbeddedApi } from "../../support/api.js";
+import { filesClient, follow, jsonl, objectsOf } from "../../support/files-client.js";
 
-let api: RunningApi;
-let tenant: TestTenant;
-let files: FilesClient;
-
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api.stop());
-beforeEach(async () => {
-  tenant = await newTenant();
-  files = filesClient(api, tenant);
-});
+const { api, tenant } = useEmbeddedApi();
+const files = filesClient(api, tenant);
 
 describe("POST /v1/files", () => {
   it("stores the bytes and a record with every File field", async () => {

@@ -1,19 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { RunningApi } from "../../../infra/local/server.js";
-import { startTestApi } from "../../support/api.js";
-import { inferenceClient, offlineEcho, offlineFim, streamedText, userSays, type Chunk, type InferenceClient, type SseFrame } from "../../support/inference-client.js";
-import { newTenant } from "../../support/tenant.js";
+import { describe, expect, it } from "vitest";
+import { useEmbeddedApi } from "../../support/api.js";
+import { type Chunk, inferenceClient, offlineEcho, offlineFim, type SseFrame, streamedText, userSays } from "../../support/inference-client.js";
 
-let api: RunningApi;
-let client: InferenceClient;
-
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api.stop());
-beforeEach(async () => {
-  client = inferenceClient(api, await newTenant());
-});
+const { api, tenant } = useEmbeddedApi();
+const client = inferenceClient(api, tenant);
 
 const usageOf = (body: { usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } }) => body.usage;
 

@@ -1,21 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { RunningApi } from "../../../infra/local/server.js";
-import { startTestApi } from "../../support/api.js";
-import { cosine, inferenceClient, norm, type InferenceClient } from "../../support/inference-client.js";
-import { newTenant } from "../../support/tenant.js";
+import { describe, expect, it } from "vitest";
+import { useEmbeddedApi } from "../../support/api.js";
+import { cosine, inferenceClient, norm } from "../../support/inference-client.js";
 
 const MODEL = "mistral-embed";
 
-let api: RunningApi;
-let client: InferenceClient;
-
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api.stop());
-beforeEach(async () => {
-  client = inferenceClient(api, await newTenant());
-});
+const { api, tenant } = useEmbeddedApi();
+const client = inferenceClient(api, tenant);
 
 const vectors = (body: { data: { embedding: number[] }[] }) => body.data.map((d) => d.embedding);
 

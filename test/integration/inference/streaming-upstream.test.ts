@@ -7,54 +7,30 @@
  * has its own module graph, so the cache starts empty) and restored afterwards.
  */
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { RunningApi } from "../../../infra/local/server.js";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { registerFineTuned } from "../../../shared/services/models/catalog.js";
 import { PROVIDERS_ENV } from "../../../shared/inference/registry.js";
-import { startTestApi } from "../../support/api.js";
-import { FakeUpstream, ManualSse, drop, json, sse } from "../../support/fake-upstream.js";
-import { chunksOf, inferenceClient, streamedText, usageRecords, usageRecordsOf, userSays, within, type InferenceClient, type SseFrame } from "../../support/inference-client.js";
-import { newTenant, type TestTenant } from "../../support/tenant.js";
+import { useEmbeddedApi } from "../../support/api.js";
+import { drop, json, ManualSse, sse, useFakeUpstream } from "../../support/fake-upstream.js";
+import { chunksOf, inferenceClient, type SseFrame, streamedText, usageRecords, usageRecordsOf, userSays, within } from "../../support/inference-client.js";
 
-const providersBefore = process.env[PROVIDERS_ENV];
-
-let api: RunningApi;
-let fake: FakeUpstream;
-let tenant: TestTenant;
-let client: InferenceClient;
+const fake = useFakeUpstream();
+const { api, tenant } = useEmbeddedApi();
+const client = inferenceClient(api, tenant);
 /** The fine-tuned model of this test's workspace, served by the fake upstream as `fake-model`. */
 let model: string;
-/** How many upstream requests earlier tests made: this test's first is `fake.requests[seen]`. */
-let seen: number;
 
-beforeAll(async () => {
-  fake = await FakeUpstream.start();
-  const providers = JSON.parse(providersBefore ?? "{}") as Record<string, unknown>;
-  expect(providers.offline).toEqual({ type: "offline" });
-  process.env[PROVIDERS_ENV] = JSON.stringify({ ...providers, upstream: { type: "openai-compatible", baseUrl: fake.url, dialect: "mistral" } });
-  api = await startTestApi();
-});
-
-afterAll(async () => {
-  await api?.stop();
-  await fake?.close();
-  if (providersBefore === undefined) delete process.env[PROVIDERS_ENV];
-  else process.env[PROVIDERS_ENV] = providersBefore;
+beforeAll(() => {
+  expect(JSON.parse(process.env[PROVIDERS_ENV]!).offline).toEqual({ type: "offline" });
 });
 
 beforeEach(async () => {
-  tenant = await newTenant();
-  client = inferenceClient(api, tenant);
   model = `ft:codestral-latest:test:${randomUUID().slice(0, 8)}`;
   await registerFineTuned({ workspace: tenant.caller.workspace, id: model, root: "codestral-latest", provider: "upstream", upstream: "fake-model" });
-  seen = fake.requests.length;
 });
 
 /** The `n`th upstream request of this test (0-based), once it has arrived. */
-async function upstreamRequest(n = 0) {
-  await within(fake.waitForRequests(seen + n + 1), `upstream request ${n + 1}`);
-  return fake.requests[seen + n]!;
-}
+const upstreamRequest = (n = 0) => fake.requestOfTest(n);
 
 /** One chunk in the Mistral streaming format. */
 const chunk = (content: string, finish: string | null = null, usage?: Record<string, number>) => ({

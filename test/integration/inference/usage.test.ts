@@ -1,21 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { RunningApi } from "../../../infra/local/server.js";
-import { startTestApi } from "../../support/api.js";
-import { inferenceClient, usageRecords, usageRecordsOf, userSays, type InferenceClient } from "../../support/inference-client.js";
-import { newTenant, type TestTenant } from "../../support/tenant.js";
+import { describe, expect, it } from "vitest";
+import { useEmbeddedApi } from "../../support/api.js";
+import { inferenceClient, usageRecords, usageRecordsOf, userSays } from "../../support/inference-client.js";
+import { newTenant } from "../../support/tenant.js";
 
-let api: RunningApi;
-let tenant: TestTenant;
-let client: InferenceClient;
-
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api.stop());
-beforeEach(async () => {
-  tenant = await newTenant();
-  client = inferenceClient(api, tenant);
-});
+const { api, tenant } = useEmbeddedApi();
+const client = inferenceClient(api, tenant);
 
 const requestIdOf = (headers: Headers) => {
   const id = headers.get("x-request-id");

@@ -1,23 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { RunningApi } from "../../../infra/local/server.js";
+import { beforeEach, describe, expect, it } from "vitest";
 import { registerFineTuned } from "../../../shared/services/models/catalog.js";
-import { startTestApi } from "../../support/api.js";
-import { inferenceClient, offlineEcho, userSays, type InferenceClient } from "../../support/inference-client.js";
-import { newTenant, type TestTenant } from "../../support/tenant.js";
+import { useEmbeddedApi } from "../../support/api.js";
+import { inferenceClient, offlineEcho, userSays } from "../../support/inference-client.js";
+import { newTenant } from "../../support/tenant.js";
 
 const FT = "ft:mistral-small-latest:test:abc";
 
-let api: RunningApi;
-let tenant: TestTenant;
-let mine: InferenceClient;
-
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api.stop());
+const { api, tenant } = useEmbeddedApi();
+const mine = inferenceClient(api, tenant);
 beforeEach(async () => {
-  tenant = await newTenant();
-  mine = inferenceClient(api, tenant);
   await registerFineTuned({ workspace: tenant.caller.workspace, id: FT, root: "mistral-small-latest", job: "job-1" });
 });
 

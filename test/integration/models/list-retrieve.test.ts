@@ -1,23 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { LOCAL_CATALOG, readCatalog } from "../../../infra/catalog.js";
-import type { RunningApi } from "../../../infra/local/server.js";
-import { startTestApi } from "../../support/api.js";
-import { inferenceClient, type InferenceClient } from "../../support/inference-client.js";
-import { newTenant } from "../../support/tenant.js";
+import { useEmbeddedApi } from "../../support/api.js";
+import { inferenceClient } from "../../support/inference-client.js";
 
 const catalog = readCatalog(LOCAL_CATALOG);
 const catalogIds = catalog.models.map((m) => m.id).sort((a, b) => a.localeCompare(b));
 
-let api: RunningApi;
-let client: InferenceClient;
-
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api.stop());
-beforeEach(async () => {
-  client = inferenceClient(api, await newTenant());
-});
+const { api, tenant } = useEmbeddedApi();
+const client = inferenceClient(api, tenant);
 
 const ids = (cards: { id: string }[]) => cards.map((c) => c.id);
 

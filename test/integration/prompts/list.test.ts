@@ -1,19 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { RunningApi } from "../../../infra/local/server.js";
-import { startTestApi } from "../../support/api.js";
-import { aPromptBody, registryClient, type RegistryClient } from "../../support/registry-client.js";
-import { newTenant } from "../../support/tenant.js";
+import { describe, expect, it } from "vitest";
+import { useEmbeddedApi } from "../../support/api.js";
+import { aPromptBody, registryClient } from "../../support/registry-client.js";
 
-let api: RunningApi;
-let prompts: RegistryClient;
-
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api.stop());
-beforeEach(async () => {
-  prompts = registryClient(api, await newTenant());
-});
+const { api, tenant } = useEmbeddedApi();
+const prompts = registryClient(api, tenant);
 
 interface Listed {
   id: string;

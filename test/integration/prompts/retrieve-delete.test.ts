@@ -1,22 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { RunningApi } from "../../../infra/local/server.js";
-import { startTestApi } from "../../support/api.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { useEmbeddedApi } from "../../support/api.js";
 import { aPromptBody, registryClient, type RegistryClient } from "../../support/registry-client.js";
-import { newTenant, type TestTenant } from "../../support/tenant.js";
+import { newTenant } from "../../support/tenant.js";
 import { registryStore } from "../../../shared/store/registry.js";
 
-let api: RunningApi;
-let tenant: TestTenant;
-let prompts: RegistryClient;
+const { api, tenant } = useEmbeddedApi();
+const prompts = registryClient(api, tenant);
 let stranger: RegistryClient;
-
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api.stop());
 beforeEach(async () => {
-  tenant = await newTenant();
-  prompts = registryClient(api, tenant);
   stranger = registryClient(api, await newTenant());
 });
 

@@ -1,24 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { RunningApi } from "../../../infra/local/server.js";
-import { startTestApi } from "../../support/api.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { useEmbeddedApi } from "../../support/api.js";
 import { aPromptBody, registryClient, type RegistryClient } from "../../support/registry-client.js";
 import { newTenant } from "../../support/tenant.js";
 
-let api: RunningApi;
-
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api.stop());
-
 /** Two principals of one workspace, and a stranger from another organization. */
-let mine: RegistryClient;
+const { api, tenant: owner } = useEmbeddedApi();
+const mine = registryClient(api, owner);
 let colleague: RegistryClient;
 let stranger: RegistryClient;
 
 beforeEach(async () => {
-  const owner = await newTenant();
-  mine = registryClient(api, owner);
   colleague = registryClient(api, await newTenant({ organization: owner.caller.organization, workspace: owner.caller.workspace }));
   stranger = registryClient(api, await newTenant());
 });

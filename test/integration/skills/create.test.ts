@@ -1,19 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { RunningApi } from "../../../infra/local/server.js";
-import { startTestApi } from "../../support/api.js";
-import { aSkillBody, registryClient, type RegistryClient } from "../../support/registry-client.js";
-import { newTenant } from "../../support/tenant.js";
+import { describe, expect, it } from "vitest";
+import { useEmbeddedApi } from "../../support/api.js";
+import { aSkillBody, registryClient } from "../../support/registry-client.js";
 
-let api: RunningApi;
-let skills: RegistryClient;
-
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api.stop());
-beforeEach(async () => {
-  skills = registryClient(api, await newTenant(), "skills");
-});
+const { api, tenant } = useEmbeddedApi();
+const skills = registryClient(api, tenant, "skills");
 
 describe("POST /v2/skills", () => {
   it("answers 200 JSON with the Skill at version 1: the OpenAPI's fields, no title or description", async () => {

@@ -1,20 +1,13 @@
 /** The rest of the SDK's beta.skills, served as extension routes by the prompts' machinery. */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { RunningApi } from "../../../infra/local/server.js";
-import { startTestApi } from "../../support/api.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { useEmbeddedApi } from "../../support/api.js";
 import { aSkillBody, registryClient, type RegistryClient } from "../../support/registry-client.js";
 import { newTenant } from "../../support/tenant.js";
 
-let api: RunningApi;
-let skills: RegistryClient;
+const { api, tenant } = useEmbeddedApi();
+const skills = registryClient(api, tenant, "skills");
 let stranger: RegistryClient;
-
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api.stop());
 beforeEach(async () => {
-  skills = registryClient(api, await newTenant(), "skills");
   stranger = registryClient(api, await newTenant(), "skills");
 });
 

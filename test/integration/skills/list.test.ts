@@ -1,22 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { RunningApi } from "../../../infra/local/server.js";
-import { startTestApi } from "../../support/api.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { useEmbeddedApi } from "../../support/api.js";
 import { aPromptBody, aSkillBody, registryClient, type RegistryClient } from "../../support/registry-client.js";
 import { newTenant } from "../../support/tenant.js";
 
-let api: RunningApi;
-let skills: RegistryClient;
-let prompts: RegistryClient;
+const { api, tenant } = useEmbeddedApi();
+const skills = registryClient(api, tenant, "skills");
+const prompts = registryClient(api, tenant, "prompts");
 let colleagueSkills: RegistryClient;
-
-beforeAll(async () => {
-  api = await startTestApi();
-});
-afterAll(() => api.stop());
 beforeEach(async () => {
-  const tenant = await newTenant();
-  skills = registryClient(api, tenant, "skills");
-  prompts = registryClient(api, tenant, "prompts");
   colleagueSkills = registryClient(api, await newTenant({ organization: tenant.caller.organization, workspace: tenant.caller.workspace }), "skills");
 });
 

@@ -13,17 +13,9 @@ import {
   visibleTo,
 } from "../../../shared/domain/file-rules.js";
 import { MAX_FILE_BYTES } from "../../../shared/schemas/file.js";
-import { aCaller, aFile } from "../../support/builders.js";
+import { aCaller, aFile, thrownBy } from "../../support/builders.js";
 
-function thrown(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error("expected an ApiError");
-}
+const thrown = (fn: () => unknown): ApiError => thrownBy(fn, ApiError);
 
 describe("mimetypeFor", () => {
   it("keeps a specific declared type", () => {

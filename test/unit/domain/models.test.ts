@@ -2,17 +2,9 @@ import { describe, expect, it } from "vitest";
 import { ApiError } from "../../../shared/domain/errors.js";
 import { fromCatalog, requireEndpoint, toFineTunedModel, toModelCard } from "../../../shared/domain/models.js";
 import { CatalogModel } from "../../../shared/schemas/model.js";
-import { aFineTunedModelEntry, aModelEntry } from "../../support/builders.js";
+import { aFineTunedModelEntry, aModelEntry, thrownBy } from "../../support/builders.js";
 
-function thrown(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error("expected an ApiError");
-}
+const thrown = (fn: () => unknown): ApiError => thrownBy(fn, ApiError);
 
 describe("toModelCard", () => {
   it("shapes a base model as the GET /v1/models card", () => {
