@@ -2,13 +2,14 @@ import { existsSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { routes } from "../../functions/routes.js";
 import { engineHandlers } from "../../functions/engine.js";
 import { buildHandlers, DIST, engineTasks, type Bundle } from "../../infra/build.js";
 import { countTokens } from "../../shared/inference/tokenizer.js";
 import { aContext, aJsonEvent } from "../support/builders.js";
 import { newTenant } from "../support/tenant.js";
+import { ROUTE_KEY_ENV } from "../../shared/http/policy.js";
 
 // Inside dist/ so the bundles resolve @aws-sdk/* from the project's node_modules, as the Lambda runtime provides it.
 const outdir = join(DIST, `.test-${process.pid}`);
@@ -45,10 +46,13 @@ describe("the handler bundles", () => {
     expect(shipped.getTokenizer("v3", true).encode(text, false, false)).toHaveLength(countTokens("tekken", text));
   });
 
-  it("answers an embeddings request from the bundled function itself", async () => {
+  it("answers an embeddings request from the bundled function itself, serving the row its ROUTE_KEY names", async () => {
+    // As deployed: CDK sets ROUTE_KEY, and the chain is built for that row when the module loads.
+    vi.stubEnv(ROUTE_KEY_ENV, "POST /v1/embeddings");
     const { handler } = await import(pathToFileURL(join(outdir, "inference/embeddings/index.mjs")).href);
+    vi.unstubAllEnvs();
     const { caller } = await newTenant();
-    const result = await handler(aJsonEvent({ model: "mistral-embed", input: ["bundled and shipped"] }, { path: "/v1/embeddings", caller }), aContext());
+    const result = await handler(aJsonEvent({ model: "mistral-embed", input: ["bundled and shipped"] }, { path: "/v1/elsewhere", resource: "/v1/elsewhere", caller }), aContext());
     expect(result.statusCode).toBe(200);
     const body = JSON.parse(result.body);
     expect(body.data[0].embedding).toHaveLength(1024);
