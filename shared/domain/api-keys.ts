@@ -1,17 +1,13 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { PrincipalType } from "./caller.js";
+import type { Caller } from "./caller.js";
 
-/** An API key as stored: never the key itself, only its SHA-256 (keys are 256-bit random, so no slow hash is needed). */
-export interface ApiKeyRecord {
-  keyId: string;
+/**
+ * An API key as stored: the caller it stands for, and never the key itself, only its SHA-256 (keys are
+ * 256-bit random, so no slow hash is needed).
+ */
+export interface ApiKeyRecord extends Caller {
   hash: string;
   name: string;
-  organization: string;
-  workspace: string;
-  principal: string;
-  principalType: PrincipalType;
-  roles: string[];
-  admin: boolean;
   createdAt: string;
   revokedAt: string | null;
   /** The first characters of the key, so people can tell their keys apart. */
