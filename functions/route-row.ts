@@ -4,6 +4,7 @@
  * streaming from it, and the tests are generated over it.
  */
 import type { ErrorFamily } from "../shared/domain/errors.js";
+import type { Permission } from "../shared/domain/identity/permissions.js";
 import type { RoutePolicy } from "../shared/http/policy.js";
 import type { TableName } from "../shared/store/tables.js";
 
@@ -36,9 +37,15 @@ export type RowInput = Omit<RouteRow, "auth" | "errors" | "streaming"> & Partial
 export interface AreaDefaults {
   auth?: RouteRow["auth"];
   errors?: ErrorFamily;
+  /** The permission of the area's GET rows (`read`) and of its other rows (`write`), unless a row names its own. */
+  permissions: { read: Permission; write: Permission };
 }
 
-/** An area's rows with its defaults applied (auth `key`, the platform error family, not streamed). */
+/** An area's rows with its defaults applied (auth `key`, the platform error family, not streamed, read/write permissions). */
 export function area(defaults: AreaDefaults, rows: RowInput[]): RouteRow[] {
-  return rows.map((row) => ({ auth: defaults.auth ?? "key", errors: defaults.errors ?? "platform", streaming: false, ...row }));
+  return rows.map((row) => {
+    const auth = row.auth ?? defaults.auth ?? "key";
+    const permission = auth === "public" ? undefined : (row.permission ?? (row.method === "GET" ? defaults.permissions.read : defaults.permissions.write));
+    return { errors: defaults.errors ?? "platform", streaming: false, ...row, auth, permission };
+  });
 }

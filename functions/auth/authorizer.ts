@@ -2,13 +2,14 @@ import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } fro
 import { bearerKey } from "../../shared/domain/api-keys.js";
 import { toCallerContext } from "../../shared/http/caller.js";
 import { logger } from "../../shared/observability/logger.js";
-import { findKey } from "../../shared/services/tenancy/tenants.js";
+import { resolveCaller } from "../../shared/services/identity/callers.js";
 
 /** API Gateway answers 401 when a REQUEST authorizer fails with exactly this message. */
 const UNAUTHORIZED = "Unauthorized";
 
 /**
- * Resolves `Authorization: Bearer <key>` to the caller. API Gateway caches the answer per header, so the
+ * Resolves `Authorization: Bearer <key>` to the caller and its roles (shared/services/identity/callers.ts).
+ * API Gateway caches the answer per header, so the
  * policy allows the whole API rather than the one method that happened to be called first.
  */
 export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
@@ -16,26 +17,18 @@ export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<
   const header = Object.entries(headers).find(([name]) => name.toLowerCase() === "authorization")?.[1];
   const key = bearerKey(header ?? undefined);
   if (!key) throw new Error(UNAUTHORIZED);
-  const record = await findKey(key);
-  if (!record) {
+  const caller = await resolveCaller(key);
+  if (!caller) {
     logger.info("api key refused");
     throw new Error(UNAUTHORIZED);
   }
   return {
-    principalId: record.principal,
+    principalId: caller.principal,
     policyDocument: {
       Version: "2012-10-17",
       Statement: [{ Action: "execute-api:Invoke", Effect: "Allow", Resource: wholeApi(event.methodArn) }],
     },
-    context: toCallerContext({
-      organization: record.organization,
-      workspace: record.workspace,
-      principal: record.principal,
-      principalType: record.principalType,
-      roles: record.roles,
-      admin: record.admin,
-      keyId: record.keyId,
-    }),
+    context: toCallerContext(caller),
   };
 }
 

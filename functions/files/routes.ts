@@ -1,6 +1,6 @@
 import { area } from "../route-row.js";
 
-export const fileRoutes = area({}, [
+export const fileRoutes = area({ permissions: { read: "files:read", write: "files:write" } }, [
   { method: "GET", path: "/v1/files", handler: "files/list", grants: { tables: { files: "read" } } },
   { method: "POST", path: "/v1/files", handler: "files/upload", grants: { tables: { files: "write" }, files: "write-delete" }, memoryMb: 1024 },
   { method: "GET", path: "/v1/files/{file_id}", handler: "files/retrieve", grants: { tables: { files: "read" } } },

@@ -1,6 +1,6 @@
 import { area } from "../route-row.js";
 
-export const modelRoutes = area({}, [
+export const modelRoutes = area({ permissions: { read: "models:read", write: "models:write" } }, [
   { method: "GET", path: "/v1/models", handler: "models/list", grants: { tables: { models: "read" } } },
   { method: "GET", path: "/v1/models/{model_id}", handler: "models/retrieve", grants: { tables: { models: "read" } } },
   { method: "DELETE", path: "/v1/models/{model_id}", handler: "models/delete", grants: { tables: { models: "readwrite" } } },

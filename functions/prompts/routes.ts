@@ -1,6 +1,6 @@
 import { area } from "../route-row.js";
 
-export const promptRoutes = area({}, [
+export const promptRoutes = area({ permissions: { read: "registry:read", write: "registry:write" } }, [
   { method: "GET", path: "/v2/prompts", handler: "prompts/list", grants: { tables: { registry: "read" } } },
   { method: "POST", path: "/v2/prompts", handler: "prompts/create", grants: { tables: { registry: "write" } } },
   { method: "GET", path: "/v2/prompts/{prompt_id}", handler: "prompts/retrieve", grants: { tables: { registry: "read" } } },

@@ -1,6 +1,6 @@
 import { area } from "../route-row.js";
 
-export const skillRoutes = area({}, [
+export const skillRoutes = area({ permissions: { read: "registry:read", write: "registry:write" } }, [
   { method: "GET", path: "/v2/skills", handler: "skills/list", grants: { tables: { registry: "read" } } },
   { method: "POST", path: "/v2/skills", handler: "skills/create", grants: { tables: { registry: "write" } } },
   // The rest of the SDK's beta.skills (Mistral's OpenAPI has them; our spec does not): the prompts' machinery.

@@ -1,4 +1,5 @@
 import type { ErrorFamily } from "../domain/errors.js";
+import type { Permission } from "../domain/identity/permissions.js";
 
 /**
  * Who may call a route:
@@ -14,8 +15,8 @@ export interface RoutePolicy {
   /** Written exactly as in the spec's operations.tsv; API Gateway's `resource`. */
   path: string;
   auth: RouteAuth;
-  /** The permission a caller's roles must grant (the identity issue fills these in). */
-  permission?: string;
+  /** The permission a caller's roles must grant (shared/domain/identity/permissions.ts); public rows have none. */
+  permission?: Permission;
   /** The envelope its errors use. */
   errors: ErrorFamily;
   /** Served as a response stream (SSE) through API Gateway REST STREAM mode and Lambda response streaming. */

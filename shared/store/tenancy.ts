@@ -3,23 +3,10 @@ import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateComma
 import { tableName } from "../config.js";
 import type { ApiKeyRecord } from "../domain/api-keys.js";
 import type { PrincipalType } from "../domain/caller.js";
+import type { Organization, Workspace } from "../domain/identity/records.js";
 import { documents, ifConditionHolds } from "./client.js";
 
 const table = () => tableName("tenancy");
-
-export interface Organization {
-  id: string;
-  name: string;
-  createdAt: string;
-}
-
-export interface Workspace {
-  id: string;
-  organization: string;
-  name: string;
-  isDefault: boolean;
-  createdAt: string;
-}
 
 export interface Principal {
   id: string;
@@ -29,7 +16,9 @@ export interface Principal {
   createdAt: string;
 }
 
-const strip = <T>(item: Record<string, unknown>): T => {
+export type { Organization, Workspace } from "../domain/identity/records.js";
+
+export const strip = <T>(item: Record<string, unknown>): T => {
   const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g2, ...rest } = item;
   return rest as T;
 };

@@ -21,7 +21,8 @@ export function aCaller(overrides: Partial<Caller> = {}): Caller {
     workspace: randomUUID(),
     principal: randomUUID(),
     principalType: "user",
-    roles: [],
+    // A member of the workspace who may use and build everything in it (not administer it).
+    roles: ["workspace_contributor"],
     admin: false,
     keyId: "0123456789abcdef",
     ...overrides,

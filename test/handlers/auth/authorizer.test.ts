@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { BatchGetCommand, GetCommand, type BatchGetCommandInput } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/auth/authorizer.js";
 import type { ApiKeyRecord } from "../../../shared/domain/api-keys.js";
@@ -12,11 +12,16 @@ const KEY = "pak_3q2-7wAbCdEfGhIjKlMnOpQrStUvWxYz0123456789_-";
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 const METHOD_ARN = "arn:aws:execute-api:eu-west-1:123456789012:a1b2c3d4e5/prod/POST/v1/files/uploads";
 
-/** A key record stored under the hash of KEY. */
-function storedKey(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
+/** A key record stored under the hash of KEY, in a live workspace, with `principal` items beside it (user, membership, service account). */
+function storedKey(overrides: Partial<ApiKeyRecord> = {}, principal: Record<string, unknown>[] = [], workspace: Record<string, unknown> = {}): ApiKeyRecord {
   const record = anApiKeyRecord({ hash: sha256(KEY), ...overrides });
   dynamo.on(GetCommand, { Key: { pk: `KEY#${record.hash}`, sk: "#KEY" } }).resolves({
     Item: { pk: `KEY#${record.hash}`, sk: "#KEY", gsi1pk: `KEYS#${record.organization}`, gsi1sk: record.keyId, ...record },
+  });
+  const items = [{ pk: `ORG#${record.organization}`, sk: `WS#${record.workspace}`, id: record.workspace, organization: record.organization, name: "w", isDefault: false, createdAt: "2026-01-01T00:00:00.000Z", ...workspace }, ...principal];
+  dynamo.on(BatchGetCommand).callsFake((input: BatchGetCommandInput) => {
+    const [table, request] = Object.entries(input.RequestItems!)[0]!;
+    return { Responses: { [table]: items.filter((i) => request.Keys!.some((k) => k.pk === i.pk && k.sk === i.sk)) } };
   });
   return record;
 }
@@ -52,12 +57,54 @@ describe("the API key authorizer", () => {
     });
   });
 
-  it("passes a key without roles or admin rights as empty roles and admin \"false\"", async () => {
+  it("passes a key without roles, admin rights or a registered principal as a workspace contributor, as every key was before roles", async () => {
     storedKey({ roles: [], admin: false });
 
     const result = await handler(withAuthorization(`Bearer ${KEY}`));
 
-    expect(result.context).toMatchObject({ roles: "", admin: "false" });
+    expect(result.context).toMatchObject({ roles: "workspace_contributor", admin: "false" });
+  });
+
+  it("resolves a registered user's roles from the membership of the key's workspace and the organization", async () => {
+    const record = anApiKeyRecord({ hash: sha256(KEY), principalType: "user" });
+    storedKey(record, [
+      { pk: `ORG#${record.organization}`, sk: `USER#${record.principal}`, id: record.principal, organization: record.organization, email: "a@example.test", organizationRoles: ["billing_manager"] },
+      { pk: `WS#${record.workspace}`, sk: `MEMBER#${record.principal}`, workspace: record.workspace, user: record.principal, roles: ["observability_viewer"] },
+    ]);
+
+    const result = await handler(withAuthorization(`Bearer ${KEY}`));
+
+    expect(result.context).toMatchObject({ roles: "observability_viewer,billing_manager", admin: "false" });
+  });
+
+  it("makes a registered organization admin an admin caller", async () => {
+    const record = anApiKeyRecord({ hash: sha256(KEY), admin: false, principalType: "user" });
+    storedKey(record, [{ pk: `ORG#${record.organization}`, sk: `USER#${record.principal}`, id: record.principal, organization: record.organization, organizationRoles: ["organization_admin"] }]);
+
+    expect((await handler(withAuthorization(`Bearer ${KEY}`))).context).toMatchObject({ roles: "organization_admin", admin: "true" });
+  });
+
+  it("refuses the key of a user who is no longer a member of its workspace", async () => {
+    const record = anApiKeyRecord({ hash: sha256(KEY), principalType: "user" });
+    storedKey(record, [{ pk: `ORG#${record.organization}`, sk: `USER#${record.principal}`, id: record.principal, organization: record.organization, organizationRoles: ["member"] }]);
+
+    await expect(handler(withAuthorization(`Bearer ${KEY}`))).rejects.toThrow("Unauthorized");
+  });
+
+  it("refuses the keys of an archived workspace", async () => {
+    storedKey({}, [], { archivedAt: "2026-02-01T00:00:00.000Z" });
+
+    await expect(handler(withAuthorization(`Bearer ${KEY}`))).rejects.toThrow("Unauthorized");
+  });
+
+  it("refuses the keys of a deleted service account, and passes a live one's roles", async () => {
+    const record = anApiKeyRecord({ hash: sha256(KEY), principalType: "service_account" });
+    const account = { pk: `ORG#${record.organization}`, sk: `SA#${record.principal}`, id: record.principal, organization: record.organization, workspace: record.workspace, roles: ["workflow_executor"], deletedAt: null };
+    storedKey(record, [account]);
+    expect((await handler(withAuthorization(`Bearer ${KEY}`))).context).toMatchObject({ roles: "workflow_executor", principalType: "service_account" });
+
+    storedKey(record, [{ ...account, deletedAt: "2026-02-01T00:00:00.000Z" }]);
+    await expect(handler(withAuthorization(`Bearer ${KEY}`))).rejects.toThrow("Unauthorized");
   });
 
   it("looks the key up by its SHA-256, never by the key itself", async () => {

@@ -88,11 +88,28 @@ describe("the handler chain reads its row", () => {
     expect(() => routeOver(aRow())({}, async () => ({}))).toThrow(/names no row/);
   });
 
-  it("refuses to serve a row that names a permission while permissions are not enforced", async () => {
-    const row = aRow({ permission: "things:write" });
+  it("answers 403 before the handler runs when none of the caller's roles grants the row's permission", async () => {
+    const row = aRow({ permission: "agents:write" });
+    const work = vi.fn(async () => ({ ok: true }));
+    const handler = routeOver(row)({ body: Body }, work);
+
+    const refused = await invoke(handler, thing(row, { name: "a" }, aCaller({ roles: ["observability_viewer", "workflow_executor"] })));
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json).toMatchObject({ type: "permission_error", code: "missing_permission" });
+    expect(work).not.toHaveBeenCalled();
+
+    expect((await invoke(handler, thing(row, { name: "a" }, aCaller({ roles: ["workspace_contributor"] })))).statusCode).toBe(200);
+    expect((await invoke(handler, thing(row, { name: "a" }, aCaller({ roles: [], admin: true })))).statusCode).toBe(200);
+  });
+
+  it("answers a missing permission on an observability row as AUTH_FORBIDDEN", async () => {
+    const row = aRow({ permission: "observability:read", errors: "observability" });
     const handler = routeOver(row)({ body: Body }, async () => ({}));
 
-    await expect(invoke(handler, thing(row, { name: "a" }))).rejects.toThrow(/not enforced/);
+    const refused = await invoke(handler, thing(row, { name: "a" }, aCaller({ roles: ["billing"] })));
+
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json).toStrictEqual({ detail: { message: expect.any(String), error_code: "AUTH_FORBIDDEN" } });
   });
 });
 

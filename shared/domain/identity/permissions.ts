@@ -1,0 +1,70 @@
+import type { Caller } from "../caller.js";
+import { ORGANIZATION_ROLES, WORKSPACE_ROLES, type OrganizationRoleName, type RoleName, type WorkspaceRoleName } from "./roles.js";
+
+/**
+ * What a route may need, per route family. Every route-table row names one (`permission`); the handler
+ * chain checks the caller's roles against this table and answers 403 in the row's family when none grants it.
+ */
+export const PERMISSIONS = [
+  "files:read",
+  "files:write",
+  "models:read",
+  "models:write",
+  "inference:invoke",
+  "batch:read",
+  "batch:write",
+  "agents:read",
+  "agents:write",
+  "registry:read",
+  "registry:write",
+  "service-accounts:manage",
+  "usage:read",
+  "workspaces:admin",
+  "workflows:read",
+  "workflows:execute",
+  "workflows:write",
+  "observability:read",
+  "observability:write",
+  "connectors:read",
+  "connectors:write",
+  "retrieval:read",
+  "retrieval:write",
+  "audio:read",
+  "audio:write",
+] as const;
+
+export type Permission = (typeof PERMISSIONS)[number];
+
+const reads: Permission[] = ["files:read", "models:read", "batch:read", "agents:read", "registry:read", "workflows:read", "observability:read", "connectors:read", "retrieval:read", "audio:read"];
+/** What using the platform takes: reading, calling models, files, batch jobs, running workflows, voices and transcription. */
+const user: Permission[] = [...reads, "inference:invoke", "files:write", "batch:write", "workflows:execute", "observability:write", "audio:write"];
+/** A user who also builds: agents, prompts and skills, models, workflows, connectors, retrieval configurations. */
+const contributor: Permission[] = [...user, "agents:write", "registry:write", "models:write", "workflows:write", "connectors:write", "retrieval:write"];
+const workspaceAdmin: Permission[] = [...contributor, "service-accounts:manage", "usage:read"];
+
+/** Role → what it allows in the workspace it is held in (organization roles: in every workspace of the organization). */
+export const ROLE_PERMISSIONS: Record<RoleName, readonly Permission[]> = {
+  billing: ["usage:read"],
+  user,
+  contributor,
+  dev: user,
+  dev_contributor: contributor,
+  mistral_code_user: ["inference:invoke", "models:read"],
+  cloud_user: user,
+  workspace_contributor: contributor,
+  workspace_admin: workspaceAdmin,
+  observability_viewer: ["observability:read"],
+  workflow_executor: ["workflows:read", "workflows:execute"],
+  member: [],
+  billing_manager: ["usage:read"],
+  organization_admin: [...PERMISSIONS],
+};
+
+/** Whether any of the caller's roles grants the permission. An admin key stands for the organization's admin. */
+export function permits(caller: Pick<Caller, "roles" | "admin">, permission: Permission): boolean {
+  if (caller.admin) return true;
+  return caller.roles.some((role) => (ROLE_PERMISSIONS as Record<string, readonly Permission[] | undefined>)[role]?.includes(permission));
+}
+
+export const isWorkspaceRole = (role: string): role is WorkspaceRoleName => WORKSPACE_ROLES.some((r) => r.name === role);
+export const isOrganizationRole = (role: string): role is OrganizationRoleName => ORGANIZATION_ROLES.some((r) => r.name === role);
