@@ -17,7 +17,7 @@ export interface EngineTask {
 
 /** What a batch task may touch: jobs, files (their records and objects), the catalog, usage, models. */
 const batchGrants: Grants = {
-  tables: { batch: "readwrite", files: "readwrite", models: "read", usage: "write", agents: "read" },
+  tables: { batch: "readwrite", files: "readwrite", models: "read", usage: "readwrite", agents: "read", tenancy: "read" },
   files: "readwrite-delete",
   models: "invoke",
 };

@@ -18,6 +18,8 @@ export interface Grants {
   files?: ObjectAccess;
   /** Calls models through the providers: Bedrock invoke rights on the catalog's Bedrock models only. */
   models?: "invoke";
+  /** Counts requests of rate-limited keys: UpdateItem on the rates table, nothing else. Every keyed row has it. */
+  rateCounters?: true;
   /** Starts and stops executions of a state machine of functions/engine.ts (its ARN arrives in the row's `arnEnv`). */
   executions?: Partial<Record<"batch", "start-stop">>;
 }
@@ -46,6 +48,8 @@ export function area(defaults: AreaDefaults, rows: RowInput[]): RouteRow[] {
   return rows.map((row) => {
     const auth = row.auth ?? defaults.auth ?? "key";
     const permission = auth === "public" ? undefined : (row.permission ?? (row.method === "GET" ? defaults.permissions.read : defaults.permissions.write));
-    return { errors: defaults.errors ?? "platform", streaming: false, ...row, auth, permission };
+    // Every keyed route counts requests of rate-limited keys (shared/services/identity/rate-limits.ts).
+    const grants = auth === "public" ? row.grants : { ...row.grants, rateCounters: true as const };
+    return { errors: defaults.errors ?? "platform", streaming: false, ...row, auth, permission, grants };
   });
 }

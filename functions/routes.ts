@@ -13,6 +13,7 @@ import { modelRoutes } from "./models/routes.js";
 import { promptRoutes } from "./prompts/routes.js";
 import type { Grants, RouteRow } from "./route-row.js";
 import { skillRoutes } from "./skills/routes.js";
+import { usageRoutes } from "./usage/routes.js";
 
 export type { Access, Grants, ObjectAccess, RouteRow } from "./route-row.js";
 
@@ -24,6 +25,7 @@ export const routes: readonly RouteRow[] = [
   ...agentRoutes,
   ...promptRoutes,
   ...skillRoutes,
+  ...usageRoutes,
 ];
 
 const byKey = new Map(routes.map((row) => [routeKey(row), row]));

@@ -59,6 +59,7 @@ export function grantStatements(grants: Grants, data: DataRefs, stateMachines: S
     }
     if (writes(access)) statements.push(new iam.PolicyStatement({ actions: TABLE_WRITE, resources: [arn] }));
   }
+  if (grants.rateCounters) statements.push(new iam.PolicyStatement({ actions: ["dynamodb:UpdateItem"], resources: [data.tables.rates.tableArn] }));
   if (grants.files) {
     statements.push(new iam.PolicyStatement({ actions: OBJECT_ACTIONS[grants.files], resources: [data.bucket.arnForObjects(`${WORKSPACE_PREFIX}*`)] }));
   }

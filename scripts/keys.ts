@@ -2,7 +2,7 @@
  * API key administration, against the tables of a deployment or of the running local stack:
  *
  *   npm run keys -- bootstrap [--org-name NAME] [--workspace-name NAME]
- *   npm run keys -- create --org ORG_ID --workspace WORKSPACE_ID [--name NAME] [--admin] [--roles a,b]
+ *   npm run keys -- create --org ORG_ID --workspace WORKSPACE_ID [--name NAME] [--admin] [--roles a,b] [--rate-limit N]
  *   npm run keys -- list [--org ORG_ID]
  *   npm run keys -- revoke KEY_ID
  *
@@ -14,7 +14,7 @@ import { fail, useTablesOrLocalStack } from "./cli-target.js";
 
 const USAGE = `Usage:
   npm run keys -- bootstrap [--org-name NAME] [--workspace-name NAME]
-  npm run keys -- create --org ORG_ID --workspace WORKSPACE_ID [--name NAME] [--admin] [--roles a,b]
+  npm run keys -- create --org ORG_ID --workspace WORKSPACE_ID [--name NAME] [--admin] [--roles a,b] [--rate-limit N]
   npm run keys -- list [--org ORG_ID]
   npm run keys -- revoke KEY_ID`;
 
@@ -26,6 +26,7 @@ const { positionals, values } = parseArgs({
     name: { type: "string" },
     admin: { type: "boolean", default: false },
     roles: { type: "string" },
+    "rate-limit": { type: "string" },
     "org-name": { type: "string", default: "Default organization" },
     "workspace-name": { type: "string", default: "Default workspace" },
   },
@@ -64,6 +65,7 @@ switch (command) {
       name: values.name ?? "api key",
       admin: values.admin,
       roles: values.roles?.split(",").filter(Boolean),
+      rateLimitPerMinute: values["rate-limit"] ? Number(values["rate-limit"]) : undefined,
     });
     printNewKey(key, record);
     break;

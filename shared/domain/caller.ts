@@ -9,4 +9,6 @@ export interface Caller {
   roles: string[];
   admin: boolean;
   keyId: string;
+  /** Requests per minute this key may make, when its owner set a limit. */
+  rateLimitPerMinute?: number;
 }

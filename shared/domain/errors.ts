@@ -115,6 +115,22 @@ export interface ValidationIssue {
   type: string;
 }
 
+/** A key's per-minute request limit is used up until the next minute. */
+export class RateLimited extends ApiError {
+  constructor(limit: number, retryAfterSeconds: number) {
+    super(429, "rate_limit_error", `This API key may make ${limit} requests per minute; try again in ${retryAfterSeconds} s`, "rate_limit_exceeded", null, {
+      headers: { "retry-after": String(retryAfterSeconds) },
+    });
+  }
+}
+
+/** The workspace's month-to-date spend has reached its limit: model calls wait for next month or a higher limit. */
+export class SpendLimitReached extends ApiError {
+  constructor(value: number, currency: string) {
+    super(429, "rate_limit_error", `This workspace has reached its monthly spend limit of ${value} ${currency}; model calls resume next month or when an admin raises the limit`, "spend_limit_reached");
+  }
+}
+
 /** An upstream (model backend) failure, with the status the client should see (4xx → 400, auth → 502, 429 → 429, else 502/504). */
 export class UpstreamError extends ApiError {
   constructor(

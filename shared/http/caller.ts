@@ -6,7 +6,7 @@ import { Unauthorized } from "../domain/errors.js";
  * API Gateway REST passes the authorizer's context as flat string values, so the caller travels as
  * strings and is rebuilt here (see functions/auth/authorizer.ts for the other half).
  */
-export type CallerContext = Record<keyof Caller, string>;
+export type CallerContext = Record<Exclude<keyof Caller, "rateLimitPerMinute">, string> & { rateLimitPerMinute?: string };
 
 export function toCallerContext(caller: Caller): CallerContext {
   return {
@@ -17,6 +17,8 @@ export function toCallerContext(caller: Caller): CallerContext {
     roles: caller.roles.join(","),
     admin: String(caller.admin),
     keyId: caller.keyId,
+    // Only keys with a limit carry it, so the context of every other key stays as it was.
+    ...(caller.rateLimitPerMinute !== undefined ? { rateLimitPerMinute: String(caller.rateLimitPerMinute) } : {}),
   };
 }
 
@@ -31,5 +33,6 @@ export function callerFrom(event: APIGatewayProxyEvent): Caller {
     roles: context.roles ? context.roles.split(",").filter(Boolean) : [],
     admin: context.admin === "true",
     keyId: context.keyId,
+    ...(context.rateLimitPerMinute ? { rateLimitPerMinute: Number(context.rateLimitPerMinute) } : {}),
   };
 }

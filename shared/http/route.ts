@@ -64,7 +64,10 @@ export interface RouteTable {
  * Lambda needs to know at load). The local server and the tests load handler modules in one process, so
  * there the row is looked up from each event's method and resource, exactly as API Gateway routed it.
  */
-export function routeFactory(table: RouteTable) {
+/** Checks that may refuse a caller after its auth and permission passed (e.g. per-key rate limits), bound in functions/route.ts. */
+export type CallerGuard = (caller: Caller) => Promise<void>;
+
+export function routeFactory(table: RouteTable, guards: CallerGuard[] = []) {
   return function route<P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined>(
     spec: RouteSpec<P, Q, B>,
     fn: (input: RouteInput<Out<P>, Out<Q>, Out<B>>) => Promise<unknown>,
@@ -72,7 +75,7 @@ export function routeFactory(table: RouteTable) {
     const chains = new Map<string, RouteHandler>();
     const chainFor = (policy: RoutePolicy): RouteHandler => {
       const key = routeKey(policy);
-      if (!chains.has(key)) chains.set(key, buildChain(policy, spec as RouteSpec<Schema, Schema, Schema>, fn as never));
+      if (!chains.has(key)) chains.set(key, buildChain(policy, spec as RouteSpec<Schema, Schema, Schema>, fn as never, guards));
       return chains.get(key)!;
     };
 
@@ -95,6 +98,7 @@ function buildChain(
   policy: RoutePolicy,
   spec: RouteSpec<Schema, Schema, Schema>,
   fn: (input: RouteInput<unknown, unknown, unknown>) => Promise<unknown>,
+  guards: CallerGuard[],
 ): RouteHandler {
   const core = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
     const caller = authorized(policy, event);
@@ -110,7 +114,12 @@ function buildChain(
     .use(injectLambdaContext(logger))
     .use(httpHeaderNormalizer())
     // Who may call comes before reading what they sent: a refused caller learns nothing about the body's rules.
-    .use({ before: (request) => void authorized(policy, request.event) });
+    .use({
+      before: async (request) => {
+        const caller = authorized(policy, request.event);
+        if (caller) for (const guard of guards) await guard(caller);
+      },
+    });
   if (spec.parser) chain.use(spec.parser());
   else if (spec.body) chain.use(jsonBody());
   chain.use({

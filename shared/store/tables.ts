@@ -103,7 +103,15 @@ export const batchTable = {
   globalIndexes: [{ name: "active", partitionKey: { name: "activeKey", type: "S" }, sortKey: { name: "createdKey", type: "S" } }],
 } as const satisfies TableDefinition;
 
-export const tables = [tenancyTable, filesTable, modelsTable, usageTable, batchTable, registryTable, agentsTable] as const;
+/** Per-key request counters, one item per key and minute, gone after two minutes (per-key rate limits). */
+export const ratesTable = {
+  name: "rates",
+  partitionKey: { name: "key", type: "S" },
+  sortKey: { name: "window", type: "S" },
+  timeToLive: "ttl",
+} as const satisfies TableDefinition;
+
+export const tables = [tenancyTable, filesTable, modelsTable, usageTable, batchTable, registryTable, agentsTable, ratesTable] as const;
 
 export type TableName = (typeof tables)[number]["name"];
 

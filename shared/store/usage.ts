@@ -1,17 +1,99 @@
-import { PutCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { tableName } from "../config.js";
 import type { UsageRecord } from "../domain/usage.js";
 import { documents } from "./client.js";
 
 const RETENTION_SECONDS = 400 * 24 * 3600;
+const table = () => tableName("usage");
+
+/*
+ * One partition per workspace:
+ *   <at>#<requestId>                 one record per model call (kept 400 days)
+ *   MONTH#<yyyy-mm>                  the month's spend, in micro-units (ADD: exact under concurrency)
+ *   DAY#<yyyy-mm-dd>#<model>#<key>   the day's totals per model and key, for usage reports
+ */
+export interface DailyUsage {
+  day: string;
+  model: string;
+  keyId: string;
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+  costMicros: number;
+}
+
+const ttlOf = (at: string) => Math.floor(Date.parse(at) / 1000) + RETENTION_SECONDS;
 
 export const usageStore = {
   async record(usage: UsageRecord): Promise<void> {
-    await documents.send(
-      new PutCommand({
-        TableName: tableName("usage"),
-        Item: { ...usage, sk: `${usage.at}#${usage.requestId}`, ttl: Math.floor(Date.parse(usage.at) / 1000) + RETENTION_SECONDS },
-      }),
-    );
+    await documents.send(new PutCommand({ TableName: table(), Item: { ...usage, sk: `${usage.at}#${usage.requestId}`, ttl: ttlOf(usage.at) } }));
+  },
+
+  /** Adds one call to the month's spend and the day's totals (two atomic ADDs, no read). */
+  async addToTotals(workspace: string, call: { month: string; day: string; model: string; keyId: string; at: string; promptTokens: number; completionTokens: number; costMicros: number }): Promise<void> {
+    await Promise.all([
+      documents.send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: { workspace, sk: `MONTH#${call.month}` },
+          UpdateExpression: "ADD spentMicros :cost, requests :one SET #ttl = :ttl",
+          ExpressionAttributeNames: { "#ttl": "ttl" },
+          ExpressionAttributeValues: { ":cost": call.costMicros, ":one": 1, ":ttl": ttlOf(call.at) },
+        }),
+      ),
+      documents.send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: { workspace, sk: `DAY#${call.day}#${call.model}#${call.keyId}` },
+          UpdateExpression: "ADD requests :one, promptTokens :p, completionTokens :c, costMicros :cost SET #day = :day, model = :model, keyId = :key, #ttl = :ttl",
+          ExpressionAttributeNames: { "#day": "day", "#ttl": "ttl" },
+          ExpressionAttributeValues: {
+            ":one": 1,
+            ":p": call.promptTokens,
+            ":c": call.completionTokens,
+            ":cost": call.costMicros,
+            ":day": call.day,
+            ":model": call.model,
+            ":key": call.keyId,
+            ":ttl": ttlOf(call.at),
+          },
+        }),
+      ),
+    ]);
+  },
+
+  /** What the workspace has spent this month, in micro-units. */
+  async monthSpend(workspace: string, month: string): Promise<number> {
+    const out = await documents.send(new GetCommand({ TableName: table(), Key: { workspace, sk: `MONTH#${month}` }, ConsistentRead: true }));
+    return (out.Item?.spentMicros as number | undefined) ?? 0;
+  },
+
+  /** The day totals from `fromDay` to `toDay` inclusive. */
+  async dailyTotals(workspace: string, fromDay: string, toDay: string): Promise<DailyUsage[]> {
+    const items: DailyUsage[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await documents.send(
+        new QueryCommand({
+          TableName: table(),
+          KeyConditionExpression: "workspace = :w AND sk BETWEEN :from AND :to",
+          ExpressionAttributeValues: { ":w": workspace, ":from": `DAY#${fromDay}`, ":to": `DAY#${toDay}#\uffff` },
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const item of out.Items ?? []) {
+        items.push({
+          day: item.day as string,
+          model: item.model as string,
+          keyId: item.keyId as string,
+          requests: item.requests as number,
+          promptTokens: item.promptTokens as number,
+          completionTokens: item.completionTokens as number,
+          costMicros: item.costMicros as number,
+        });
+      }
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return items;
   },
 };

@@ -38,6 +38,9 @@ const actionsOf = (statements: Json[]) => [...new Set(statements.flatMap((st) =>
 const row = (handler: string) => routes.find((r) => r.handler === handler)!;
 const refName = (resource: Json): string | undefined => resource.Ref ?? resource["Fn::Join"]?.[1]?.[0]?.Ref;
 
+/** A row's statements but the one on the rate counters, which every keyed row has. */
+const withoutRateCounters = (statements: Json[]) => statements.filter((st) => !list<Json>(st.Resource).some((r) => refName(r) === "RatesTableArn"));
+
 describe("IAM", () => {
   it("has no Allow statement with a `*` resource or a wildcard action, in any stack", () => {
     const all = s.stacks.flatMap((stack) => allowStatements(s.template(stack)));
@@ -53,8 +56,16 @@ describe("IAM", () => {
     }
   });
 
+  it("lets every keyed row update the rate counters and nothing else of that table; public rows not at all", () => {
+    for (const keyed of routes) {
+      const onRates = roleStatements(keyed).filter((st) => list<Json>(st.Resource).some((r) => refName(r) === "RatesTableArn"));
+      if (keyed.auth === "public") expect(onRates, keyed.handler).toHaveLength(0);
+      else expect(onRates.map((st) => [list<string>(st.Action), list<Json>(st.Resource).length]), keyed.handler).toEqual([[["dynamodb:UpdateItem"], 1]]);
+    }
+  });
+
   it("gives a read row exactly the read actions on its table and the table's indexes", () => {
-    const statements = roleStatements(row("files/list"));
+    const statements = withoutRateCounters(roleStatements(row("files/list")));
     expect(actionsOf(statements)).toEqual([...TABLE_READ, ...LOGS].toSorted());
     const table = statements.find((st) => list<string>(st.Action).includes("dynamodb:Query"))!;
     // Each index by name, from the table definition: no `index/*`.
@@ -63,7 +74,7 @@ describe("IAM", () => {
   });
 
   it("gives a readwrite + readwrite-delete row exactly those table and object actions, objects under workspaces/ only", () => {
-    const statements = roleStatements(row("files/complete-upload"));
+    const statements = withoutRateCounters(roleStatements(row("files/complete-upload")));
     const objects = ["s3:AbortMultipartUpload", "s3:DeleteObject", "s3:GetObject", "s3:ListMultipartUploadParts", "s3:PutObject"];
     expect(actionsOf(statements)).toEqual([...new Set([...TABLE_READ, ...TABLE_WRITE, ...objects, ...LOGS])].toSorted());
     const bucket = statements.filter((st) => list<string>(st.Action).some((a) => a.startsWith("s3:")));
@@ -81,7 +92,8 @@ describe("IAM", () => {
 
   it("gives each row's role only the tables and bucket access its grants name", () => {
     for (const r of routes) {
-      const statements = roleStatements(r);
+      // The rate counters are checked on their own above.
+      const statements = withoutRateCounters(roleStatements(r));
       const actions = actionsOf(statements);
       const tablesTouched = new Set(
         statements.filter((st) => list<string>(st.Action).some((a) => a.startsWith("dynamodb:"))).flatMap((st) => list<Json>(st.Resource).map(refName)),

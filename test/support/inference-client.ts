@@ -214,10 +214,15 @@ const usageTable = () => {
   return name;
 };
 
-/** Every usage record of a workspace, oldest first. */
+/** Every usage record of a workspace, oldest first (records sort by time, before the DAY#/MONTH# totals). */
 export async function usageRecords(workspace: string): Promise<UsageRecord[]> {
   const out = await documents.send(
-    new QueryCommand({ TableName: usageTable(), KeyConditionExpression: "workspace = :w", ExpressionAttributeValues: { ":w": workspace }, ConsistentRead: true }),
+    new QueryCommand({
+      TableName: usageTable(),
+      KeyConditionExpression: "workspace = :w AND sk < :totals",
+      ExpressionAttributeValues: { ":w": workspace, ":totals": "A" },
+      ConsistentRead: true,
+    }),
   );
   return (out.Items ?? []) as UsageRecord[];
 }

@@ -35,5 +35,6 @@ export async function resolveCaller(secret: string): Promise<Caller | undefined>
     roles,
     admin: key.admin || roles.includes("organization_admin"),
     keyId: key.keyId,
+    ...(key.rateLimitPerMinute ? { rateLimitPerMinute: key.rateLimitPerMinute } : {}),
   };
 }

@@ -4,6 +4,7 @@ import { asApiError, CLIENT_CLOSED } from "../../domain/errors.js";
 import type { InferenceProvider } from "../../inference/types.js";
 import { logger } from "../../observability/logger.js";
 import { usageStore } from "../../store/usage.js";
+import { assertWithinSpendLimit, charge, costOf } from "../usage/spend.js";
 
 /**
  * Usage recording: one record per model call (chat, FIM, embeddings, moderations; synchronous or from a
@@ -18,14 +19,19 @@ export interface CallContext {
   signal?: AbortSignal;
 }
 
-/** The model and backend a call went to, as its usage record names them. */
+/** The model and backend a call went to, as its usage record names them (a fine-tuned model is priced as its root). */
 export interface ModelCall {
-  model: Pick<ModelEntry, "id">;
+  model: Pick<ModelEntry, "id" | "root">;
   provider: Pick<InferenceProvider, "backend">;
 }
 
-/** A call that fails before answering still leaves its usage record, with the status the caller gets. */
+/**
+ * Every model call goes through here: refused once the workspace's spend limit is reached (before the
+ * provider is called), and a call that fails before answering still leaves its usage record, with the
+ * status the caller gets.
+ */
 export async function failuresRecorded<T>(ctx: CallContext, prepared: ModelCall, started: number, call: () => Promise<T>): Promise<T> {
+  await assertWithinSpendLimit(ctx.caller);
   try {
     return await call();
   } catch (error) {
@@ -35,14 +41,18 @@ export async function failuresRecorded<T>(ctx: CallContext, prepared: ModelCall,
   }
 }
 
-/** One usage record per model call; a failure to record is logged, never turned into a failed call. */
+/** One usage record per model call, and its cost added to the workspace's totals; a failure to record is logged, never turned into a failed call. */
 export async function recordUsage(
   ctx: CallContext,
   prepared: ModelCall,
   call: { promptTokens: number; completionTokens: number; started: number; status: number | "stream_error" },
 ): Promise<void> {
-  try {
-    await usageStore.record({
+  const at = new Date();
+  const tokens = { promptTokens: call.promptTokens, completionTokens: call.completionTokens };
+  const cost = costOf(prepared.model, tokens);
+  // The record and the totals are written independently: either failing is logged, never the call's failure.
+  const written = await Promise.allSettled([
+    usageStore.record({
       workspace: ctx.caller.workspace,
       organization: ctx.caller.organization,
       principal: ctx.caller.principal,
@@ -54,9 +64,13 @@ export async function recordUsage(
       latencyMs: Date.now() - call.started,
       status: call.status,
       backend: prepared.provider.backend,
-      at: new Date().toISOString(),
-    });
-  } catch (error) {
-    logger.error("usage record not written", { error: error as Error, requestId: ctx.requestId });
+      keyId: ctx.caller.keyId,
+      costMicros: cost,
+      at: at.toISOString(),
+    }),
+    charge(ctx.caller, prepared.model, tokens, at),
+  ]);
+  for (const outcome of written) {
+    if (outcome.status === "rejected") logger.error("usage not recorded", { error: outcome.reason as Error, requestId: ctx.requestId });
   }
 }

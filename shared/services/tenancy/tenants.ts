@@ -15,6 +15,8 @@ export interface KeyRequest {
   name: string;
   admin: boolean;
   roles?: string[];
+  /** Requests per minute the key may make (none when absent). */
+  rateLimitPerMinute?: number;
   principal?: { id: string; type: PrincipalType };
   /** Use this exact secret instead of generating one (the dev stack's PLATFORM_API_KEY). */
   key?: string;
@@ -38,6 +40,7 @@ export async function createApiKey(request: KeyRequest): Promise<NewKey> {
     createdAt: now,
     revokedAt: null,
     preview: previewOf(key),
+    ...(request.rateLimitPerMinute ? { rateLimitPerMinute: request.rateLimitPerMinute } : {}),
   };
   await tenancyStore.putApiKey(record);
   return { key, record };

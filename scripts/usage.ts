@@ -1,0 +1,50 @@
+/**
+ * Usage reports and spend limits, against the tables of a deployment or of the running local stack:
+ *
+ *   npm run usage -- report --workspace WS [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--by day,model,key]
+ *   npm run usage -- set-limit --org ORG --workspace WS (--value 25 [--currency USD] | --none)
+ *
+ * Real tables: set TABLE_USAGE and TABLE_TENANCY (DataStack outputs) and the usual AWS credentials and region.
+ * Local: with them unset, it uses the stack `npm start` is running (PLATFORM_DATA_DIR/local-stack.json).
+ */
+import { parseArgs } from "node:util";
+import { fail, useTablesOrLocalStack } from "./cli-target.js";
+
+const USAGE = `Usage:
+  npm run usage -- report --workspace WS [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--by day,model,key]
+  npm run usage -- set-limit --org ORG --workspace WS (--value 25 [--currency USD] | --none)`;
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: {
+    org: { type: "string" },
+    workspace: { type: "string" },
+    from: { type: "string" },
+    to: { type: "string" },
+    by: { type: "string", default: "day,model" },
+    value: { type: "string" },
+    currency: { type: "string", default: "USD" },
+    none: { type: "boolean", default: false },
+  },
+});
+
+const [command] = positionals;
+if (!command || !["report", "set-limit"].includes(command) || !values.workspace) fail(USAGE);
+useTablesOrLocalStack(command === "report" ? "usage" : "tenancy");
+
+const { usageReport, setSpendLimit } = await import("../shared/services/usage/report.js");
+const { UsageReportQuery, SpendLimitIn } = await import("../shared/schemas/usage.js");
+
+if (command === "report") {
+  const query = UsageReportQuery.safeParse({ from: values.from, to: values.to, group_by: values.by });
+  if (!query.success) fail(`${USAGE}\n\n${query.error.issues.map((i) => i.message).join("; ")}`);
+  const report = await usageReport(values.workspace!, { from: query.data.from, to: query.data.to, groupBy: query.data.group_by });
+  console.log(`Workspace ${report.workspace_id}, ${report.from} to ${report.to} (${report.currency}, prices as of ${report.prices_as_of})`);
+  console.table(report.data.map((r) => ({ day: r.day ?? "", model: r.model ?? "", key: r.key_id ?? "", requests: r.requests, prompt_tokens: r.prompt_tokens, completion_tokens: r.completion_tokens, cost: r.cost })));
+  console.log(`Total: ${report.total.requests} requests, ${report.total.prompt_tokens} + ${report.total.completion_tokens} tokens, ${report.total.cost} ${report.currency}`);
+} else {
+  if (!values.org || (values.none === (values.value !== undefined))) fail(USAGE);
+  const input = SpendLimitIn.safeParse(values.none ? { no_monthly_limit: true } : { value: Number(values.value), currency: values.currency });
+  if (!input.success) fail(`${USAGE}\n\n${input.error.issues.map((i) => i.message).join("; ")}`);
+  console.log(JSON.stringify(await setSpendLimit(values.org!, values.workspace!, input.data)));
+}

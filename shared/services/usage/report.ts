@@ -1,0 +1,81 @@
+import type { Caller } from "../../domain/caller.js";
+import { NotFound, Unprocessable } from "../../domain/errors.js";
+import type { SpendLimit } from "../../domain/identity/records.js";
+import { dayOf, MICROS_PER_UNIT, monthOf, spendLimitReached } from "../../domain/pricing.js";
+import type { SpendLimitIn } from "../../schemas/usage.js";
+import { identityStore } from "../../store/identity.js";
+import { usageStore, type DailyUsage } from "../../store/usage.js";
+import { priceList } from "./spend.js";
+
+type GroupBy = "day" | "model" | "key";
+
+const units = (micros: number) => micros / MICROS_PER_UNIT;
+const wireLimit = (limit: SpendLimit | null | undefined) => (limit ? { value: limit.value, currency: limit.currency, no_monthly_limit: limit.noMonthlyLimit } : null);
+
+/** The workspace's usage from its daily totals, grouped as asked; at most 366 days at once. */
+export async function usageReport(workspace: string, options: { from?: string; to?: string; groupBy: GroupBy[] }, now = new Date()) {
+  const to = options.to ?? dayOf(now);
+  const from = options.from ?? `${monthOf(now)}-01`;
+  const days = (Date.parse(to) - Date.parse(from)) / 86_400_000;
+  if (days < 0) throw new Unprocessable([{ loc: ["query", "from"], msg: "from is after to", type: "value_error" }]);
+  if (days > 366) throw new Unprocessable([{ loc: ["query", "from"], msg: "A report covers at most 366 days", type: "value_error" }]);
+  const groups = new Map<string, DailyUsage>();
+  for (const row of await usageStore.dailyTotals(workspace, from, to)) {
+    const key = [options.groupBy.includes("day") ? row.day : "", options.groupBy.includes("model") ? row.model : "", options.groupBy.includes("key") ? row.keyId : ""].join("\u0000");
+    const group = groups.get(key) ?? { ...row, requests: 0, promptTokens: 0, completionTokens: 0, costMicros: 0 };
+    group.requests += row.requests;
+    group.promptTokens += row.promptTokens;
+    group.completionTokens += row.completionTokens;
+    group.costMicros += row.costMicros;
+    groups.set(key, group);
+  }
+  const data = [...groups.values()]
+    .sort((a, b) => a.day.localeCompare(b.day) || a.model.localeCompare(b.model) || a.keyId.localeCompare(b.keyId))
+    .map((g) => ({
+      day: options.groupBy.includes("day") ? g.day : null,
+      model: options.groupBy.includes("model") ? g.model : null,
+      key_id: options.groupBy.includes("key") ? g.keyId : null,
+      requests: g.requests,
+      prompt_tokens: g.promptTokens,
+      completion_tokens: g.completionTokens,
+      cost: units(g.costMicros),
+    }));
+  const sum = (pick: (r: (typeof data)[number]) => number) => data.reduce((total, r) => total + pick(r), 0);
+  return {
+    object: "usage_report" as const,
+    workspace_id: workspace,
+    from,
+    to,
+    currency: priceList.currency,
+    prices_as_of: priceList.as_of,
+    data,
+    total: { requests: sum((r) => r.requests), prompt_tokens: sum((r) => r.prompt_tokens), completion_tokens: sum((r) => r.completion_tokens), cost: units([...groups.values()].reduce((t, g) => t + g.costMicros, 0)) },
+  };
+}
+
+/** The month so far against the workspace's limit. */
+export async function spendOf(caller: Pick<Caller, "organization" | "workspace">, now = new Date()) {
+  const month = monthOf(now);
+  const [workspace, spentMicros] = await Promise.all([identityStore.getWorkspaceItem(caller.organization, caller.workspace), usageStore.monthSpend(caller.workspace, month)]);
+  if (!workspace) throw new NotFound("workspace", caller.workspace);
+  return {
+    object: "spend" as const,
+    workspace_id: caller.workspace,
+    month,
+    spent: units(spentMicros),
+    currency: priceList.currency,
+    spend_limit: wireLimit(workspace.spendLimit),
+    limit_reached: spendLimitReached({ limit: workspace.spendLimit, spentMicros }),
+  };
+}
+
+/** Sets (or clears, with no_monthly_limit) a workspace's monthly spend limit; the workspace must be the organization's. */
+export async function setSpendLimit(organization: string, workspace: string, input: SpendLimitIn) {
+  const limit: SpendLimit = input.no_monthly_limit ? { value: null, currency: null, noMonthlyLimit: true } : { value: input.value!, currency: input.currency!, noMonthlyLimit: false };
+  if (!limit.noMonthlyLimit && limit.currency !== priceList.currency) {
+    throw new Unprocessable([{ loc: ["body", "currency"], msg: `Prices are in ${priceList.currency}; a limit in another currency could not be compared`, type: "value_error" }]);
+  }
+  const updated = await identityStore.updateWorkspace(organization, workspace, { spendLimit: limit, updatedAt: new Date().toISOString() });
+  if (!updated) throw new NotFound("workspace", workspace);
+  return wireLimit(updated.spendLimit)!;
+}

@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { costMicros, dayOf, monthOf, priceOf, spendLimitReached } from "../../../shared/domain/pricing.js";
+
+const list = { as_of: "2026-11-23", currency: "USD", models: { small: { input_per_million: 0.1, output_per_million: 0.3 } } };
+
+describe("pricing", () => {
+  it("prices a fine-tuned model as its root, and an unknown model not at all", () => {
+    expect(priceOf(list, { id: "ft:small:acme", root: "small" })).toBe(list.models.small);
+    expect(priceOf(list, { id: "other" })).toBeUndefined();
+  });
+
+  it("costs a call in whole micro-dollars, rounded up", () => {
+    expect(costMicros(list.models.small, { promptTokens: 1_000_000, completionTokens: 0 })).toBe(100_000);
+    expect(costMicros(list.models.small, { promptTokens: 3, completionTokens: 1 })).toBe(1);
+    expect(costMicros(undefined, { promptTokens: 10, completionTokens: 10 })).toBe(0);
+  });
+
+  it("reaches a limit when the month's spend equals or passes it, never without a limit", () => {
+    const limit = { value: 1, currency: "USD", noMonthlyLimit: false };
+    expect(spendLimitReached({ limit, spentMicros: 999_999 })).toBe(false);
+    expect(spendLimitReached({ limit, spentMicros: 1_000_000 })).toBe(true);
+    expect(spendLimitReached({ limit: { value: null, currency: null, noMonthlyLimit: true }, spentMicros: 9e12 })).toBe(false);
+    expect(spendLimitReached({ limit: null, spentMicros: 9e12 })).toBe(false);
+  });
+
+  it("keys months and days in UTC", () => {
+    expect(monthOf(new Date("2026-11-30T23:59:59.999Z"))).toBe("2026-11");
+    expect(dayOf(new Date("2026-12-01T00:00:00.000Z"))).toBe("2026-12-01");
+  });
+});
