@@ -1,0 +1,5 @@
+// Every entry of the concurrency ring; a module registers its entries when imported.
+import "./agents.js";
+import "./batch.js";
+import "./files.js";
+import "./registry.js";

@@ -1,0 +1,93 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { join } from "node:path";
+import { freePort } from "../../infra/local/net.js";
+import { ROOT_DIR } from "../../infra/local/stack.js";
+
+/** `npm start` as a child process: its URL, its key, and a way to kill it with everything it started. */
+export interface StartedProcess {
+  url: string;
+  key: string;
+  /** Everything it printed (stdout and stderr), for failure messages. */
+  output(): string;
+  /** SIGKILL to its whole process group (tsx, node, DynamoDB Local's java): a crash, not a shutdown. */
+  kill(): Promise<void>;
+}
+
+const running = new Set<ChildProcess>();
+
+const killGroup = (child: ChildProcess) => {
+  try {
+    process.kill(-child.pid!, "SIGKILL");
+  } catch {
+    // The group is gone already.
+  }
+};
+
+/** Kills every process this module started that is still there (afterAll, whatever happened). */
+export async function killAllStarted(): Promise<void> {
+  await Promise.all([...running].map((child) => stopped(child, () => killGroup(child))));
+}
+
+function stopped(child: ChildProcess, kill: () => void): Promise<void> {
+  const gone = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once("exit", () => resolve());
+  });
+  kill();
+  return gone;
+}
+
+/**
+ * Runs `tsx infra/local/start.ts` (what `npm start` runs) in its own process group, on a free port, with
+ * the given data directory and key, and answers once it serves. Env of the test run's own backends is
+ * not passed on: the child starts its own.
+ */
+export async function startNpmStart(options: { dataDir: string; key: string; timeoutMs?: number }): Promise<StartedProcess> {
+  const port = await freePort();
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value !== undefined && !/^(AWS_|TABLE_|STATE_MACHINE_|FILES_BUCKET|INFERENCE_|VITEST)/.test(name)) env[name] = value;
+  }
+  Object.assign(env, { PORT: String(port), PLATFORM_DATA_DIR: options.dataDir, PLATFORM_API_KEY: options.key, POWERTOOLS_LOG_LEVEL: "ERROR" });
+  const child = spawn(join(ROOT_DIR, "node_modules/.bin/tsx"), ["infra/local/start.ts"], { cwd: ROOT_DIR, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  running.add(child);
+  child.once("exit", () => running.delete(child));
+  const chunks: string[] = [];
+  const output = () => chunks.join("");
+  const serving = new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`npm start did not serve within ${options.timeoutMs ?? 60_000} ms:\n${output()}`)), options.timeoutMs ?? 60_000);
+    const onData = (data: Buffer) => {
+      chunks.push(String(data));
+      const url = /Platform API listening on (\S+)/.exec(output())?.[1];
+      if (url) {
+        clearTimeout(timer);
+        resolve(url);
+      }
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", (data: Buffer) => chunks.push(String(data)));
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`npm start exited (${code ?? signal}) before serving:\n${output()}`));
+    });
+  });
+  try {
+    const url = await serving;
+    return { url, key: options.key, output, kill: () => stopped(child, () => killGroup(child)) };
+  } catch (error) {
+    await stopped(child, () => killGroup(child));
+    throw error;
+  }
+}
+
+/** A small deterministic generator (mulberry32), so a failing run can be replayed from its seed. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
