@@ -12,6 +12,7 @@ import { inferenceRoutes } from "./inference/routes.js";
 import { modelRoutes } from "./models/routes.js";
 import { promptRoutes } from "./prompts/routes.js";
 import type { Grants, RouteRow } from "./route-row.js";
+import { serviceAccountRoutes } from "./service-accounts/routes.js";
 import { skillRoutes } from "./skills/routes.js";
 
 export type { Access, Grants, ObjectAccess, RouteRow } from "./route-row.js";
@@ -24,6 +25,7 @@ export const routes: readonly RouteRow[] = [
   ...agentRoutes,
   ...promptRoutes,
   ...skillRoutes,
+  ...serviceAccountRoutes,
 ];
 
 const byKey = new Map(routes.map((row) => [routeKey(row), row]));
