@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Caller } from "../../domain/caller.js";
 import type { ApiKeyRecord } from "../../domain/api-keys.js";
-import { Conflict, Forbidden, NotFound, Unprocessable, type ValidationIssue } from "../../domain/errors.js";
+import { ApiError, Conflict, Forbidden, Unprocessable, type ValidationIssue } from "../../domain/errors.js";
 import type { ServiceAccountRecord, Workspace } from "../../domain/identity/records.js";
 import { roleUuid, WORKSPACE_ROLES, workspaceRole, type WorkspaceRoleName } from "../../domain/identity/roles.js";
 import type {
@@ -56,7 +56,7 @@ const toKeyOut = (key: ApiKeyRecord): ServiceAccountKeyOut => ({
  */
 async function administered(caller: Caller, workspaceId: string): Promise<Workspace> {
   const workspace = await identityStore.getWorkspaceItem(caller.organization, workspaceId);
-  if (!workspace) throw new NotFound("workspace", workspaceId);
+  if (!workspace) throw notFound("workspace", workspaceId);
   if (workspaceId === caller.workspace || caller.admin) return workspace;
   if (caller.principalType === "user") {
     const membership = await identityStore.getMembership(workspaceId, caller.principal);
@@ -68,7 +68,7 @@ async function administered(caller: Caller, workspaceId: string): Promise<Worksp
 /** The caller's organization's account, once the caller may manage its workspace. */
 async function account(caller: Caller, id: string): Promise<ServiceAccountRecord> {
   const found = await identityStore.getServiceAccount(caller.organization, id);
-  if (!found) throw new NotFound("service_account", id);
+  if (!found) throw notFound("service_account", id);
   await administered(caller, found.workspace);
   return found;
 }
@@ -79,6 +79,10 @@ async function liveAccount(caller: Caller, id: string): Promise<ServiceAccountRe
   if (found.deletedAt) throw deleted(id);
   return found;
 }
+
+/** Accounts and workspaces are the organization's: another organization's answer as unknown ones. */
+const notFound = (resource: "workspace" | "service_account" | "api_key", id: string) =>
+  new ApiError(404, "not_found_error", `No ${resource.replace("_", " ")} with id '${id}' exists in this organization`, `${resource}_not_found`);
 
 const deleted = (id: string) => new Conflict(`Service account '${id}' is deleted`, "service_account_deleted");
 
@@ -208,6 +212,6 @@ export async function listKeys(caller: Caller, id: string): Promise<ServiceAccou
 export async function revokeKey(caller: Caller, id: string, keyId: string): Promise<void> {
   const target = await account(caller, id);
   const key = (await keysOf(target)).find((k) => k.keyId === keyId);
-  if (!key) throw new NotFound("api_key", keyId);
+  if (!key) throw notFound("api_key", keyId);
   if (!key.revokedAt) await tenancyStore.revokeApiKey(keyId, new Date().toISOString());
 }
