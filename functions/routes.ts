@@ -12,6 +12,7 @@ import { inferenceRoutes } from "./inference/routes.js";
 import { modelRoutes } from "./models/routes.js";
 import { promptRoutes } from "./prompts/routes.js";
 import type { Grants, RouteRow } from "./route-row.js";
+import { serviceAccountRoutes } from "./service-accounts/routes.js";
 import { skillRoutes } from "./skills/routes.js";
 import { usageRoutes } from "./usage/routes.js";
 
@@ -26,6 +27,7 @@ export const routes: readonly RouteRow[] = [
   ...promptRoutes,
   ...skillRoutes,
   ...usageRoutes,
+  ...serviceAccountRoutes,
 ];
 
 const byKey = new Map(routes.map((row) => [routeKey(row), row]));

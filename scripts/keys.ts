@@ -3,7 +3,8 @@
  *
  *   npm run keys -- bootstrap [--org-name NAME] [--workspace-name NAME]
  *   npm run keys -- create --org ORG_ID --workspace WORKSPACE_ID [--name NAME] [--admin] [--roles a,b] [--rate-limit N]
- *   npm run keys -- list [--org ORG_ID]
+ *   npm run keys -- create --org ORG_ID --service-account SERVICE_ACCOUNT_ID [--name NAME] [--rate-limit N]
+ *   npm run keys -- list [--org ORG_ID] [--service-account SERVICE_ACCOUNT_ID]
  *   npm run keys -- revoke KEY_ID
  *
  * Real tables: set TABLE_TENANCY (the DataStack output) and the usual AWS credentials and region.
@@ -15,7 +16,8 @@ import { fail, useTablesOrLocalStack } from "./cli-target.js";
 const USAGE = `Usage:
   npm run keys -- bootstrap [--org-name NAME] [--workspace-name NAME]
   npm run keys -- create --org ORG_ID --workspace WORKSPACE_ID [--name NAME] [--admin] [--roles a,b] [--rate-limit N]
-  npm run keys -- list [--org ORG_ID]
+  npm run keys -- create --org ORG_ID --service-account SERVICE_ACCOUNT_ID [--name NAME] [--rate-limit N]
+  npm run keys -- list [--org ORG_ID] [--service-account SERVICE_ACCOUNT_ID]
   npm run keys -- revoke KEY_ID`;
 
 const { positionals, values } = parseArgs({
@@ -27,6 +29,7 @@ const { positionals, values } = parseArgs({
     admin: { type: "boolean", default: false },
     roles: { type: "string" },
     "rate-limit": { type: "string" },
+    "service-account": { type: "string" },
     "org-name": { type: "string", default: "Default organization" },
     "workspace-name": { type: "string", default: "Default workspace" },
   },
@@ -39,6 +42,8 @@ useTablesOrLocalStack("tenancy");
 // Loaded after the environment is settled: the SDK clients are built from it.
 const tenants = await import("../shared/services/tenancy/tenants.js");
 const { tenancyStore } = await import("../shared/store/tenancy.js");
+const { identityStore } = await import("../shared/store/identity.js");
+const serviceAccounts = await import("../shared/services/identity/service-accounts.js");
 
 function printNewKey(key: string, record: { keyId: string; organization: string; workspace: string }): void {
   console.log(`Key id:       ${record.keyId}`);
@@ -56,6 +61,18 @@ switch (command) {
     break;
   }
   case "create": {
+    if (values["service-account"]) {
+      // A service account's key: in the account's workspace, acting with the account's roles as they are at each call.
+      if (!values.org) fail("create --service-account needs --org");
+      if (values.workspace || values.admin || values.roles) fail("a service account's key takes its workspace and roles from the account: drop --workspace, --admin and --roles");
+      const account = await identityStore.getServiceAccount(values.org, values["service-account"]);
+      if (!account) fail(`No service account ${values["service-account"]} in organization ${values.org}`);
+      if (account.deletedAt) fail(`Service account ${account.id} is deleted`);
+      const issued = await serviceAccounts.issueKey(account, values.name ?? `${account.name} key`, values["rate-limit"] ? Number(values["rate-limit"]) : undefined);
+      printNewKey(issued.key, { keyId: issued.id, organization: account.organization, workspace: account.workspace });
+      console.log(`Service account: ${account.id} (roles: ${account.roles.join(", ") || "none yet"})`);
+      break;
+    }
     if (!values.org || !values.workspace) fail("create needs --org and --workspace");
     const workspace = await tenancyStore.getWorkspace(values.org, values.workspace);
     if (!workspace) fail(`No workspace ${values.workspace} in organization ${values.org}`);
@@ -72,7 +89,7 @@ switch (command) {
   }
   case "list": {
     const organizations = values.org ? [values.org] : (await tenancyStore.listOrganizations()).map((o) => o.id);
-    const rows = (await Promise.all(organizations.map((o) => tenancyStore.listApiKeys(o)))).flat();
+    const rows = (await Promise.all(organizations.map((o) => tenancyStore.listApiKeys(o)))).flat().filter((k) => !values["service-account"] || k.principal === values["service-account"]);
     console.table(
       rows.map((k) => ({
         keyId: k.keyId,
@@ -80,6 +97,7 @@ switch (command) {
         preview: k.preview,
         organization: k.organization,
         workspace: k.workspace,
+        principal: `${k.principalType} ${k.principal}`,
         admin: k.admin,
         created: k.createdAt,
         revoked: k.revokedAt ?? "",

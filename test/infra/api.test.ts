@@ -10,6 +10,7 @@ import { AUTHORIZER_CACHE_SECONDS, BINARY_MEDIA_TYPES, gatewayAnswers } from "..
 import { tableEnvVar, tables } from "../../shared/store/tables.js";
 import { deref, methodsOf, resourcesOf, synth, type Json, type Synth } from "./synth.js";
 import { ROUTE_KEY_ENV } from "../../shared/http/policy.js";
+import { pascal } from "../../infra/names.js";
 
 let s: Synth;
 beforeAll(async () => {
@@ -138,7 +139,7 @@ describe("the stacks", () => {
 
   it("split the routes into one nested stack per area", () => {
     const areas = new Set(routes.map((r) => r.handler.split("/")[0]));
-    expect(s.api.areas.map((a) => a.node.id.toLowerCase()).toSorted()).toEqual([...areas].toSorted());
+    expect(s.api.areas.map((a) => a.node.id).toSorted()).toEqual([...areas].map((area) => pascal(area!)).toSorted());
   });
 
   it("pass cdk-nag (AwsSolutions) and CloudFormation validation with every finding acknowledged", () => {

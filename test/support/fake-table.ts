@@ -37,11 +37,13 @@ function write(item: Item, path: string[], value: unknown): void {
 
 /**
  * Whether a condition the stores write holds for `item` (undefined: no item under the key): existence of
- * an attribute, `#status IN (…)`, and `path = :value`, joined by AND.
+ * an attribute, `#status IN (…)`, and `path = :value`, joined by AND, and `(a OR b)` groups of them.
  */
 export function holds(condition: string, item: Item | undefined, names: Record<string, string>, values: Record<string, unknown>): boolean {
   return condition.split(" AND ").every((clause) => {
     clause = clause.trim();
+    const either = /^\((.+ OR .+)\)$/.exec(clause);
+    if (either) return either[1]!.split(" OR ").some((alternative) => holds(alternative, item, names, values));
     const exists = /^attribute_(not_)?exists\((.+)\)$/.exec(clause);
     if (exists) {
       const present = item !== undefined && read(item, pathOf(exists[2]!, names)) !== undefined;

@@ -1,0 +1,119 @@
+import { TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { describe, expect, it } from "vitest";
+import { handler as createKey } from "../../../functions/service-accounts/create-key.js";
+import { handler as listKeys } from "../../../functions/service-accounts/list-keys.js";
+import { handler as revokeKey } from "../../../functions/service-accounts/revoke-key.js";
+import { hashApiKey } from "../../../shared/domain/api-keys.js";
+import type { Caller } from "../../../shared/domain/caller.js";
+import { freezeDate, mockDynamo } from "../../support/aws-mocks.js";
+import { aJsonEvent, anEvent, invoke } from "../../support/builders.js";
+import { serveTables } from "../../support/fake-table.js";
+import { aKeyOf, anAdminOfItsWorkspace, aServiceAccount, aServiceAccountItem, aWorkspaceItem } from "./tenancy-items.js";
+
+const dynamo = mockDynamo({ resolves: {} });
+const NOW = freezeDate("2026-03-01T12:00:00.000Z");
+
+function anAccountServed(overrides: Parameters<typeof aServiceAccount>[0] = {}, items: (account: ReturnType<typeof aServiceAccount>) => Record<string, unknown>[] = () => []) {
+  const caller = anAdminOfItsWorkspace();
+  const account = aServiceAccount({ organization: caller.organization, workspace: caller.workspace, ...overrides });
+  const tables = serveTables(dynamo, { tenancy: [aWorkspaceItem(caller.organization, caller.workspace), aServiceAccountItem(account), ...items(account)] }, { writes: true });
+  return { caller, account, tables };
+}
+
+const keysPath = (id: string) => `/v1/service-accounts/${id}/keys`;
+
+describe("POST /v1/service-accounts/{service_account_id}/keys", () => {
+  const creating = (id: string, caller: Caller, body: unknown = {}) => aJsonEvent(body, { path: keysPath(id), pathParameters: { service_account_id: id }, caller });
+
+  it("answers 201 with the key, shown this once, and stores only its hash, for the account as principal", async () => {
+    const { caller, account } = anAccountServed();
+
+    const response = await invoke(createKey, creating(account.id, caller, { name: "deploy" }));
+
+    expect(response.statusCode).toBe(201);
+    expect(response.headers?.["cache-control"]).toBe("no-store");
+    expect(response.json).toStrictEqual({
+      id: expect.stringMatching(/^[0-9a-f]{16}$/),
+      object: "api_key",
+      name: "deploy",
+      preview: `${response.json.key.slice(0, 8)}…`,
+      service_account_id: account.id,
+      workspace_id: account.workspace,
+      created_at: NOW,
+      revoked_at: null,
+      key: expect.stringMatching(/^pak_/),
+    });
+    const [stored] = dynamo.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
+    expect(stored!.Put!.Item).toMatchObject({ hash: hashApiKey(response.json.key), principal: account.id, principalType: "service_account", workspace: account.workspace, roles: [], admin: false });
+    expect(JSON.stringify(dynamo.calls().map((c) => c.args[0].input))).not.toContain(response.json.key);
+  });
+
+  it("names the key after the account when no name is given", async () => {
+    const { caller, account } = anAccountServed({ name: "ci" });
+
+    expect((await invoke(createKey, creating(account.id, caller))).json.name).toBe("ci key");
+  });
+
+  it("answers 409 for a deleted account, and creates nothing", async () => {
+    const { caller, account } = anAccountServed({ deletedAt: NOW });
+
+    expect((await invoke(createKey, creating(account.id, caller))).statusCode).toBe(409);
+    expect(dynamo.commandCalls(TransactWriteCommand)).toHaveLength(0);
+  });
+});
+
+describe("GET /v1/service-accounts/{service_account_id}/keys", () => {
+  it("answers the account's keys as previews, never a key or a hash", async () => {
+    const other = aServiceAccount();
+    let mine: ReturnType<typeof aKeyOf> | undefined;
+    const { caller, account } = anAccountServed({}, (a) => {
+      mine = aKeyOf(a);
+      return [...mine.items, ...aKeyOf({ ...other, organization: a.organization }).items];
+    });
+
+    const response = await invoke(listKeys, anEvent({ path: keysPath(account.id), pathParameters: { service_account_id: account.id }, caller }));
+
+    expect(response.statusCode).toBe(200);
+    expect(response.json).toStrictEqual({
+      items: [
+        {
+          id: mine!.record.keyId,
+          object: "api_key",
+          name: mine!.record.name,
+          preview: mine!.record.preview,
+          service_account_id: account.id,
+          workspace_id: account.workspace,
+          created_at: mine!.record.createdAt,
+          revoked_at: null,
+        },
+      ],
+    });
+  });
+});
+
+describe("DELETE /v1/service-accounts/{service_account_id}/keys/{key_id}", () => {
+  const revoking = (id: string, keyId: string, caller: Caller) =>
+    anEvent({ method: "DELETE", path: `${keysPath(id)}/${keyId}`, pathParameters: { service_account_id: id, key_id: keyId }, caller });
+
+  it("answers 204 and revokes the key", async () => {
+    let key: ReturnType<typeof aKeyOf> | undefined;
+    const { caller, account, tables } = anAccountServed({}, (a) => (key = aKeyOf(a)).items);
+
+    const response = await invoke(revokeKey, revoking(account.id, key!.record.keyId, caller));
+
+    expect(response.statusCode).toBe(204);
+    expect(response.body).toBe("");
+    expect(tables.items("tenancy").find((i) => i.pk === `KEY#${key!.record.hash}`)).toMatchObject({ revokedAt: NOW });
+  });
+
+  it("answers 404 for a key of another principal", async () => {
+    const { caller, account } = anAccountServed();
+    const stranger = aKeyOf(aServiceAccount({ organization: caller.organization }));
+    serveTables(dynamo, { tenancy: [aWorkspaceItem(caller.organization, caller.workspace), aServiceAccountItem(account), ...stranger.items] }, { writes: true });
+
+    const response = await invoke(revokeKey, revoking(account.id, stranger.record.keyId, caller));
+
+    expect(response.statusCode).toBe(404);
+    expect(response.json.code).toBe("api_key_not_found");
+  });
+});
