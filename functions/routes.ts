@@ -5,6 +5,7 @@
  * = a row in its area's routes.ts + a handler file (+ a service, + tests).
  */
 import { routeKey } from "../shared/http/policy.js";
+import { adminRoutes } from "./admin/routes.js";
 import { agentRoutes } from "./agents/routes.js";
 import { batchRoutes } from "./batch/routes.js";
 import { fileRoutes } from "./files/routes.js";
@@ -13,6 +14,7 @@ import { modelRoutes } from "./models/routes.js";
 import { promptRoutes } from "./prompts/routes.js";
 import type { Grants, RouteRow } from "./route-row.js";
 import { skillRoutes } from "./skills/routes.js";
+import { userRoutes } from "./users/routes.js";
 
 export type { Access, Grants, ObjectAccess, RouteRow } from "./route-row.js";
 
@@ -24,6 +26,8 @@ export const routes: readonly RouteRow[] = [
   ...agentRoutes,
   ...promptRoutes,
   ...skillRoutes,
+  ...adminRoutes,
+  ...userRoutes,
 ];
 
 const byKey = new Map(routes.map((row) => [routeKey(row), row]));
