@@ -13,7 +13,7 @@ import { tenancyStore } from "../../store/tenancy.js";
  * let only admin keys and organization admins through.
  */
 
-/** A member given no role at all joins as a `user` (docs/decisions/0010-workspaces-and-users.md). */
+/** A member given no role at all joins as a `user` (docs/decisions/0012-workspaces-and-users.md). */
 const DEFAULT_MEMBER_ROLE: WorkspaceRoleName = "user";
 
 export function toWorkspaceOut(workspace: Workspace): WorkspaceOut {

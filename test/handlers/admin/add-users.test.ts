@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/admin/add-users.js";
 import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, aJsonEvent, invoke } from "../../support/builders.js";
+import { WORKSPACE_ROLES } from "../../../shared/domain/identity/roles.js";
+import { WORKSPACE_ROLE_NAME_VALUES, WORKSPACE_ROLE_UUID_VALUES } from "../../../shared/schemas/workspace.js";
 import { aMemberItem, aUserItem, aUserRecord, aWorkspaceItem, aWorkspaceRecord, serveTenancyTable } from "../../support/workspaces-table.js";
 
 const dynamo = mockDynamo();
@@ -70,5 +72,10 @@ describe("POST /v1/admin/workspaces/{workspace_uuid}/add-users", () => {
 
     expect(response.statusCode).toBe(422);
     expect(response.json.detail[0].loc).toStrictEqual(["body", "members", 0, "role_names", 0]);
+  });
+
+  it("takes exactly the role names and static UUIDs of the role table", () => {
+    expect(WORKSPACE_ROLE_NAME_VALUES).toStrictEqual(WORKSPACE_ROLES.map((r) => r.name));
+    expect(WORKSPACE_ROLE_UUID_VALUES).toStrictEqual(WORKSPACE_ROLES.map((r) => r.uuid));
   });
 });

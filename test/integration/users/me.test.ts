@@ -10,7 +10,9 @@ const client = identityClient(api, tenant);
 
 describe("GET /v1/users/me", () => {
   it("tells a user's key who it is: the user, its organization, workspace, key and roles", async () => {
-    const ada = await aUserOf(tenant.caller.organization, { email: "ada@example.com", firstName: "Ada", lastName: "Lovelace" });
+    // Addresses are unique across organizations, and every test file shares one DynamoDB.
+    const email = `ada-${randomUUID()}@example.com`;
+    const ada = await aUserOf(tenant.caller.organization, { email, firstName: "Ada", lastName: "Lovelace" });
     const key = await aUserKey(ada, tenant.caller.workspace, ["contributor"]);
 
     const reply = await client.me(key);
@@ -18,12 +20,12 @@ describe("GET /v1/users/me", () => {
     expect(reply.status).toBe(200);
     expect(reply.body).toStrictEqual({
       id: ada.id,
-      email: "ada@example.com",
+      email,
       first_name: "Ada",
       last_name: "Lovelace",
       workspace: { id: tenant.caller.workspace, name: "test" },
       organization: { id: tenant.caller.organization, name: "Test organization" },
-      api_key: { id: expect.stringMatching(/^[0-9a-f]{16}$/), name: "ada@example.com" },
+      api_key: { id: expect.stringMatching(/^[0-9a-f]{16}$/), name: email },
       type: "user",
       roles: ["contributor", "member"],
     });
