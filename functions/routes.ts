@@ -5,6 +5,7 @@
  * = a row in its area's routes.ts + a handler file (+ a service, + tests).
  */
 import { routeKey } from "../shared/http/policy.js";
+import { adminRoutes } from "./admin/routes.js";
 import { agentRoutes } from "./agents/routes.js";
 import { batchRoutes } from "./batch/routes.js";
 import { fileRoutes } from "./files/routes.js";
@@ -15,6 +16,7 @@ import type { Grants, RouteRow } from "./route-row.js";
 import { serviceAccountRoutes } from "./service-accounts/routes.js";
 import { skillRoutes } from "./skills/routes.js";
 import { usageRoutes } from "./usage/routes.js";
+import { userRoutes } from "./users/routes.js";
 
 export type { Access, Grants, ObjectAccess, RouteRow } from "./route-row.js";
 
@@ -28,6 +30,8 @@ export const routes: readonly RouteRow[] = [
   ...skillRoutes,
   ...usageRoutes,
   ...serviceAccountRoutes,
+  ...adminRoutes,
+  ...userRoutes,
 ];
 
 const byKey = new Map(routes.map((row) => [routeKey(row), row]));

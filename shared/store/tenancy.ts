@@ -57,15 +57,23 @@ export const tenancyStore = {
     return out.Item ? strip<Workspace>(out.Item) : undefined;
   },
 
+  /** Every workspace of the organization, archived ones too (all pages of the query). */
   async listWorkspaces(organization: string): Promise<Workspace[]> {
-    const out = await documents.send(
-      new QueryCommand({
-        TableName: table(),
-        KeyConditionExpression: "pk = :p AND begins_with(sk, :ws)",
-        ExpressionAttributeValues: { ":p": `ORG#${organization}`, ":ws": "WS#" },
-      }),
-    );
-    return (out.Items ?? []).map((i) => strip<Workspace>(i));
+    const workspaces: Workspace[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await documents.send(
+        new QueryCommand({
+          TableName: table(),
+          KeyConditionExpression: "pk = :p AND begins_with(sk, :ws)",
+          ExpressionAttributeValues: { ":p": `ORG#${organization}`, ":ws": "WS#" },
+          ExclusiveStartKey: start,
+        }),
+      );
+      workspaces.push(...(out.Items ?? []).map((i) => strip<Workspace>(i)));
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return workspaces;
   },
 
   async putPrincipal(principal: Principal): Promise<void> {
@@ -99,6 +107,13 @@ export const tenancyStore = {
   async getApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
     const out = await documents.send(new GetCommand({ TableName: table(), Key: { pk: `KEY#${hash}`, sk: "#KEY" } }));
     return out.Item ? strip<ApiKeyRecord>(out.Item) : undefined;
+  },
+
+  /** A key record by its id (revoked or not), through its by-id pointer. */
+  async getApiKey(keyId: string): Promise<ApiKeyRecord | undefined> {
+    const pointer = await documents.send(new GetCommand({ TableName: table(), Key: { pk: `KEYID#${keyId}`, sk: "#KEY" } }));
+    const hash = pointer.Item?.hash as string | undefined;
+    return hash ? this.getApiKeyByHash(hash) : undefined;
   },
 
   async listApiKeys(organization: string): Promise<ApiKeyRecord[]> {

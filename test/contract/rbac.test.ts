@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod";
 import { routes, type RouteRow } from "../../functions/routes.js";
-import { ROLE_PERMISSIONS, type Permission } from "../../shared/domain/identity/permissions.js";
+import { ROLE_PERMISSIONS, UNIVERSAL_PERMISSIONS, type Permission } from "../../shared/domain/identity/permissions.js";
 import { WORKSPACE_ROLE_NAMES } from "../../shared/domain/identity/roles.js";
 import { routeKey } from "../../shared/http/policy.js";
 import { useEmbeddedApi } from "../support/api.js";
@@ -61,10 +61,17 @@ describe("the route table and the permission table", () => {
     expect(routes.filter((row) => row.auth !== "public" && !row.permission).map(routeKey)).toStrictEqual([]);
   });
 
-  it("has, for every permission a row needs, a workspace role that grants it and one that does not", () => {
+  it("has, for every permission a row needs, a workspace role that grants it and one that does not (but for those every role holds)", () => {
     for (const row of guarded) {
       expect(WORKSPACE_ROLE_NAMES.some((role) => grants(role, row.permission!)), routeKey(row)).toBe(true);
+      if (UNIVERSAL_PERMISSIONS.includes(row.permission!)) continue;
       expect(WORKSPACE_ROLE_NAMES.some((role) => !grants(role, row.permission!)), routeKey(row)).toBe(true);
+    }
+  });
+
+  it("grants the permissions every role holds to every role, organization roles too", () => {
+    for (const [role, permissions] of Object.entries(ROLE_PERMISSIONS)) {
+      for (const permission of UNIVERSAL_PERMISSIONS) expect(permissions, role).toContain(permission);
     }
   });
 });

@@ -31,6 +31,7 @@ export const PERMISSIONS = [
   "retrieval:write",
   "audio:read",
   "audio:write",
+  "identity:read",
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
@@ -43,7 +44,7 @@ const contributor: Permission[] = [...user, "agents:write", "registry:write", "m
 const workspaceAdmin: Permission[] = [...contributor, "service-accounts:manage", "usage:read"];
 
 /** Role → what it allows in the workspace it is held in (organization roles: in every workspace of the organization). */
-export const ROLE_PERMISSIONS: Record<RoleName, readonly Permission[]> = {
+const ROLES_OWN_PERMISSIONS: Record<RoleName, readonly Permission[]> = {
   billing: ["usage:read"],
   user,
   contributor,
@@ -59,6 +60,13 @@ export const ROLE_PERMISSIONS: Record<RoleName, readonly Permission[]> = {
   billing_manager: ["usage:read"],
   organization_admin: [...PERMISSIONS],
 };
+
+/** What every role allows: a key may always ask who it is (`GET /v1/users/me`). */
+export const UNIVERSAL_PERMISSIONS: readonly Permission[] = ["identity:read"];
+
+export const ROLE_PERMISSIONS: Record<RoleName, readonly Permission[]> = Object.fromEntries(
+  Object.entries(ROLES_OWN_PERMISSIONS).map(([role, permissions]) => [role, [...new Set([...permissions, ...UNIVERSAL_PERMISSIONS])]]),
+) as unknown as Record<RoleName, readonly Permission[]>;
 
 /** Whether any of the caller's roles grants the permission. An admin key stands for the organization's admin. */
 export function permits(caller: Pick<Caller, "roles" | "admin">, permission: Permission): boolean {

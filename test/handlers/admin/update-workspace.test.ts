@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { handler } from "../../../functions/admin/update-workspace.js";
+import { mockDynamo } from "../../support/aws-mocks.js";
+import { aCaller, aJsonEvent, invoke } from "../../support/builders.js";
+import { aWorkspaceItem, aWorkspaceRecord, serveTenancyTable } from "../../support/workspaces-table.js";
+
+const dynamo = mockDynamo();
+const admin = aCaller({ admin: true, roles: ["organization_admin"] });
+const patch = (id: string, body: unknown) =>
+  aJsonEvent(body, { method: "PATCH", path: `/v1/admin/workspaces/${id}`, resource: "/v1/admin/workspaces/{workspace_uuid}", pathParameters: { workspace_uuid: id }, caller: admin });
+
+describe("PATCH /v1/admin/workspaces/{workspace_uuid}", () => {
+  it("changes the fields given, clears a null description, and answers the WorkspaceOUT", async () => {
+    const ws = aWorkspaceRecord({ organization: admin.organization, description: "old", icon: "★", membersCount: 2 });
+    serveTenancyTable(dynamo, [aWorkspaceItem(ws)]);
+
+    const response = await invoke(handler, patch(ws.id, { name: "New", description: null }));
+
+    expect(response.statusCode).toBe(200);
+    expect(response.json).toStrictEqual({ uuid: ws.id, name: "New", description: null, icon: "★", members_count: 2, groups_count: null, spend_limit: null, is_default: false, is_archived: false });
+  });
+
+  it("keeps the name when it is null", async () => {
+    const ws = aWorkspaceRecord({ organization: admin.organization, name: "Kept" });
+    serveTenancyTable(dynamo, [aWorkspaceItem(ws)]);
+
+    const response = await invoke(handler, patch(ws.id, { name: null, icon: "x" }));
+
+    expect(response.json).toMatchObject({ name: "Kept", icon: "x" });
+  });
+
+  it("answers 404 for a workspace of another organization and creates nothing", async () => {
+    const foreign = aWorkspaceRecord();
+    const table = serveTenancyTable(dynamo, [aWorkspaceItem(foreign)]);
+
+    const response = await invoke(handler, patch(foreign.id, { name: "mine" }));
+
+    expect(response.statusCode).toBe(404);
+    expect(response.json).toMatchObject({ type: "not_found_error", code: "workspace_not_found" });
+    expect(table.items("tenancy")).toHaveLength(1);
+  });
+});
