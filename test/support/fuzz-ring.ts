@@ -336,7 +336,7 @@ export interface RingSettings {
 
 /** FUZZ_RUNS and FUZZ_SEED (npm run fuzz -- --runs N --seed S); `npm test` keeps the defaults. */
 export const ringSettings = (): RingSettings => ({
-  runs: Number(process.env.FUZZ_RUNS ?? 24),
+  runs: Number(process.env.FUZZ_RUNS ?? 20),
   seed: Number(process.env.FUZZ_SEED ?? 20_260_611),
 });
 
