@@ -113,3 +113,16 @@ export function toFineTunedModel(model: ModelEntry) {
     model_type: "completion" as const,
   };
 }
+
+/**
+ * The most UTF-8 bytes one token of each tokenizer covers (measured over each vocabulary: SentencePiece
+ * pieces are at most 24 bytes, Tekken's at most 76). A text longer than `tokens × this` has more than
+ * `tokens` tokens whatever it says.
+ */
+export const MAX_BYTES_PER_TOKEN: Record<Tokenizer, number> = { v1: 24, v2: 24, v3: 24, tekken: 80 };
+
+/**
+ * Whether a text of `bytes` bytes certainly has more than `tokens` tokens, known without tokenizing it:
+ * tokenizing takes seconds per megabyte, and a prompt that cannot fit is refused before that work.
+ */
+export const certainlyOverTokens = (bytes: number, tokenizer: Tokenizer, tokens: number): boolean => bytes > Math.max(0, tokens) * MAX_BYTES_PER_TOKEN[tokenizer];

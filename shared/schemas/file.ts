@@ -84,7 +84,8 @@ export const CreateUploadBody = z.strictObject({
   purpose: FilePurpose.default("fine-tune"),
   visibility: FileVisibility.default("workspace"),
   expiry: z.number().int().min(1).max(24 * 365).nullish(),
-  mimetype: z.string().min(1).max(255).nullish(),
+  // Sent to S3 as the object's Content-Type header: a media type in printable ASCII, as HTTP headers carry.
+  mimetype: z.string().min(1).max(255).regex(/^[\x21-\x7e]+\/[\x21-\x7e]+(\s*;[\x20-\x7e]*)?$/, "Expected a media type such as application/jsonl").nullish(),
 });
 export type CreateUploadBody = z.infer<typeof CreateUploadBody>;
 

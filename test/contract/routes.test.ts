@@ -7,13 +7,12 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod";
-import { handlerModule, routes, type RouteRow } from "../../functions/routes.js";
+import { routes, type RouteRow } from "../../functions/routes.js";
 import type { RunningApi } from "../../infra/local/server.js";
 import { ROOT_DIR } from "../../infra/local/stack.js";
-import type { ErrorFamily } from "../../shared/domain/errors.js";
 import { routeKey } from "../../shared/http/policy.js";
-import type { RouteHandler } from "../../shared/http/route.js";
 import { startTestApi } from "../support/api.js";
+import { envelopeProblem, specOf, type Answer } from "../support/envelopes.js";
 import { newTenant, type TestTenant } from "../support/tenant.js";
 
 let api: RunningApi;
@@ -27,12 +26,6 @@ afterAll(() => api.stop());
 
 const title = (row: RouteRow) => routeKey(row);
 const keyed = routes.filter((row) => row.auth !== "public");
-
-interface Answer {
-  status: number;
-  requestId: string | null;
-  body: any;
-}
 
 async function call(row: RouteRow, options: { key?: string; path?: string; query?: string; contentType?: string; body?: string } = {}): Promise<Answer> {
   const headers: Record<string, string> = {};
@@ -52,26 +45,10 @@ async function call(row: RouteRow, options: { key?: string; path?: string; query
 const pathWith = (row: RouteRow, id: () => string) =>
   row.path.replace(/\{([a-z_]+)\}/g, (_, name: string) => (name === "version" ? "1" : encodeURIComponent(id())));
 
-const spec = async (row: RouteRow) => ((await import(join(ROOT_DIR, handlerModule(row.handler)))) as { handler: RouteHandler }).handler.spec ?? {};
-
-const ValidationIssues = z.array(z.strictObject({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() })).min(1);
-
-/** Each family's envelope, for an answer of this status (422s keep FastAPI's list form where the SDK parses it). */
-const envelope = (family: ErrorFamily, status: number): z.ZodType => {
-  if (family === "observability") return z.strictObject({ detail: z.strictObject({ message: z.string(), error_code: z.string() }) });
-  if (family === "workflow") {
-    const code = z.string().regex(/^WF_\d{4}$/);
-    return status === 422 ? z.strictObject({ detail: ValidationIssues, code }) : z.looseObject({ detail: z.string(), code });
-  }
-  return status === 422
-    ? z.strictObject({ detail: ValidationIssues })
-    : z.looseObject({ object: z.literal("error"), message: z.string(), type: z.string(), param: z.string().nullable(), code: z.string().nullable() });
-};
+const spec = specOf;
 
 function expectInFamily(row: RouteRow, answer: Answer): void {
-  expect(answer.requestId, "x-request-id").toBeTruthy();
-  const parsed = envelope(row.errors, answer.status).safeParse(answer.body);
-  expect(parsed.success, `${title(row)} ${answer.status} ${JSON.stringify(answer.body)}`).toBe(true);
+  expect(envelopeProblem(row, answer)).toBeUndefined();
 }
 
 describe.each(keyed.map((row) => [title(row), row] as const))("%s", (_, row) => {

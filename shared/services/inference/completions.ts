@@ -7,7 +7,7 @@ import type { ChatCompletionRequest, CompletionChunk, CompletionOut, FimCompleti
 import type { Endpoint } from "../../schemas/model.js";
 import { BadRequest } from "../../domain/errors.js";
 import { resolve } from "../models/catalog.js";
-import { requireEndpoint, type ModelEntry } from "../../domain/models.js";
+import { certainlyOverTokens, MAX_BYTES_PER_TOKEN, requireEndpoint, type ModelEntry } from "../../domain/models.js";
 import { failuresRecorded, recordUsage, type CallContext } from "./usage.js";
 
 /** What the route needs to call a provider for one request, after every check that can fail early. */
@@ -48,6 +48,14 @@ async function prepare(ctx: CallContext, modelName: string, endpoint: Endpoint, 
   const model = await resolve(ctx.caller, modelName);
   requireEndpoint(model, endpoint);
   const count = (text: string) => countTokens(model.tokenizer, text);
+  const promptBytes = Buffer.byteLength(promptText);
+  if (certainlyOverTokens(promptBytes, model.tokenizer, model.maxContextLength - (maxTokens ?? 0))) {
+    throw new BadRequest(
+      `Prompt (${promptBytes} bytes, more than ${Math.floor(promptBytes / MAX_BYTES_PER_TOKEN[model.tokenizer])} tokens) plus max_tokens (${maxTokens ?? 0}) is over the ${model.maxContextLength}-token context of '${model.id}'`,
+      "context_length_exceeded",
+      "max_tokens",
+    );
+  }
   const promptTokens = count(promptText);
   const wanted = promptTokens + (maxTokens ?? 0);
   if (wanted > model.maxContextLength) {

@@ -7,7 +7,7 @@ import type { ModelAnswer } from "./completions.js";
 import { failuresRecorded, recordUsage, type CallContext } from "./usage.js";
 import { mapBounded } from "../../domain/concurrency.js";
 import { resolve } from "../models/catalog.js";
-import { requireEndpoint, type ModelEntry } from "../../domain/models.js";
+import { certainlyOverTokens, requireEndpoint, type ModelEntry } from "../../domain/models.js";
 
 /** Inputs per provider call, and provider calls in flight at once for one request. */
 const BATCH_SIZE = 32;
@@ -56,6 +56,10 @@ export async function embed(ctx: CallContext, request: EmbeddingRequest): Promis
 
 /** Each input's tokens, as the model counts them; an input over the model's context is a 400 naming it. */
 export function tokensPerInput(model: Pick<ModelEntry, "id" | "tokenizer" | "maxContextLength">, inputs: string[]): number[] {
+  const overlong = inputs.findIndex((text) => certainlyOverTokens(Buffer.byteLength(text), model.tokenizer, model.maxContextLength));
+  if (overlong >= 0) {
+    throw new BadRequest(`input[${overlong}] is ${Buffer.byteLength(inputs[overlong]!)} bytes, more than the ${model.maxContextLength}-token limit of '${model.id}' can hold`, "input_too_long", "input");
+  }
   const tokens = inputs.map((text) => countTokens(model.tokenizer, text));
   const tooLong = tokens.findIndex((n) => n > model.maxContextLength);
   if (tooLong >= 0) {

@@ -1,0 +1,69 @@
+/**
+ * The ring can fail: with one validation removed from a handler, or one tenant condition disabled in a
+ * store, its property checks report the request that shows it. (If these pass against a healthy tree,
+ * they prove nothing; they run against deliberately broken ones.)
+ */
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import * as z from "zod";
+import { routes } from "../../functions/routes.js";
+import { routeKey } from "../../shared/http/policy.js";
+import { fileStore } from "../../shared/store/files.js";
+import { useEmbeddedApi } from "../support/api.js";
+import { specOf } from "../support/envelopes.js";
+import { checkRequest, FuzzRequest, type RingTarget } from "../support/fuzz-ring.js";
+import { newOwner, type FixtureOwner } from "../support/route-fixtures.js";
+import { crossTenantProblem } from "../support/tenant-matrix.js";
+import { newTenant } from "../support/tenant.js";
+
+const { api } = useEmbeddedApi({ tenant: "none" });
+const row = (key: string) => routes.find((r) => routeKey(r) === key)!;
+
+let owner: FixtureOwner;
+let intruder: FixtureOwner;
+beforeAll(async () => {
+  owner = newOwner(api, await newTenant());
+  intruder = newOwner(api, await newTenant());
+});
+afterEach(() => vi.restoreAllMocks());
+
+describe("with one validation removed", () => {
+  it("the fuzz ring's property check reports the request that reaches the service unchecked", async () => {
+    const start = row("POST /v1/files/uploads");
+    const spec = (await specOf(start)) as { body?: z.ZodType };
+    const declared = spec.body;
+    spec.body = z.any();
+    try {
+      const target: RingTarget = { api, owner, hints: {} };
+      const request = new FuzzRequest("valid body", "/v1/files/uploads", [], "application/json", JSON.stringify({ filename: "a.jsonl", bytes: 1, mimetype: "Āa" }));
+
+      const problem = await checkRequest(start, target, request);
+
+      expect(problem).toMatch(/answered 5\d\d/);
+    } finally {
+      spec.body = declared;
+    }
+  });
+
+  it("and with the validation in place the same request passes", async () => {
+    const target: RingTarget = { api, owner, hints: {} };
+    const request = new FuzzRequest("valid body", "/v1/files/uploads", [], "application/json", JSON.stringify({ filename: "a.jsonl", bytes: 1, mimetype: "Āa" }));
+
+    expect(await checkRequest(row("POST /v1/files/uploads"), target, request)).toBeUndefined();
+  });
+});
+
+describe("with one tenant condition disabled", () => {
+  it("the tenant matrix reports another workspace's key reading the owner's file", async () => {
+    const get = fileStore.get.bind(fileStore);
+    // The store reads the owner's partition whoever asks: the condition "by (workspace, id)" is gone.
+    vi.spyOn(fileStore, "get").mockImplementation((_workspace, id) => get(owner.tenant.caller.workspace, id));
+
+    const problem = await crossTenantProblem(api.url, row("GET /v1/files/{file_id}"), owner, intruder);
+
+    expect(problem).toMatch(/got 200 \(expected 404\)/);
+  });
+
+  it("and with the condition in place the matrix passes", async () => {
+    expect(await crossTenantProblem(api.url, row("GET /v1/files/{file_id}"), owner, intruder)).toBeUndefined();
+  });
+});

@@ -1,0 +1,70 @@
+/**
+ * Everything a workspace holds in the embedded backends, as one comparable digest: the items of its
+ * partitions in every table and its objects in the bucket. A rejected write must leave it as it was.
+ */
+import { createHash } from "node:crypto";
+import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
+import { QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { tableName } from "../../shared/config.js";
+import { documents } from "../../shared/store/client.js";
+
+const s3 = new S3Client({ forcePathStyle: true, requestChecksumCalculation: "WHEN_REQUIRED" });
+
+async function partition(table: Parameters<typeof tableName>[0], key: string, value: string): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await documents.send(
+      new QueryCommand({ TableName: tableName(table), KeyConditionExpression: "#k = :v", ExpressionAttributeNames: { "#k": key }, ExpressionAttributeValues: { ":v": value }, ExclusiveStartKey: start, ConsistentRead: true }),
+    );
+    items.push(...(out.Items ?? []));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+async function objects(workspace: string): Promise<string[]> {
+  const keys: string[] = [];
+  let token: string | undefined;
+  do {
+    const out = await s3.send(new ListObjectsV2Command({ Bucket: process.env.BUCKET_FILES, Prefix: `workspaces/${workspace}/`, ContinuationToken: token }));
+    keys.push(...(out.Contents ?? []).map((o) => `${o.Key} ${o.ETag} ${o.Size}`));
+    token = out.NextContinuationToken;
+  } while (token);
+  return keys;
+}
+
+const idsUnder = (items: Record<string, unknown>[], prefix: string) =>
+  items.map((item) => String(item.sk)).filter((sk) => sk.startsWith(prefix)).map((sk) => sk.slice(prefix.length));
+
+/**
+ * The workspace's records and objects. Usage records are left out: a refused model call is still a
+ * call, and its usage record (with the status the caller saw) is written by design (shared/services/inference/usage.ts).
+ */
+export async function footprint(workspace: string): Promise<Record<string, unknown>> {
+  const [files, batch, models, agentHeads, prompts, skills, stored] = await Promise.all([
+    partition("files", "workspace", workspace),
+    partition("batch", "workspace", workspace),
+    partition("models", "scope", `WS#${workspace}`),
+    partition("agents", "pk", `WS#${workspace}`),
+    partition("registry", "pk", `prompt#${workspace}`),
+    partition("registry", "pk", `skill#${workspace}`),
+    objects(workspace),
+  ]);
+  const [agentParts, promptParts, skillParts] = await Promise.all([
+    Promise.all(idsUnder(agentHeads, "AGENT#").map((id) => partition("agents", "pk", `WS#${workspace}#AGENT#${id}`))),
+    Promise.all(idsUnder(prompts, "HEAD#").map((id) => partition("registry", "pk", `prompt#${workspace}#${id}`))),
+    Promise.all(idsUnder(skills, "HEAD#").map((id) => partition("registry", "pk", `skill#${workspace}#${id}`))),
+  ]);
+  return { files, batch, models, agents: [agentHeads, ...agentParts], prompts: [prompts, ...promptParts], skills: [skills, ...skillParts], objects: stored.sort() };
+}
+
+const stable = (value: unknown): unknown =>
+  Array.isArray(value) ? value.map(stable) : value && typeof value === "object" ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, stable(v)])) : value;
+
+export const digest = (value: unknown): string => createHash("sha256").update(JSON.stringify(stable(value))).digest("hex");
+
+/** What changed between two footprints, named by section (for a failure message). */
+export function changedSections(before: Record<string, unknown>, after: Record<string, unknown>): string[] {
+  return Object.keys({ ...before, ...after }).filter((k) => digest(before[k]) !== digest(after[k]));
+}

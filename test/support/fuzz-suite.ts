@@ -1,0 +1,59 @@
+/**
+ * The fuzz ring's suite for a share of the route table (docs/testing.md): valid and broken requests
+ * generated from each handler's schemas, through the local API Gateway stand-in and the real handler chain,
+ * against the embedded backends. test/fuzz/routes-*.fuzz.test.ts split the rows so two workers share them.
+ */
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RouteRow } from "../../functions/routes.js";
+import { routeKey } from "../../shared/http/policy.js";
+import { useEmbeddedApi } from "./api.js";
+import { fuzzRoute, ringSettings, type RingTarget, type SemanticRefusals } from "./fuzz-ring.js";
+import { fixtureId, newOwner } from "./route-fixtures.js";
+import { newTenant } from "./tenant.js";
+
+/** 422s a route gives to input its schemas accept, because the content is wrong for what it is (listed, with why). */
+const variablesMatchContent: SemanticRefusals = {
+  variables: { reason: "declared variables must be the {{placeholders}} of the content", answer: (body) => body.detail.some((i: { msg: string }) => /Variables must match/.test(i.msg)) },
+};
+export const semanticRefusals: Record<string, SemanticRefusals> = {
+  "POST /v2/prompts": variablesMatchContent,
+  "POST /v2/prompts/{prompt_id}/versions": variablesMatchContent,
+};
+
+export function fuzzSuite(share: string, rows: readonly RouteRow[]): void {
+  const { api } = useEmbeddedApi({ tenant: "none" });
+  const settings = ringSettings();
+  let target: RingTarget;
+  const sent = new Map<string, number>();
+
+  beforeAll(async () => {
+    const owner = newOwner(api, await newTenant());
+    target = {
+      api,
+      owner,
+      hints: {
+        model: fc.constantFrom("mistral-small-latest", "mistral-embed", "codestral-latest", "mistral-large-latest"),
+        input_files: fc.constant([await fixtureId(owner, "file_id")]),
+        agent_id: fc.constant(await fixtureId(owner, "agent_id")),
+        file_id: fc.constant(await fixtureId(owner, "file_id")),
+      },
+    };
+  }, 60_000);
+
+  afterAll(() => {
+    const total = [...sent.values()].reduce((a, b) => a + b, 0);
+    console.log(`fuzz ring (${share}): ${sent.size} routes, ${total} requests (seed ${settings.seed}, ${settings.runs} per route)`);
+  });
+
+  describe(`the fuzz ring (${share})`, () => {
+    it.each(rows.map((row) => [routeKey(row), row] as const))(
+      "%s keeps its contract for generated requests",
+      async (key, row) => {
+        sent.set(key, await fuzzRoute(row, target, settings, semanticRefusals[key]));
+        expect(sent.get(key)).toBe(settings.runs);
+      },
+      300_000,
+    );
+  });
+}

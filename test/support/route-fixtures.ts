@@ -1,0 +1,89 @@
+/**
+ * One fixture per path parameter name: how to make, in a workspace, a record that a route's `{param}`
+ * can name. The tenant matrix and the fuzz ring build the path of every row from these, so a row whose
+ * parameter has no entry fails the suite ("add a fixture for {x}") instead of going untested.
+ *
+ * Adding a route area with a new parameter = one entry here: `my_param: async (owner) => id`, creating
+ * the record through the API (or a service, for records no route creates) as `owner`.
+ */
+import { randomUUID } from "node:crypto";
+import type { RunningApi } from "../../infra/local/server.js";
+import { agentsClient, anAgentRequest } from "./agents-client.js";
+import { batchClient } from "./batch-client.js";
+import { filesClient } from "./files-client.js";
+import { aPromptBody, aSkillBody, registryClient } from "./registry-client.js";
+import type { TestTenant } from "./tenant.js";
+
+export interface FixtureOwner {
+  api: Pick<RunningApi, "url">;
+  tenant: TestTenant;
+  /** Fixtures already made for this owner, by parameter name (a fixture may build on another's). */
+  made: Map<string, Promise<string>>;
+}
+
+export type PathFixture = (owner: FixtureOwner) => Promise<string>;
+
+/** Where a record lives, for the tenant matrix: its own workspace, or (base models) every workspace. */
+export type FixtureScope = "workspace" | "organization" | "global";
+
+const ok = <T>(reply: { status: number; body: T }, what: string): T => {
+  if (reply.status !== 200 && reply.status !== 201) throw new Error(`fixture ${what} answered ${reply.status}: ${JSON.stringify(reply.body)}`);
+  return reply.body;
+};
+
+const TERMINAL = new Set(["SUCCESS", "FAILED", "TIMEOUT_EXCEEDED", "CANCELLED"]);
+
+export const pathFixtures: Record<string, PathFixture> = {
+  file_id: async ({ api, tenant }) => (await filesClient(api, tenant).uploaded({ filename: "fixture.jsonl", content: '{"a":1}\n', purpose: "batch" })).id,
+  upload_id: async ({ api, tenant }) => ok(await filesClient(api, tenant).startUpload({ filename: "fixture.jsonl", bytes: 10 }), "start upload").id as string,
+  model_id: async ({ tenant }) => {
+    const { registerFineTuned } = await import("../../shared/services/models/catalog.js");
+    const id = `ft:mistral-small-latest:fixture:${randomUUID().slice(0, 8)}`;
+    await registerFineTuned({ workspace: tenant.caller.workspace, id, root: "mistral-small-latest" });
+    return id;
+  },
+  job_id: async ({ api, tenant }) => {
+    const batch = batchClient(api, tenant);
+    const job = ok(
+      await batch.create({ endpoint: "/v1/chat/completions", model: "mistral-small-latest", requests: [{ custom_id: "a", body: { messages: [{ role: "user", content: "hi" }] } }] }),
+      "batch create",
+    ) as { id: string };
+    // A job still running changes its own record; the matrix compares records before and after, so it waits.
+    for (let i = 0; i < 100; i += 1) {
+      if (TERMINAL.has((ok(await batch.get(job.id), "batch get") as { status: string }).status)) return job.id;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`fixture batch job ${job.id} did not finish`);
+  },
+  agent_id: async ({ api, tenant }) => ok(await agentsClient(api, tenant).create(anAgentRequest()), "agent create").id as string,
+  prompt_id: async ({ api, tenant }) => (await registryClient(api, tenant, "prompts").created(aPromptBody())).id as string,
+  skill_id: async ({ api, tenant }) => (await registryClient(api, tenant, "skills").created(aSkillBody())).id as string,
+  // Every agent, prompt and skill above is made with version 1.
+  version: async () => "1",
+};
+
+/** The scope of each parameter's record where it is not the workspace's own (see FixtureScope). */
+export const fixtureScopes: Record<string, FixtureScope> = {};
+
+export function fixtureFor(param: string): PathFixture {
+  const fixture = pathFixtures[param];
+  if (!fixture) throw new Error(`add a fixture for {${param}} in test/support/route-fixtures.ts (pathFixtures): the tenant matrix and the fuzz ring need a record it can name`);
+  return fixture;
+}
+
+/** The id of `param`'s fixture for this owner, made once. */
+export function fixtureId(owner: FixtureOwner, param: string): Promise<string> {
+  if (!owner.made.has(param)) owner.made.set(param, fixtureFor(param)(owner));
+  return owner.made.get(param)!;
+}
+
+export const pathParamsOf = (path: string): string[] => [...path.matchAll(/\{([A-Za-z_]+)\}/g)].map((m) => m[1]!);
+
+/** The row's path with every parameter named by this owner's fixtures. */
+export async function fixturePath(owner: FixtureOwner, path: string): Promise<{ path: string; params: Record<string, string> }> {
+  const params: Record<string, string> = {};
+  for (const name of pathParamsOf(path)) params[name] = await fixtureId(owner, name);
+  return { path: path.replace(/\{([A-Za-z_]+)\}/g, (_, name: string) => encodeURIComponent(params[name]!)), params };
+}
+
+export const newOwner = (api: Pick<RunningApi, "url">, tenant: TestTenant): FixtureOwner => ({ api, tenant, made: new Map() });
