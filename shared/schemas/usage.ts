@@ -3,7 +3,8 @@ import * as z from "zod";
 const Day = z.iso.date();
 
 /** GET /v1/usage (extension): the workspace's usage by day, model and key, from the daily totals. */
-export const UsageReportQuery = z.strictObject({
+export const UsageReportQuery = z
+  .strictObject({
   /** First day (UTC, inclusive); default: the first day of the current month. */
   from: Day.optional(),
   /** Last day (UTC, inclusive); default: today. */
@@ -14,7 +15,15 @@ export const UsageReportQuery = z.strictObject({
     .optional()
     .transform((v) => (v ? v.split(",").map((s) => s.trim()) : ["day", "model"]))
     .pipe(z.array(z.enum(["day", "model", "key"])).min(1)),
-});
+  })
+  .superRefine((query, ctx) => {
+    if (!query.from || !query.to) return;
+    const days = (Date.parse(query.to) - Date.parse(query.from)) / 86_400_000;
+    if (days < 0) ctx.addIssue({ code: "custom", path: ["from"], message: "from is after to" });
+    if (days > MAX_REPORT_DAYS) ctx.addIssue({ code: "custom", path: ["from"], message: `A report covers at most ${MAX_REPORT_DAYS} days` });
+  });
+
+export const MAX_REPORT_DAYS = 366;
 
 export const UsageRow = z.object({
   day: z.string().nullable(),
@@ -46,7 +55,8 @@ export const SpendLimitOut = z.object({
 
 /** PUT /v1/usage/spend-limit (extension, admin keys): a value in a currency, or explicitly no monthly limit. */
 export const SpendLimitIn = z.union([
-  z.strictObject({ workspace_id: z.uuid().optional(), value: z.number().nonnegative().max(1e9), currency: z.string().regex(/^[A-Z]{3}$/).default("USD"), no_monthly_limit: z.literal(false).optional() }),
+  // Prices are in USD (config/prices.json, a test keeps the two equal): a limit in another currency could not be compared.
+  z.strictObject({ workspace_id: z.uuid().optional(), value: z.number().nonnegative().max(1e9), currency: z.literal("USD").default("USD"), no_monthly_limit: z.literal(false).optional() }),
   z.strictObject({ workspace_id: z.uuid().optional(), no_monthly_limit: z.literal(true), value: z.null().optional(), currency: z.null().optional() }),
 ]);
 export type SpendLimitIn = z.output<typeof SpendLimitIn>;

@@ -16,9 +16,19 @@ import { newTenant } from "./tenant.js";
 const variablesMatchContent: SemanticRefusals = {
   variables: { reason: "declared variables must be the {{placeholders}} of the content", answer: (body) => body.detail.some((i: { msg: string }) => /Variables must match/.test(i.msg)) },
 };
+/** A role id is any spelling of a role (name, A/M, static UUID): the roles are a table, not a schema. */
+const knownRoles: SemanticRefusals = {
+  roles: { reason: "role ids must name a workspace role", answer: (body) => body.detail.every((i: { msg: string }) => /^Unknown role /.test(i.msg)) },
+};
+/** A report's default end is today: a start given alone can fall after it or too long before it. */
+const reportRange: SemanticRefusals = {
+  range: { reason: "from must be on or before to (default: today), at most 366 days before it", answer: (body) => body.detail.every((i: { msg: string }) => /^from must be on or before to/.test(i.msg)) },
+};
 export const semanticRefusals: Record<string, SemanticRefusals> = {
   "POST /v2/prompts": variablesMatchContent,
   "POST /v2/prompts/{prompt_id}/versions": variablesMatchContent,
+  "PUT /v1/service-accounts/{service_account_id}/roles": knownRoles,
+  "GET /v1/usage": reportRange,
 };
 
 export function fuzzSuite(share: string, rows: readonly RouteRow[]): void {

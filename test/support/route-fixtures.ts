@@ -60,10 +60,34 @@ export const pathFixtures: Record<string, PathFixture> = {
   skill_id: async ({ api, tenant }) => (await registryClient(api, tenant, "skills").created(aSkillBody())).id as string,
   // Every agent, prompt and skill above is made with version 1.
   version: async () => "1",
+  // A workspace of its own in the owner's organization, so that archiving it (DELETE) leaves the owner's key working.
+  workspace_uuid: async ({ tenant }) => {
+    const { createWorkspace } = await import("../../shared/services/tenancy/tenants.js");
+    return (await createWorkspace(tenant.caller.organization, "fixture")).id;
+  },
+  // The account gets its key at once: the fuzz ring may delete the account before a route asks for {key_id}.
+  service_account_id: async ({ api, tenant, made }) => {
+    const http = filesClient(api, tenant);
+    const account = ok(await http.request("POST", "/v1/service-accounts", { json: { name: "fixture", workspace_id: tenant.caller.workspace } }), "service account create").id as string;
+    const key = http.request("POST", `/v1/service-accounts/${account}/keys`, { json: {} }).then((reply) => ok(reply, "service account key").id as string);
+    made.set("key_id", key);
+    await key;
+    return account;
+  },
+  key_id: async (owner) => {
+    await fixtureId(owner, "service_account_id");
+    return owner.made.get("key_id")!;
+  },
 };
 
 /** The scope of each parameter's record where it is not the workspace's own (see FixtureScope). */
-export const fixtureScopes: Record<string, FixtureScope> = {};
+export const fixtureScopes: Record<string, FixtureScope> = {
+  // Workspaces and service accounts are the organization's to administer: an organization admin's key of
+  // another workspace (the matrix's intruder) may manage them, and only within its own organization.
+  workspace_uuid: "organization",
+  service_account_id: "organization",
+  key_id: "organization",
+};
 
 export function fixtureFor(param: string): PathFixture {
   const fixture = pathFixtures[param];

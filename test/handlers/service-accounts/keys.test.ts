@@ -41,11 +41,22 @@ describe("POST /v1/service-accounts/{service_account_id}/keys", () => {
       workspace_id: account.workspace,
       created_at: NOW,
       revoked_at: null,
+      rate_limit_per_minute: null,
       key: expect.stringMatching(/^pak_/),
     });
     const [stored] = dynamo.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
     expect(stored!.Put!.Item).toMatchObject({ hash: hashApiKey(response.json.key), principal: account.id, principalType: "service_account", workspace: account.workspace, roles: [], admin: false });
     expect(JSON.stringify(dynamo.calls().map((c) => c.args[0].input))).not.toContain(response.json.key);
+  });
+
+  it("gives the key the per-minute rate limit asked for", async () => {
+    const { caller, account } = anAccountServed();
+
+    const response = await invoke(createKey, creating(account.id, caller, { rate_limit_per_minute: 30 }));
+
+    expect(response.json.rate_limit_per_minute).toBe(30);
+    const [stored] = dynamo.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
+    expect(stored!.Put!.Item).toMatchObject({ rateLimitPerMinute: 30 });
   });
 
   it("names the key after the account when no name is given", async () => {
@@ -85,6 +96,7 @@ describe("GET /v1/service-accounts/{service_account_id}/keys", () => {
           workspace_id: account.workspace,
           created_at: mine!.record.createdAt,
           revoked_at: null,
+          rate_limit_per_minute: null,
         },
       ],
     });

@@ -28,3 +28,16 @@ describe("pricing", () => {
     expect(dayOf(new Date("2026-12-01T00:00:00.000Z"))).toBe("2026-12-01");
   });
 });
+
+describe("config/prices.json", () => {
+  it("prices in the currency spend limits are set in, and prices every model of the catalogs", async () => {
+    const { priceList } = await import("../../../shared/services/usage/spend.js");
+    const { SpendLimitIn } = await import("../../../shared/schemas/usage.js");
+    expect(SpendLimitIn.parse({ value: 1 })).toMatchObject({ currency: priceList.currency });
+    const { readFileSync } = await import("node:fs");
+    for (const catalog of ["models.offline.json", "models.aws.json"]) {
+      const models = JSON.parse(readFileSync(new URL(`../../../config/${catalog}`, import.meta.url), "utf8")).models as { id: string }[];
+      for (const model of models) expect(priceList.models[model.id], `${catalog}: ${model.id}`).toBeDefined();
+    }
+  });
+});
