@@ -31,6 +31,8 @@ export interface RouteRow extends RoutePolicy {
   memoryMb?: number;
   /** Set on routes that are ours, not the spec's (documented in the README). */
   extension?: boolean;
+  /** Also takes the key as `x-api-key` (the official SDK's beta.users sends it so); served by an uncached authorizer. */
+  keyHeader?: boolean;
 }
 
 /** A row as an area's routes file writes it: what the area's defaults say need not be repeated. */

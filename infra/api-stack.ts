@@ -4,7 +4,7 @@ import * as logs from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
 import { stateMachines, type StateMachineRow } from "../functions/engine.js";
 import { areaOf, authorizer, type RouteRow } from "../functions/routes.js";
-import { AUTHORIZER_CACHE_SECONDS, BINARY_MEDIA_TYPES, gatewayAnswers } from "../shared/http/gateway.js";
+import { BINARY_MEDIA_TYPES, gatewayAnswers } from "../shared/http/gateway.js";
 import { AreaStack } from "./area-stack.js";
 import { RouteFunction } from "./constructs/route-function.js";
 import type { DataRefs } from "./data-refs.js";
@@ -19,6 +19,8 @@ export interface ApiStackProps extends cdk.StackProps {
   routes: readonly RouteRow[];
   stageName: string;
   logLevel: string;
+  /** Seconds API Gateway reuses an authorizer answer per Authorization header. */
+  authorizerCacheSeconds: number;
   inference: InferenceSettings;
 }
 
@@ -70,8 +72,13 @@ export class ApiStack extends cdk.Stack {
     const requestAuthorizer = new apigw.RequestAuthorizer(this, "Authorizer", {
       handler: this.authorizerFunction.fn,
       identitySources: [apigw.IdentitySource.header("Authorization")],
-      resultsCacheTtl: cdk.Duration.seconds(AUTHORIZER_CACHE_SECONDS),
+      resultsCacheTtl: cdk.Duration.seconds(props.authorizerCacheSeconds),
     });
+    // Rows that also take the key as `x-api-key` (the SDK's beta.users): API Gateway demands every identity
+    // source, so this one names none, which it allows only uncached; the same function reads either header.
+    const keyHeaderAuthorizer = props.routes.some((row) => row.keyHeader)
+      ? new apigw.RequestAuthorizer(this, "KeyHeaderAuthorizer", { handler: this.authorizerFunction.fn, identitySources: [], resultsCacheTtl: cdk.Duration.seconds(0) })
+      : undefined;
 
     const accessLogs = new logs.LogGroup(this, "AccessLogs", { retention: logs.RetentionDays.THREE_MONTHS });
     this.api = new apigw.RestApi(this, "Api", {
@@ -111,7 +118,7 @@ export class ApiStack extends cdk.Stack {
     // One nested stack per area keeps each template far below CloudFormation's 500 resources.
     this.areas = [...byArea].map(
       ([area, rows]) =>
-        new AreaStack(this, pascal(area), { area, rows, api: this.api, tree, data: props.data, logLevel: props.logLevel, inference: props.inference, stateMachines: machines }),
+        new AreaStack(this, pascal(area), { area, rows, api: this.api, tree, data: props.data, logLevel: props.logLevel, inference: props.inference, stateMachines: machines, keyHeaderAuthorizer }),
     );
 
     // RestApi's own output has a hashed name (ApiEndpoint4F160690); scripts and docs use ApiUrl instead.

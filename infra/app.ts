@@ -5,6 +5,7 @@ import { ApiStack } from "./api-stack.js";
 import { DataStack } from "./data-stack.js";
 import { inferenceSettings } from "./inference.js";
 import { acknowledgeFindings } from "./nag.js";
+import { AUTHORIZER_CACHE_SECONDS } from "../shared/http/gateway.js";
 
 export interface BuildOptions {
   /** Defaults to THE route table; tests pass synthetic rows. */
@@ -17,7 +18,8 @@ export interface BuildOptions {
 /**
  * The whole app. Context: `stage` (default "prod") names the stacks (Platform-<stage>-Data/-Api) and the
  * API stage, so several deployments can share an account; `logLevel` (default INFO) is the handlers'
- * POWERTOOLS_LOG_LEVEL; `modelCatalog` and `upstreamKeySecrets` configure inference (infra/inference.ts).
+ * POWERTOOLS_LOG_LEVEL; `authorizerCacheSeconds` (default 60) how long a key's answer is reused;
+ * `modelCatalog` and `upstreamKeySecrets` configure inference (infra/inference.ts).
  * Handlers must be bundled first (infra/build.ts buildHandlers).
  */
 export function buildApp(options: BuildOptions = {}) {
@@ -26,6 +28,10 @@ export function buildApp(options: BuildOptions = {}) {
   // It ends up in stack names and the API stage name; both refuse anything else.
   if (!/^[A-Za-z0-9-]{1,64}$/.test(stage)) throw new Error(`-c stage=${stage}: use letters, digits and hyphens`);
   const logLevel = String(app.node.tryGetContext("logLevel") ?? "INFO");
+  const authorizerCacheSeconds = Number(app.node.tryGetContext("authorizerCacheSeconds") ?? AUTHORIZER_CACHE_SECONDS);
+  if (!Number.isInteger(authorizerCacheSeconds) || authorizerCacheSeconds < 0 || authorizerCacheSeconds > 3600) {
+    throw new Error(`-c authorizerCacheSeconds=${authorizerCacheSeconds}: use a whole number of seconds from 0 to 3600`);
+  }
   const prefix = `Platform-${stage}`;
 
   const data = new DataStack(app, `${prefix}-Data`, { description: "Platform API: tables and the files bucket (retained on delete)" });
@@ -35,6 +41,7 @@ export function buildApp(options: BuildOptions = {}) {
     routes: options.routes ?? routeTable,
     stageName: stage,
     logLevel,
+    authorizerCacheSeconds,
     inference: inferenceSettings(app),
   });
 

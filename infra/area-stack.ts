@@ -20,6 +20,8 @@ export interface AreaStackProps extends cdk.NestedStackProps {
   inference: InferenceSettings;
   /** The engine's state machines, for rows granted `executions`. */
   stateMachines: StateMachineRefs;
+  /** The uncached authorizer of rows that also take the key as `x-api-key`. */
+  keyHeaderAuthorizer?: apigw.IAuthorizer;
 }
 
 /**
@@ -68,7 +70,12 @@ export class AreaStack extends cdk.NestedStack {
         httpMethod: row.method,
         integration: fn.integration(props.api),
         // Public rows authenticate by other means (a signed token in the URL); the rest inherit the authorizer.
-        options: row.auth === "public" ? { authorizationType: apigw.AuthorizationType.NONE } : undefined,
+        options:
+          row.auth === "public"
+            ? { authorizationType: apigw.AuthorizationType.NONE }
+            : row.keyHeader
+              ? { authorizer: props.keyHeaderAuthorizer, authorizationType: apigw.AuthorizationType.CUSTOM }
+              : undefined,
       });
       return { row, fn, method };
     });

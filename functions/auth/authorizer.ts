@@ -1,5 +1,5 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from "aws-lambda";
-import { bearerKey } from "../../shared/domain/api-keys.js";
+import { bearerKey, plainKey } from "../../shared/domain/api-keys.js";
 import { toCallerContext } from "../../shared/http/caller.js";
 import { logger } from "../../shared/observability/logger.js";
 import { resolveCaller } from "../../shared/services/identity/callers.js";
@@ -14,8 +14,12 @@ const UNAUTHORIZED = "Unauthorized";
  */
 export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
   const headers = event.headers ?? {};
-  const header = Object.entries(headers).find(([name]) => name.toLowerCase() === "authorization")?.[1];
-  const key = bearerKey(header ?? undefined);
+  const header = (wanted: string) => Object.entries(headers).find(([name]) => name.toLowerCase() === wanted)?.[1] ?? undefined;
+  // `x-api-key` only when no Authorization header came: API Gateway caches answers by Authorization, so a
+  // fallback beside one would let the next request with that header ride on this key. Without one, the
+  // request can only be on an uncached row that takes `x-api-key` (row.keyHeader: the SDK's beta.users).
+  const authorization = header("authorization");
+  const key = authorization !== undefined ? bearerKey(authorization) : plainKey(header("x-api-key"));
   if (!key) throw new Error(UNAUTHORIZED);
   const caller = await resolveCaller(key);
   if (!caller) {

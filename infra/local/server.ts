@@ -53,7 +53,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const authCache = new Map<string, { at: number; context: Record<string, string> }>();
 
   async function authorize(event: APIGatewayProxyEvent, row: RouteRow): Promise<Record<string, string> | GatewayAnswerType> {
-    const header = event.headers.Authorization ?? event.headers.authorization;
+    const header = event.headers.Authorization ?? event.headers.authorization ?? (row.keyHeader ? apiKeyHeader(event) : undefined);
     if (!header) return "UNAUTHORIZED";
     const cached = authCache.get(header);
     if (cached && Date.now() - cached.at < options.authorizerCacheSeconds * 1000) return cached.context;
@@ -202,6 +202,12 @@ function toProxyEvent(
       stage: "local",
     },
   };
+}
+
+/** The `x-api-key` header whatever its case, for rows that take the key there (cached apart from bearer keys). */
+function apiKeyHeader(event: APIGatewayProxyEvent): string | undefined {
+  const value = Object.entries(event.headers).find(([name]) => name.toLowerCase() === "x-api-key")?.[1];
+  return value ? `x-api-key ${value}` : undefined;
 }
 
 function lambdaContext(row: RouteRow, requestId: string): Context {

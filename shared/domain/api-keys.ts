@@ -26,6 +26,11 @@ export const hashApiKey = (key: string): string => createHash("sha256").update(k
 export const previewOf = (key: string): string => `${key.slice(0, 8)}…`;
 
 /** The key from an `Authorization: Bearer <key>` header, or undefined when the header is missing or malformed. */
+/** A key sent bare (the `x-api-key` header), with the same shape rules as a bearer key. */
+export function plainKey(header: string | undefined): string | undefined {
+  return /^[\x21-\x7e]{8,512}$/.exec(header?.trim() ?? "")?.[0];
+}
+
 export function bearerKey(header: string | undefined): string | undefined {
   const match = /^Bearer[ ]+([\x21-\x7e]{8,512})$/i.exec(header?.trim() ?? "");
   return match?.[1];

@@ -25,8 +25,12 @@ export const gatewayAnswers = {
 
 export type GatewayAnswerType = keyof typeof gatewayAnswers;
 
-/** How long API Gateway caches an authorizer answer per Authorization header. */
-export const AUTHORIZER_CACHE_SECONDS = 300;
+/**
+ * How long API Gateway caches an authorizer answer per Authorization header, unless the deployment sets
+ * `-c authorizerCacheSeconds=N` (0–3600): also how long a revoked key, an archived workspace, a removed
+ * member or a changed role can still pass. Kept short by default.
+ */
+export const AUTHORIZER_CACHE_SECONDS = 60;
 
 /** Bodies API Gateway hands to Lambda base64-encoded; JSON stays text. */
 export const BINARY_MEDIA_TYPES = ["multipart/form-data", "application/octet-stream"];

@@ -34,7 +34,10 @@ describe("routes", () => {
         expect(method.Properties.AuthorizerId, rowKey(row)).toBeUndefined();
       } else {
         expect(method.Properties.AuthorizationType, rowKey(row)).toBe("CUSTOM");
-        expect(deref(method.Properties.AuthorizerId, scope).resource?.Type, rowKey(row)).toBe("AWS::ApiGateway::Authorizer");
+        const authorizer = deref(method.Properties.AuthorizerId, scope).resource;
+        expect(authorizer?.Type, rowKey(row)).toBe("AWS::ApiGateway::Authorizer");
+        // Rows that take x-api-key get the uncached authorizer; every other row the cached one.
+        expect(authorizer?.Properties.AuthorizerResultTtlInSeconds, rowKey(row)).toBe(row.keyHeader ? 0 : AUTHORIZER_CACHE_SECONDS);
       }
     }
   });
@@ -75,17 +78,17 @@ describe("routes", () => {
 });
 
 describe("the API", () => {
-  it("is a regional REST API with binary media types and a cached REQUEST authorizer on the Authorization header", () => {
+  it("is a regional REST API with binary media types, a cached REQUEST authorizer on the Authorization header, and an uncached one for the rows that take x-api-key", () => {
     const api = s.template(s.api);
     const [[, restApi]] = resourcesOf(api, "AWS::ApiGateway::RestApi") as [[string, Json]];
     expect(restApi.Properties).toMatchObject({ EndpointConfiguration: { Types: ["REGIONAL"] }, BinaryMediaTypes: BINARY_MEDIA_TYPES });
     const authorizers = resourcesOf(api, "AWS::ApiGateway::Authorizer").map(([, a]) => a.Properties);
-    expect(authorizers).toHaveLength(1);
-    expect(authorizers[0]).toMatchObject({
-      Type: "REQUEST",
-      IdentitySource: "method.request.header.Authorization",
-      AuthorizerResultTtlInSeconds: AUTHORIZER_CACHE_SECONDS,
-    });
+    expect(authorizers).toHaveLength(2);
+    expect(authorizers).toContainEqual(
+      expect.objectContaining({ Type: "REQUEST", IdentitySource: "method.request.header.Authorization", AuthorizerResultTtlInSeconds: AUTHORIZER_CACHE_SECONDS }),
+    );
+    // No identity source and no cache: API Gateway allows the one only with the other.
+    expect(authorizers).toContainEqual(expect.objectContaining({ Type: "REQUEST", IdentitySource: "", AuthorizerResultTtlInSeconds: 0 }));
     expect(resourcesOf(api, "AWS::ApiGateway::Account")).toHaveLength(0);
   });
 

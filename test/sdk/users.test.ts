@@ -1,11 +1,10 @@
 /**
  * The official SDK's `beta.users` (GET /v1/users/me, /v1/users/me/organizations, /v1/users/me/workspaces)
- * against the local server. The SDK sends these three with `x-api-key: <key>` (its DashboardUserContextAuth
- * scheme), which our API Gateway authorizer does not read (it caches by the Authorization header): the client
- * is given a hook that sends the same key as `Authorization: Bearer` (docs/identity.md, decision 12).
+ * against the local server, unmodified: the SDK sends these three with `x-api-key: <key>` (its
+ * DashboardUserContextAuth scheme), which their rows take (row.keyHeader).
  */
 import { randomUUID } from "node:crypto";
-import { HTTPClient, type Mistral } from "@mistralai/mistralai";
+import type { Mistral } from "@mistralai/mistralai";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { UserRecord } from "../../shared/domain/identity/records.js";
 import { createWorkspace } from "../../shared/services/tenancy/tenants.js";
@@ -14,15 +13,6 @@ import { sdkClient } from "../support/sdk.js";
 import { aUserKey, aUserOf } from "../support/users.js";
 
 const { api, tenant } = useEmbeddedApi({ tenant: "per-file" });
-
-/** Sends the SDK's `x-api-key` as the bearer key our authorizer reads. */
-function bearerFromApiKeyHeader(): HTTPClient {
-  return new HTTPClient().addHook("beforeRequest", (request) => {
-    const key = request.headers.get("x-api-key");
-    if (key && !request.headers.has("authorization")) request.headers.set("authorization", `Bearer ${key}`);
-    return request;
-  });
-}
 
 let client: Mistral;
 let ada: UserRecord;
@@ -35,7 +25,7 @@ beforeAll(async () => {
   key = await aUserKey(ada, tenant.caller.workspace, ["user"]);
   lab = await createWorkspace(tenant.caller.organization, "lab");
   await aUserKey(ada, lab.id, ["user"]);
-  client = sdkClient(api, key, { httpClient: bearerFromApiKeyHeader() });
+  client = sdkClient(api, key);
 });
 
 const security = () => ({ dashboardUserContextAuth: key });

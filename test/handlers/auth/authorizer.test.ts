@@ -173,3 +173,19 @@ describe("the API key authorizer", () => {
     await expect(handler(withAuthorization(`Bearer ${KEY}`))).rejects.toThrow("DynamoDB unavailable");
   });
 });
+
+describe("the key as x-api-key (rows that take it: the SDK's beta.users)", () => {
+  it("is read when no Authorization header came", async () => {
+    const record = storedKey();
+
+    const result = await handler(anAuthorizerEvent({ headers: { "X-Api-Key": KEY }, methodArn: METHOD_ARN }));
+
+    expect(result.principalId).toBe(record.principal);
+  });
+
+  it("is ignored beside an Authorization header, whatever that header holds", async () => {
+    storedKey();
+
+    await expect(handler(anAuthorizerEvent({ headers: { Authorization: "Bearer unknown-key-0000", "x-api-key": KEY }, methodArn: METHOD_ARN }))).rejects.toThrow("Unauthorized");
+  });
+});
