@@ -1,8 +1,9 @@
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import { tableName } from "../config.js";
 import type { MembershipRecord, ServiceAccountRecord, UserRecord, Workspace } from "../domain/identity/records.js";
 import type { WorkspaceRoleName } from "../domain/identity/roles.js";
 import { batchGetAll, documents, ifConditionHolds, ifTransactionHolds } from "./client.js";
+import { queryAll } from "./query.js";
 import { strip } from "./tenancy.js";
 
 const table = () => tableName("tenancy");
@@ -50,7 +51,7 @@ export const identityStore = {
   },
 
   async listUsers(organization: string): Promise<UserRecord[]> {
-    return queryAll<UserRecord>({ KeyConditionExpression: "pk = :p AND begins_with(sk, :s)", ExpressionAttributeValues: { ":p": `ORG#${organization}`, ":s": "USER#" } });
+    return queryAllOf<UserRecord>({ KeyConditionExpression: "pk = :p AND begins_with(sk, :s)", ExpressionAttributeValues: { ":p": `ORG#${organization}`, ":s": "USER#" } });
   },
 
   async getMembership(workspace: string, user: string): Promise<MembershipRecord | undefined> {
@@ -59,12 +60,12 @@ export const identityStore = {
   },
 
   async listMembers(workspace: string): Promise<MembershipRecord[]> {
-    return queryAll<MembershipRecord>({ KeyConditionExpression: "pk = :p AND begins_with(sk, :s)", ExpressionAttributeValues: { ":p": `WS#${workspace}`, ":s": "MEMBER#" } });
+    return queryAllOf<MembershipRecord>({ KeyConditionExpression: "pk = :p AND begins_with(sk, :s)", ExpressionAttributeValues: { ":p": `WS#${workspace}`, ":s": "MEMBER#" } });
   },
 
   /** The workspaces a user is a member of. */
   async listMembershipsOf(user: string): Promise<MembershipRecord[]> {
-    return queryAll<MembershipRecord>({ IndexName: "gsi1", KeyConditionExpression: "gsi1pk = :p", ExpressionAttributeValues: { ":p": `USERWS#${user}` } });
+    return queryAllOf<MembershipRecord>({ IndexName: "gsi1", KeyConditionExpression: "gsi1pk = :p", ExpressionAttributeValues: { ":p": `USERWS#${user}` } });
   },
 
   /**
@@ -185,8 +186,8 @@ export const identityStore = {
   /** The organization's accounts, or one workspace's, oldest first. */
   async listServiceAccounts(organization: string, workspace?: string): Promise<ServiceAccountRecord[]> {
     const items = workspace
-      ? await queryAll<ServiceAccountRecord>({ IndexName: "gsi1", KeyConditionExpression: "gsi1pk = :p", ExpressionAttributeValues: { ":p": `WSSA#${workspace}` } })
-      : await queryAll<ServiceAccountRecord>({ KeyConditionExpression: "pk = :p AND begins_with(sk, :s)", ExpressionAttributeValues: { ":p": `ORG#${organization}`, ":s": "SA#" } });
+      ? await queryAllOf<ServiceAccountRecord>({ IndexName: "gsi1", KeyConditionExpression: "gsi1pk = :p", ExpressionAttributeValues: { ":p": `WSSA#${workspace}` } })
+      : await queryAllOf<ServiceAccountRecord>({ KeyConditionExpression: "pk = :p AND begins_with(sk, :s)", ExpressionAttributeValues: { ":p": `ORG#${organization}`, ":s": "SA#" } });
     return items.filter((a) => a.organization === organization).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
   },
 
@@ -234,13 +235,6 @@ export const identityStore = {
   },
 };
 
-async function queryAll<T>(input: Omit<ConstructorParameters<typeof QueryCommand>[0], "TableName">): Promise<T[]> {
-  const items: T[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await documents.send(new QueryCommand({ TableName: table(), ...input, ExclusiveStartKey: start }));
-    items.push(...(out.Items ?? []).map((i) => strip<T>(i)));
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return items;
+async function queryAllOf<T>(input: Omit<QueryCommandInput, "TableName">): Promise<T[]> {
+  return (await queryAll({ TableName: table(), ...input })).map((i) => strip<T>(i));
 }

@@ -31,3 +31,15 @@ export async function queryCount(base: QueryCommandInput): Promise<number> {
   } while (startKey);
   return total;
 }
+
+/** Every item a Query matches, all pages of it (for key ranges known to stay small: one organization's workspaces, one workspace's members). */
+export async function queryAll(base: QueryCommandInput): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await documents.send(new QueryCommand({ ...base, ExclusiveStartKey: startKey }));
+    items.push(...(out.Items ?? []));
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+}

@@ -5,6 +5,7 @@ import type { ApiKeyRecord } from "../domain/api-keys.js";
 import type { PrincipalType } from "../domain/caller.js";
 import type { Organization, Workspace } from "../domain/identity/records.js";
 import { documents, ifConditionHolds } from "./client.js";
+import { queryAll } from "./query.js";
 
 const table = () => tableName("tenancy");
 
@@ -59,21 +60,8 @@ export const tenancyStore = {
 
   /** Every workspace of the organization, archived ones too (all pages of the query). */
   async listWorkspaces(organization: string): Promise<Workspace[]> {
-    const workspaces: Workspace[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const out = await documents.send(
-        new QueryCommand({
-          TableName: table(),
-          KeyConditionExpression: "pk = :p AND begins_with(sk, :ws)",
-          ExpressionAttributeValues: { ":p": `ORG#${organization}`, ":ws": "WS#" },
-          ExclusiveStartKey: start,
-        }),
-      );
-      workspaces.push(...(out.Items ?? []).map((i) => strip<Workspace>(i)));
-      start = out.LastEvaluatedKey;
-    } while (start);
-    return workspaces;
+    const items = await queryAll({ TableName: table(), KeyConditionExpression: "pk = :p AND begins_with(sk, :ws)", ExpressionAttributeValues: { ":p": `ORG#${organization}`, ":ws": "WS#" } });
+    return items.map((i) => strip<Workspace>(i));
   },
 
   async putPrincipal(principal: Principal): Promise<void> {

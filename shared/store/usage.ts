@@ -1,7 +1,8 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { tableName } from "../config.js";
 import type { UsageRecord } from "../domain/usage.js";
 import { documents } from "./client.js";
+import { queryAll } from "./query.js";
 
 const RETENTION_SECONDS = 400 * 24 * 3600;
 const table = () => tableName("usage");
@@ -70,30 +71,19 @@ export const usageStore = {
 
   /** The day totals from `fromDay` to `toDay` inclusive. */
   async dailyTotals(workspace: string, fromDay: string, toDay: string): Promise<DailyUsage[]> {
-    const items: DailyUsage[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const out = await documents.send(
-        new QueryCommand({
-          TableName: table(),
-          KeyConditionExpression: "workspace = :w AND sk BETWEEN :from AND :to",
-          ExpressionAttributeValues: { ":w": workspace, ":from": `DAY#${fromDay}`, ":to": `DAY#${toDay}#\uffff` },
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of out.Items ?? []) {
-        items.push({
-          day: item.day as string,
-          model: item.model as string,
-          keyId: item.keyId as string,
-          requests: item.requests as number,
-          promptTokens: item.promptTokens as number,
-          completionTokens: item.completionTokens as number,
-          costMicros: item.costMicros as number,
-        });
-      }
-      start = out.LastEvaluatedKey;
-    } while (start);
-    return items;
+    const items = await queryAll({
+      TableName: table(),
+      KeyConditionExpression: "workspace = :w AND sk BETWEEN :from AND :to",
+      ExpressionAttributeValues: { ":w": workspace, ":from": `DAY#${fromDay}`, ":to": `DAY#${toDay}#\uffff` },
+    });
+    return items.map((item) => ({
+      day: item.day as string,
+      model: item.model as string,
+      keyId: item.keyId as string,
+      requests: item.requests as number,
+      promptTokens: item.promptTokens as number,
+      completionTokens: item.completionTokens as number,
+      costMicros: item.costMicros as number,
+    }));
   },
 };
