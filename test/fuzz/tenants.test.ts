@@ -13,6 +13,7 @@ import { useEmbeddedApi } from "../support/api.js";
 import { fixtureFor, fixturePath, newOwner, pathParamsOf, type FixtureOwner } from "../support/route-fixtures.js";
 import { callRow, crossTenantProblem, leakedIds } from "../support/tenant-matrix.js";
 import { newTenant } from "../support/tenant.js";
+import { identityStore } from "../../shared/store/identity.js";
 
 const { api } = useEmbeddedApi({ tenant: "none" });
 const keyed = routes.filter((row) => row.auth !== "public");
@@ -22,6 +23,7 @@ const lists = keyed.filter((row) => row.method === "GET" && !row.path.includes("
 let owner: FixtureOwner;
 let intruder: FixtureOwner;
 let revoked: string;
+let archived: string;
 
 beforeAll(async () => {
   owner = newOwner(api, await newTenant());
@@ -30,6 +32,10 @@ beforeAll(async () => {
   const gone = await newTenant();
   await tenancyStore.revokeApiKey(gone.caller.keyId, new Date().toISOString());
   revoked = gone.key;
+  // A key of a workspace archived since it was made (DELETE /v1/admin/workspaces/{id} sets archivedAt).
+  const shelved = await newTenant();
+  await identityStore.updateWorkspace(shelved.caller.organization, shelved.caller.workspace, { archivedAt: new Date().toISOString() });
+  archived = shelved.key;
   for (const row of naming) await fixturePath(owner, row.path);
 }, 120_000);
 
@@ -46,10 +52,11 @@ const badKeys = (): [string, string | undefined][] => [
   ["a malformed key", "Bearer \u0000not a key"],
   ["an unknown key", `Bearer ${newApiKey()}`],
   ["a revoked key", `Bearer ${revoked}`],
+  ["a key of an archived workspace", `Bearer ${archived}`],
 ];
 
 describe.each(keyed.map((row) => [routeKey(row), row] as const))("%s", (_, row) => {
-  it("refuses no key, a malformed, unknown or revoked key with 401 and a request id", async () => {
+  it("refuses no key, a malformed, unknown or revoked key, and an archived workspace's, with 401 and a request id", async () => {
     const path = row.path.replace(/\{([A-Za-z_]+)\}/g, () => randomUUID());
     for (const [what, authorization] of badKeys()) {
       const reply = await callRow(api.url, row, path, { authorization: authorization === undefined ? undefined : authorization.replace("\u0000", "") });
