@@ -38,8 +38,11 @@ export interface SpendLimitState {
   spentMicros: number;
 }
 
+/** Whether a monthly limit is set at all (a value, not "no monthly limit"). */
+export const hasSpendLimit = (limit: SpendLimitState["limit"]): limit is { value: number; currency: string | null; noMonthlyLimit: false } =>
+  Boolean(limit && !limit.noMonthlyLimit && limit.value !== null);
+
 /** Whether new model calls are refused: a limit is set and the month's spend has reached it. */
 export function spendLimitReached({ limit, spentMicros }: SpendLimitState): boolean {
-  if (!limit || limit.noMonthlyLimit || limit.value === null) return false;
-  return spentMicros >= Math.round(limit.value * MICROS_PER_UNIT);
+  return hasSpendLimit(limit) && spentMicros >= Math.round(limit.value * MICROS_PER_UNIT);
 }

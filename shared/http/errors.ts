@@ -51,7 +51,3 @@ export function renderError(error: unknown, family: ErrorFamily): WireError {
   const known = asApiError(error);
   return { status: known.status, body: renderers[family](known), ...(known.headers ? { headers: known.headers } : {}) };
 }
-
-/** The platform envelope: the default family, and the one batch result lines use. */
-export const toWireError = (error: unknown): WireError => renderError(error, "platform");
-

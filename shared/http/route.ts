@@ -100,12 +100,15 @@ function buildChain(
   fn: (input: RouteInput<unknown, unknown, unknown>) => Promise<unknown>,
   guards: CallerGuard[],
 ): RouteHandler {
+  const key = routeKey(policy);
+  // The caller the first middleware let through, for the handler (the body parsers keep the event object).
+  const callers = new WeakMap<APIGatewayProxyEvent, Caller>();
   const core = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
-    const caller = authorized(policy, event);
+    const caller = callers.get(event) as Caller;
     const params = parse(spec.params, event.pathParameters ?? {}, "path");
     const query = parse(spec.query, queryObject(event), "query");
     const body = parse(spec.body, event.body, "body");
-    const result = await fn({ params, query, body, caller, event, requestId: requestIdOf(event), route: routeKey(policy), signal: signalOf(event) });
+    const result = await fn({ params, query, body, caller, event, requestId: requestIdOf(event), route: key, signal: signalOf(event) });
     if (result instanceof Reply) return toResult(result);
     return toResult(Reply.json(200, spec.response ? spec.response.parse(result) : result));
   };
@@ -117,7 +120,9 @@ function buildChain(
     .use({
       before: async (request) => {
         const caller = authorized(policy, request.event);
-        if (caller) for (const guard of guards) await guard(caller);
+        if (!caller) return;
+        for (const guard of guards) await guard(caller);
+        callers.set(request.event, caller);
       },
     });
   if (spec.parser) chain.use(spec.parser());
@@ -138,8 +143,8 @@ function buildChain(
 }
 
 /** The caller, once the row's auth and permission let it through (public rows have none). */
-function authorized(policy: RoutePolicy, event: APIGatewayProxyEvent): Caller {
-  if (policy.auth === "public") return undefined as unknown as Caller;
+function authorized(policy: RoutePolicy, event: APIGatewayProxyEvent): Caller | undefined {
+  if (policy.auth === "public") return undefined;
   const caller = callerFrom(event);
   if (policy.auth === "admin" && !caller.admin) throw new Forbidden("This route needs an admin API key", "admin_required");
   if (policy.permission && !permits(caller, policy.permission)) {

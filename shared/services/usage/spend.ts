@@ -1,8 +1,8 @@
 import prices from "../../../config/prices.json" with { type: "json" };
 import type { Caller } from "../../domain/caller.js";
 import { SpendLimitReached } from "../../domain/errors.js";
-import { costMicros, dayOf, monthOf, priceOf, spendLimitReached, type PriceList } from "../../domain/pricing.js";
-import { identityStore } from "../../store/identity.js";
+import { costMicros, dayOf, hasSpendLimit, monthOf, priceOf, spendLimitReached, type PriceList } from "../../domain/pricing.js";
+import { tenancyStore } from "../../store/tenancy.js";
 import { usageStore } from "../../store/usage.js";
 
 export const priceList: PriceList = prices;
@@ -13,12 +13,11 @@ export const priceList: PriceList = prices;
  * call in flight): the limit stops new calls, it never cuts one short.
  */
 export async function assertWithinSpendLimit(caller: Pick<Caller, "organization" | "workspace">, at = new Date()): Promise<void> {
-  const [workspace, spentMicros] = await Promise.all([
-    identityStore.getWorkspaceItem(caller.organization, caller.workspace),
-    usageStore.monthSpend(caller.workspace, monthOf(at)),
-  ]);
-  const limit = workspace?.spendLimit;
-  if (spendLimitReached({ limit, spentMicros })) throw new SpendLimitReached(limit!.value!, limit!.currency ?? priceList.currency);
+  const limit = (await tenancyStore.getWorkspace(caller.organization, caller.workspace))?.spendLimit;
+  // Most workspaces have no limit: their calls (and every batch line) skip the counter read.
+  if (!hasSpendLimit(limit)) return;
+  const spentMicros = await usageStore.monthSpend(caller.workspace, monthOf(at));
+  if (spendLimitReached({ limit, spentMicros })) throw new SpendLimitReached(limit.value, limit.currency ?? priceList.currency);
 }
 
 type Tokens = { promptTokens: number; completionTokens: number };

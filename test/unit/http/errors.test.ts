@@ -3,7 +3,9 @@ import { z } from "zod";
 import { BadRequest, Conflict, Forbidden, NotFound, PayloadTooLarge, Unauthorized, Unprocessable } from "../../../shared/domain/errors.js";
 import { jsonBody } from "../../../shared/http/body.js";
 import { zodIssues } from "../../../shared/domain/validation.js";
-import { toWireError } from "../../../shared/http/errors.js";
+import { renderError } from "../../../shared/http/errors.js";
+
+const toWireError = (error: unknown) => renderError(error, "platform");
 
 const issuesOf = (schema: z.ZodType, value: unknown, where: "body" | "query" | "path" = "body") => {
   const result = schema.safeParse(value);
