@@ -58,3 +58,13 @@ export const ifConditionHolds = unlessRefused(ConditionalCheckFailedException);
  * a concurrent transaction touched the same items), so callers above the store see an outcome.
  */
 export const ifTransactionHolds = unlessRefused(TransactionCanceledException);
+
+/** `SET` of the given fields (undefined ones left out), with placeholder names and values: for partial updates. */
+export function setFields(fields: Record<string, unknown>): { UpdateExpression: string; ExpressionAttributeNames: Record<string, string>; ExpressionAttributeValues: Record<string, unknown> } {
+  const entries = Object.entries(fields).filter(([, value]) => value !== undefined);
+  return {
+    UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :v${i}`).join(", ")}`,
+    ExpressionAttributeNames: Object.fromEntries(entries.map(([name], i) => [`#f${i}`, name])),
+    ExpressionAttributeValues: Object.fromEntries(entries.map(([, value], i) => [`:v${i}`, value])),
+  };
+}

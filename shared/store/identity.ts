@@ -2,9 +2,9 @@ import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, type Query
 import { tableName } from "../config.js";
 import type { MembershipRecord, ServiceAccountRecord, UserRecord, Workspace } from "../domain/identity/records.js";
 import type { WorkspaceRoleName } from "../domain/identity/roles.js";
-import { batchGetAll, documents, ifConditionHolds, ifTransactionHolds } from "./client.js";
+import { batchGetAll, documents, ifConditionHolds, ifTransactionHolds, setFields } from "./client.js";
 import { queryAll } from "./query.js";
-import { strip } from "./tenancy.js";
+import { strip, tenancyStore } from "./tenancy.js";
 
 const table = () => tableName("tenancy");
 
@@ -93,7 +93,7 @@ export const identityStore = {
       ),
     );
     if (added !== undefined) return "added";
-    if (!(await this.getWorkspaceItem(member.organization, member.workspace))) return "no-workspace";
+    if (!(await tenancyStore.getWorkspace(member.organization, member.workspace, { consistent: true }))) return "no-workspace";
     if (!options.replace) return "unchanged";
     const updated = await ifConditionHolds(
       documents.send(
@@ -143,30 +143,6 @@ export const identityStore = {
     return removed !== undefined ? "removed" : this.removeMembership(organization, workspace, user);
   },
 
-  async getWorkspaceItem(organization: string, id: string): Promise<Workspace | undefined> {
-    const out = await documents.send(new GetCommand({ TableName: table(), Key: workspaceKey(organization, id), ConsistentRead: true }));
-    return out.Item ? strip<Workspace>(out.Item) : undefined;
-  },
-
-  /** Changes the given fields of an existing workspace; undefined when there is none. */
-  async updateWorkspace(organization: string, id: string, fields: Partial<Pick<Workspace, "name" | "description" | "icon" | "archivedAt" | "spendLimit" | "updatedAt">>): Promise<Workspace | undefined> {
-    const entries = Object.entries(fields).filter(([, v]) => v !== undefined);
-    if (entries.length === 0) return this.getWorkspaceItem(organization, id);
-    const out = await ifConditionHolds(
-      documents.send(
-        new UpdateCommand({
-          TableName: table(),
-          Key: workspaceKey(organization, id),
-          UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :v${i}`).join(", ")}`,
-          ConditionExpression: "attribute_exists(pk)",
-          ExpressionAttributeNames: Object.fromEntries(entries.map(([k], i) => [`#f${i}`, k])),
-          ExpressionAttributeValues: Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v])),
-          ReturnValues: "ALL_NEW",
-        }),
-      ),
-    );
-    return out?.Attributes ? strip<Workspace>(out.Attributes) : undefined;
-  },
 
   async putServiceAccount(account: ServiceAccountRecord): Promise<void> {
     await documents.send(
@@ -197,16 +173,15 @@ export const identityStore = {
     id: string,
     fields: { description?: string | null; roles?: WorkspaceRoleName[]; deletedAt?: string; updatedAt: string },
   ): Promise<ServiceAccountRecord | undefined> {
-    const entries = Object.entries(fields).filter(([, v]) => v !== undefined);
+    const set = setFields(fields);
     const out = await ifConditionHolds(
       documents.send(
         new UpdateCommand({
           TableName: table(),
           Key: accountKey(organization, id),
-          UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :v${i}`).join(", ")}`,
+          ...set,
           ConditionExpression: "attribute_exists(pk) AND deletedAt = :null",
-          ExpressionAttributeNames: Object.fromEntries(entries.map(([k], i) => [`#f${i}`, k])),
-          ExpressionAttributeValues: { ...Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v])), ":null": null },
+          ExpressionAttributeValues: { ...set.ExpressionAttributeValues, ":null": null },
           ReturnValues: "ALL_NEW",
         }),
       ),

@@ -4,7 +4,7 @@ import { tableName } from "../config.js";
 import type { ApiKeyRecord } from "../domain/api-keys.js";
 import type { PrincipalType } from "../domain/caller.js";
 import type { Organization, Workspace } from "../domain/identity/records.js";
-import { documents, ifConditionHolds } from "./client.js";
+import { documents, ifConditionHolds, setFields } from "./client.js";
 import { queryAll } from "./query.js";
 
 const table = () => tableName("tenancy");
@@ -53,9 +53,28 @@ export const tenancyStore = {
     await putOnce({ pk: `ORG#${ws.organization}`, sk: `WS#${ws.id}`, ...ws });
   },
 
-  async getWorkspace(organization: string, id: string): Promise<Workspace | undefined> {
-    const out = await documents.send(new GetCommand({ TableName: table(), Key: { pk: `ORG#${organization}`, sk: `WS#${id}` } }));
+  /** `consistent`: read after a write of one's own (administration); the request path reads eventually. */
+  async getWorkspace(organization: string, id: string, options: { consistent?: boolean } = {}): Promise<Workspace | undefined> {
+    const key = { pk: `ORG#${organization}`, sk: `WS#${id}` };
+    const out = await documents.send(new GetCommand({ TableName: table(), Key: key, ...(options.consistent ? { ConsistentRead: true } : {}) }));
     return out.Item ? strip<Workspace>(out.Item) : undefined;
+  },
+
+  /** Changes the given fields of an existing workspace; undefined when there is none. */
+  async updateWorkspace(organization: string, id: string, fields: Partial<Pick<Workspace, "name" | "description" | "icon" | "archivedAt" | "spendLimit" | "updatedAt">>): Promise<Workspace | undefined> {
+    if (Object.values(fields).every((v) => v === undefined)) return this.getWorkspace(organization, id, { consistent: true });
+    const out = await ifConditionHolds(
+      documents.send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: { pk: `ORG#${organization}`, sk: `WS#${id}` },
+          ...setFields(fields),
+          ConditionExpression: "attribute_exists(pk)",
+          ReturnValues: "ALL_NEW",
+        }),
+      ),
+    );
+    return out?.Attributes ? strip<Workspace>(out.Attributes) : undefined;
   },
 
   /** Every workspace of the organization, archived ones too (all pages of the query). */

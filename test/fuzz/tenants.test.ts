@@ -13,7 +13,6 @@ import { useEmbeddedApi } from "../support/api.js";
 import { fixtureFor, fixturePath, newOwner, pathParamsOf, type FixtureOwner } from "../support/route-fixtures.js";
 import { callRow, crossTenantProblem, leakedIds } from "../support/tenant-matrix.js";
 import { newTenant } from "../support/tenant.js";
-import { identityStore } from "../../shared/store/identity.js";
 
 const { api } = useEmbeddedApi({ tenant: "none" });
 const keyed = routes.filter((row) => row.auth !== "public");
@@ -34,7 +33,7 @@ beforeAll(async () => {
   revoked = gone.key;
   // A key of a workspace archived since it was made (DELETE /v1/admin/workspaces/{id} sets archivedAt).
   const shelved = await newTenant();
-  await identityStore.updateWorkspace(shelved.caller.organization, shelved.caller.workspace, { archivedAt: new Date().toISOString() });
+  await tenancyStore.updateWorkspace(shelved.caller.organization, shelved.caller.workspace, { archivedAt: new Date().toISOString() });
   archived = shelved.key;
   for (const row of naming) await fixturePath(owner, row.path);
 }, 120_000);

@@ -56,7 +56,7 @@ const toKeyOut = (key: ApiKeyRecord): ServiceAccountKeyOut => ({
  * the caller's user is a member holding `workspace_admin`. Another organization's workspace is unknown (404).
  */
 async function administered(caller: Caller, workspaceId: string): Promise<Workspace> {
-  const workspace = await identityStore.getWorkspaceItem(caller.organization, workspaceId);
+  const workspace = await tenancyStore.getWorkspace(caller.organization, workspaceId, { consistent: true });
   if (!workspace) throw notFound("workspace", workspaceId);
   if (workspaceId === caller.workspace || caller.admin) return workspace;
   if (caller.principalType === "user") {

@@ -58,7 +58,7 @@ export async function addToWorkspace(input: { organization: string; workspace: s
  */
 export async function createUserKey(input: { organization: string; workspace: string; user: string; name?: string }): Promise<NewKey> {
   const user = await requireUser(input.organization, input.user);
-  const workspace = await identityStore.getWorkspaceItem(input.organization, input.workspace);
+  const workspace = await tenancyStore.getWorkspace(input.organization, input.workspace, { consistent: true });
   if (!workspace || workspace.archivedAt) throw new NotFound("workspace", input.workspace);
   const member = await identityStore.getMembership(input.workspace, user.id);
   if (!member && !user.organizationRoles.includes("organization_admin")) {
@@ -79,7 +79,7 @@ export async function identity(caller: Caller): Promise<UserIdentityOut> {
   const [user, organization, workspace, key] = await Promise.all([
     caller.principalType === "user" ? identityStore.getUser(caller.organization, caller.principal) : undefined,
     tenancyStore.getOrganization(caller.organization),
-    identityStore.getWorkspaceItem(caller.organization, caller.workspace),
+    tenancyStore.getWorkspace(caller.organization, caller.workspace, { consistent: true }),
     tenancyStore.getApiKey(caller.keyId),
   ]);
   return {

@@ -45,7 +45,7 @@ export async function list(caller: Caller, query: WorkspaceListQuery): Promise<{
 
 /** The organization's workspace, archived or not; 404 for an id of another organization. */
 export async function get(caller: Caller, id: string): Promise<Workspace> {
-  const workspace = await identityStore.getWorkspaceItem(caller.organization, id);
+  const workspace = await tenancyStore.getWorkspace(caller.organization, id, { consistent: true });
   if (!workspace) throw workspaceNotFound(id);
   return workspace;
 }
@@ -82,7 +82,7 @@ export async function create(caller: Caller, body: CreateWorkspaceBody): Promise
 
 /** Absent or null `name` keeps the name; a null `description` or `icon` clears it. */
 export async function update(caller: Caller, id: string, body: UpdateWorkspaceBody): Promise<Workspace> {
-  const updated = await identityStore.updateWorkspace(caller.organization, id, {
+  const updated = await tenancyStore.updateWorkspace(caller.organization, id, {
     name: body.name ?? undefined,
     description: body.description,
     icon: body.icon,
@@ -102,7 +102,7 @@ export async function archive(caller: Caller, id: string): Promise<void> {
   if (workspace.isDefault) throw new BadRequest("The default workspace cannot be archived", "default_workspace", "workspace_uuid");
   if (workspace.archivedAt) return;
   const now = new Date().toISOString();
-  await identityStore.updateWorkspace(caller.organization, id, { archivedAt: now, updatedAt: now });
+  await tenancyStore.updateWorkspace(caller.organization, id, { archivedAt: now, updatedAt: now });
 }
 
 /**

@@ -3,7 +3,7 @@ import { NotFound, Unprocessable } from "../../domain/errors.js";
 import type { SpendLimit } from "../../domain/identity/records.js";
 import { dayOf, MICROS_PER_UNIT, monthOf, spendLimitReached } from "../../domain/pricing.js";
 import { MAX_REPORT_DAYS, type SpendLimitIn } from "../../schemas/usage.js";
-import { identityStore } from "../../store/identity.js";
+import { tenancyStore } from "../../store/tenancy.js";
 import { usageStore, type DailyUsage } from "../../store/usage.js";
 import { priceList } from "./spend.js";
 
@@ -56,7 +56,7 @@ export async function usageReport(workspace: string, options: { from?: string; t
 /** The month so far against the workspace's limit. */
 export async function spendOf(caller: Pick<Caller, "organization" | "workspace">, now = new Date()) {
   const month = monthOf(now);
-  const [workspace, spentMicros] = await Promise.all([identityStore.getWorkspaceItem(caller.organization, caller.workspace), usageStore.monthSpend(caller.workspace, month)]);
+  const [workspace, spentMicros] = await Promise.all([tenancyStore.getWorkspace(caller.organization, caller.workspace, { consistent: true }), usageStore.monthSpend(caller.workspace, month)]);
   if (!workspace) throw new NotFound("workspace", caller.workspace);
   return {
     object: "spend" as const,
@@ -72,7 +72,7 @@ export async function spendOf(caller: Pick<Caller, "organization" | "workspace">
 /** Sets (or clears, with no_monthly_limit) a workspace's monthly spend limit; the workspace must be the organization's. */
 export async function setSpendLimit(organization: string, workspace: string, input: SpendLimitIn) {
   const limit: SpendLimit = input.no_monthly_limit ? { value: null, currency: null, noMonthlyLimit: true } : { value: input.value!, currency: input.currency!, noMonthlyLimit: false };
-  const updated = await identityStore.updateWorkspace(organization, workspace, { spendLimit: limit, updatedAt: new Date().toISOString() });
+  const updated = await tenancyStore.updateWorkspace(organization, workspace, { spendLimit: limit, updatedAt: new Date().toISOString() });
   if (!updated) throw new NotFound("workspace", workspace);
   return wireLimit(updated.spendLimit)!;
 }

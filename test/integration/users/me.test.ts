@@ -80,8 +80,8 @@ describe("GET /v1/users/me/workspaces", () => {
     await createWorkspace(tenant.caller.organization, "not mine");
     await aUserKey(ada, lab.id);
     await aUserKey(ada, gone.id);
-    const { identityStore } = await import("../../../shared/store/identity.js");
-    await identityStore.updateWorkspace(tenant.caller.organization, gone.id, { archivedAt: new Date().toISOString() });
+    const { tenancyStore } = await import("../../../shared/store/tenancy.js");
+    await tenancyStore.updateWorkspace(tenant.caller.organization, gone.id, { archivedAt: new Date().toISOString() });
 
     const reply = await client.myWorkspaces({}, key);
 
