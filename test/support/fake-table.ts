@@ -1,5 +1,5 @@
-import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
-import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type BatchGetCommandInput, type DeleteCommandInput, type DynamoDBDocumentClient, type GetCommandInput, type PutCommandInput, type QueryCommandInput, type UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
+import { ConditionalCheckFailedException, TransactionCanceledException } from "@aws-sdk/client-dynamodb";
+import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput, type BatchGetCommandInput, type DeleteCommandInput, type DynamoDBDocumentClient, type GetCommandInput, type PutCommandInput, type QueryCommandInput, type UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
 import type { AwsClientStub } from "aws-sdk-client-mock";
 import { beforeEach } from "vitest";
 import { localTableName } from "../../infra/local/env.js";
@@ -194,6 +194,33 @@ export function serveTables(dynamo: AwsClientStub<DynamoDBDocumentClient>, conte
       if (!current) rows.push(item);
       applyUpdate(item, input);
       return input.ReturnValues === "ALL_NEW" ? { Attributes: structuredClone(item) } : {};
+    });
+    // All or nothing, as DynamoDB does: every action is tried on a staged copy, kept only when all conditions hold.
+    dynamo.on(TransactWriteCommand).callsFake((input: TransactWriteCommandInput) => {
+      const staged = new Map([...held].map(([name, rows]) => [name, structuredClone(rows)]));
+      for (const { Put, Update, Delete, ConditionCheck } of input.TransactItems ?? []) {
+        const op = (Put ?? Update ?? Delete ?? ConditionCheck)!;
+        const table = definitionOf(op.TableName);
+        if (!table) continue;
+        const rows = staged.get(table.name)!;
+        const at = rows.findIndex(sameKey(table, Put ? (Put.Item as Item) : (op as { Key: Item }).Key));
+        const current = at >= 0 ? rows[at] : undefined;
+        if (op.ConditionExpression && !holds(op.ConditionExpression, current, op.ExpressionAttributeNames ?? {}, op.ExpressionAttributeValues ?? {})) {
+          throw new TransactionCanceledException({ message: "Transaction cancelled", $metadata: {} });
+        }
+        if (Put) {
+          if (at >= 0) rows[at] = Put.Item as Item;
+          else rows.push(Put.Item as Item);
+        } else if (Delete) {
+          if (at >= 0) rows.splice(at, 1);
+        } else if (Update) {
+          const item = current ?? { ...Update.Key };
+          if (!current) rows.push(item);
+          applyUpdate(item, Update as UpdateCommandInput);
+        }
+      }
+      for (const [name, rows] of staged) held.get(name)!.splice(0, held.get(name)!.length, ...rows);
+      return {};
     });
   }
 

@@ -79,7 +79,7 @@ export async function identity(caller: Caller): Promise<UserIdentityOut> {
   const [user, organization, workspace, key] = await Promise.all([
     caller.principalType === "user" ? identityStore.getUser(caller.organization, caller.principal) : undefined,
     tenancyStore.getOrganization(caller.organization),
-    tenancyStore.getWorkspace(caller.organization, caller.workspace, { consistent: true }),
+    tenancyStore.getWorkspace(caller.organization, caller.workspace),
     tenancyStore.getApiKey(caller.keyId),
   ]);
   return {

@@ -56,7 +56,7 @@ export async function usageReport(workspace: string, options: { from?: string; t
 /** The month so far against the workspace's limit. */
 export async function spendOf(caller: Pick<Caller, "organization" | "workspace">, now = new Date()) {
   const month = monthOf(now);
-  const [workspace, spentMicros] = await Promise.all([tenancyStore.getWorkspace(caller.organization, caller.workspace, { consistent: true }), usageStore.monthSpend(caller.workspace, month)]);
+  const [workspace, spentMicros] = await Promise.all([tenancyStore.getWorkspace(caller.organization, caller.workspace), usageStore.monthSpend(caller.workspace, month)]);
   if (!workspace) throw new NotFound("workspace", caller.workspace);
   return {
     object: "spend" as const,
