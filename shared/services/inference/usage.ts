@@ -68,7 +68,7 @@ export async function recordUsage(
       costMicros: cost,
       at: at.toISOString(),
     }),
-    charge(ctx.caller, prepared.model, tokens, at),
+    charge(ctx.caller, prepared.model, { ...tokens, costMicros: cost }, at),
   ]);
   for (const outcome of written) {
     if (outcome.status === "rejected") logger.error("usage not recorded", { error: outcome.reason as Error, requestId: ctx.requestId });

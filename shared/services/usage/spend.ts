@@ -25,7 +25,7 @@ type Tokens = { promptTokens: number; completionTokens: number };
 /** What a call cost, in micro-units of the price file's currency. */
 export const costOf = (model: { id: string; root?: string }, tokens: Tokens): number => costMicros(priceOf(priceList, model), tokens);
 
-/** Adds a finished call to the month's spend and the day's totals. */
-export async function charge(caller: Pick<Caller, "workspace" | "keyId">, model: { id: string; root?: string }, tokens: Tokens, at = new Date()): Promise<void> {
-  await usageStore.addToTotals(caller.workspace, { month: monthOf(at), day: dayOf(at), model: model.id, keyId: caller.keyId, at: at.toISOString(), ...tokens, costMicros: costOf(model, tokens) });
+/** Adds a finished call, of the cost `costOf` gave, to the month's spend and the day's totals. */
+export async function charge(caller: Pick<Caller, "workspace" | "keyId">, model: { id: string }, call: Tokens & { costMicros: number }, at = new Date()): Promise<void> {
+  await usageStore.addToTotals(caller.workspace, { month: monthOf(at), day: dayOf(at), model: model.id, keyId: caller.keyId, at: at.toISOString(), ...call });
 }
