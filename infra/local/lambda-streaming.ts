@@ -10,8 +10,6 @@ export interface Metadata {
   headers?: Record<string, string>;
 }
 
-export const STREAMING = Symbol.for("platform.lambda.streaming");
-
 export class ResponseStream extends Writable {
   metadata: Metadata | undefined;
 
@@ -46,7 +44,8 @@ export function installLambdaStreaming(): void {
   const scope = globalThis as unknown as { awslambda?: Partial<AwsLambdaGlobal> };
   if (typeof scope.awslambda?.streamifyResponse === "function") return;
   scope.awslambda = Object.assign(scope.awslambda ?? {}, {
-    streamifyResponse: <T extends object>(handler: T) => Object.assign(handler, { [STREAMING]: true }),
+    // The local server streams by the row's `streaming`, so the wrapped handler is used as it is.
+    streamifyResponse: <T extends object>(handler: T) => handler,
     HttpResponseStream: {
       from(stream: ResponseStream, metadata: Metadata) {
         stream.setMetadata(metadata);
