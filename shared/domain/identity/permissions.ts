@@ -1,5 +1,5 @@
 import type { Caller } from "../caller.js";
-import { ORGANIZATION_ROLES, WORKSPACE_ROLES, type OrganizationRoleName, type RoleName, type WorkspaceRoleName } from "./roles.js";
+import type { RoleName } from "./roles.js";
 
 /**
  * What a route may need, per route family. Every route-table row names one (`permission`); the handler
@@ -73,6 +73,3 @@ export function permits(caller: Pick<Caller, "roles" | "admin">, permission: Per
   if (caller.admin) return true;
   return caller.roles.some((role) => (ROLE_PERMISSIONS as Record<string, readonly Permission[] | undefined>)[role]?.includes(permission));
 }
-
-export const isWorkspaceRole = (role: string): role is WorkspaceRoleName => WORKSPACE_ROLES.some((r) => r.name === role);
-export const isOrganizationRole = (role: string): role is OrganizationRoleName => ORGANIZATION_ROLES.some((r) => r.name === role);

@@ -39,7 +39,6 @@ export type OrganizationRoleName = (typeof ORGANIZATION_ROLES)[number]["name"];
 export type RoleName = WorkspaceRoleName | OrganizationRoleName;
 
 export const WORKSPACE_ROLE_NAMES = WORKSPACE_ROLES.map((r) => r.name) as [WorkspaceRoleName, ...WorkspaceRoleName[]];
-export const ORGANIZATION_ROLE_NAMES = ORGANIZATION_ROLES.map((r) => r.name) as [OrganizationRoleName, ...OrganizationRoleName[]];
 
 /** The workspace role any of its spellings names (`workspace_admin`, `A`, its UUID), or undefined. */
 export function workspaceRole(value: string): WorkspaceRoleName | undefined {
