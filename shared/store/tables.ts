@@ -111,7 +111,44 @@ export const ratesTable = {
   timeToLive: "ttl",
 } as const satisfies TableDefinition;
 
-export const tables = [tenancyTable, filesTable, modelsTable, usageTable, batchTable, registryTable, agentsTable, ratesTable] as const;
+/**
+ * Workflow definitions and where they run (docs/workflows.md): workflows, their names, registrations,
+ * published program versions, deployments and their workers, by workspace.
+ */
+export const workflowsTable = {
+  name: "workflows",
+  partitionKey: { name: "pk", type: "S" },
+  sortKey: { name: "sk", type: "S" },
+  localIndexes: [
+    { name: "byCreated", sortKey: { name: "createdKey", type: "S" } },
+    { name: "byName", sortKey: { name: "nameKey", type: "S" } },
+  ],
+  timeToLive: "ttl",
+} as const satisfies TableDefinition;
+
+/**
+ * What workflows do (docs/workflows.md): executions and their runs, activity tasks, the event log per
+ * root execution, published state. Runs carry the sort keys of the local indexes (lists and metrics);
+ * pending tasks carry `queueKey` (the `queue` index a worker polls); events carry `eventsKey` (the
+ * workspace-wide event listing).
+ */
+export const executionsTable = {
+  name: "executions",
+  partitionKey: { name: "pk", type: "S" },
+  sortKey: { name: "sk", type: "S" },
+  localIndexes: [
+    { name: "byStart", sortKey: { name: "startKey", type: "S" } },
+    { name: "byEnd", sortKey: { name: "endKey", type: "S" } },
+    { name: "byWorkflowStart", sortKey: { name: "workflowStartKey", type: "S" } },
+  ],
+  globalIndexes: [
+    { name: "queue", partitionKey: { name: "queueKey", type: "S" }, sortKey: { name: "createdKey", type: "S" } },
+    { name: "events", partitionKey: { name: "eventsKey", type: "S" }, sortKey: { name: "eventKey", type: "S" } },
+  ],
+  timeToLive: "ttl",
+} as const satisfies TableDefinition;
+
+export const tables = [tenancyTable, filesTable, modelsTable, usageTable, batchTable, registryTable, agentsTable, ratesTable, workflowsTable, executionsTable] as const;
 
 export type TableName = (typeof tables)[number]["name"];
 

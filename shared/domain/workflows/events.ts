@@ -1,0 +1,83 @@
+import type { RunRecord } from "./records.js";
+
+/** OA:WorkflowEventType. */
+export const WORKFLOW_EVENT_TYPES = [
+  "WORKFLOW_EXECUTION_STARTED",
+  "WORKFLOW_EXECUTION_COMPLETED",
+  "WORKFLOW_EXECUTION_FAILED",
+  "WORKFLOW_EXECUTION_CANCELED",
+  "WORKFLOW_EXECUTION_CONTINUED_AS_NEW",
+  "WORKFLOW_TASK_TIMED_OUT",
+  "WORKFLOW_TASK_FAILED",
+  "CUSTOM_TASK_STARTED",
+  "CUSTOM_TASK_IN_PROGRESS",
+  "CUSTOM_TASK_COMPLETED",
+  "CUSTOM_TASK_FAILED",
+  "CUSTOM_TASK_TIMED_OUT",
+  "CUSTOM_TASK_CANCELED",
+  "ACTIVITY_TASK_STARTED",
+  "ACTIVITY_TASK_COMPLETED",
+  "ACTIVITY_TASK_RETRYING",
+  "ACTIVITY_TASK_FAILED",
+] as const;
+
+export type WorkflowEventType = (typeof WORKFLOW_EVENT_TYPES)[number];
+
+/** The events after which a root execution produces no more (the SSE stream ends there). */
+export const TERMINAL_EVENT_TYPES: readonly WorkflowEventType[] = [
+  "WORKFLOW_EXECUTION_COMPLETED",
+  "WORKFLOW_EXECUTION_FAILED",
+  "WORKFLOW_EXECUTION_CANCELED",
+];
+
+/** The WorkflowEvent envelope (reference/workflows.md §1.4), as the API returns it. */
+export interface WorkflowEvent {
+  event_id: string;
+  /** Unix nanoseconds. */
+  event_timestamp: number;
+  root_workflow_exec_id: string;
+  parent_workflow_exec_id: string | null;
+  continued_run_id: string | null;
+  first_execution_run_id: string | null;
+  chain_run_id: string | null;
+  schedule_id: string | null;
+  workflow_exec_id: string;
+  workflow_run_id: string;
+  workflow_name: string;
+  event_type: WorkflowEventType;
+  attributes: Record<string, unknown>;
+}
+
+/** A stored event: the envelope plus where it sits in its root's sequence (the SSE `id` / `broker_sequence`). */
+export interface StoredWorkflowEvent {
+  workspace: string;
+  seq: number;
+  event: WorkflowEvent;
+}
+
+/** A JSON payload as the events carry it (OA:JSONPayloadResponse). */
+export const jsonPayload = (value: unknown) => ({ type: "json" as const, value: value ?? null, encoding_options: [] as string[] });
+
+/** The envelope of an event of `run` (event_id and the timestamp are given by the caller: ids are UUIDs, time is the writer's clock). */
+export function eventOf(
+  run: Pick<RunRecord, "runId" | "executionId" | "rootExecutionId" | "parentExecutionId" | "workflowName" | "continuedRunId" | "firstExecutionRunId" | "scheduleId">,
+  type: WorkflowEventType,
+  attributes: Record<string, unknown>,
+  at: { id: string; nowMs: number },
+): WorkflowEvent {
+  return {
+    event_id: at.id,
+    event_timestamp: at.nowMs * 1_000_000,
+    root_workflow_exec_id: run.rootExecutionId,
+    parent_workflow_exec_id: run.parentExecutionId,
+    continued_run_id: run.continuedRunId,
+    first_execution_run_id: run.firstExecutionRunId,
+    chain_run_id: null,
+    schedule_id: run.scheduleId,
+    workflow_exec_id: run.executionId,
+    workflow_run_id: run.runId,
+    workflow_name: run.workflowName,
+    event_type: type,
+    attributes,
+  };
+}

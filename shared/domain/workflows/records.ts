@@ -1,0 +1,153 @@
+import type { StopIntent, WorkflowStatus } from "./statuses.js";
+
+/**
+ * The records of the workflow engine (docs/workflows.md has their keys). Times are ISO strings, as the
+ * wire has them; `*Ms` fields are epoch milliseconds used for arithmetic (liveness, durations).
+ */
+
+/** The API's definition object (OA:WorkflowCodeDefinition), stored as registered and echoed as is. */
+export interface WorkflowDefinition {
+  input_schema: Record<string, unknown>;
+  output_schema?: Record<string, unknown> | null;
+  signals?: { name: string; description?: string | null; input_schema: Record<string, unknown> }[];
+  queries?: { name: string; description?: string | null; input_schema: Record<string, unknown>; output_schema?: Record<string, unknown> | null }[];
+  updates?: { name: string; description?: string | null; input_schema: Record<string, unknown>; output_schema?: Record<string, unknown> | null }[];
+  enforce_determinism?: boolean;
+  on_behalf_of?: boolean;
+  /** Seconds; caps the whole execution (all its runs). */
+  execution_timeout?: number | null;
+  plugin_metadata?: Record<string, unknown> | null;
+}
+
+export interface WorkflowRecord {
+  id: string;
+  workspace: string;
+  organization: string;
+  name: string;
+  displayName: string;
+  description: string | null;
+  tags: string[];
+  availableInChatAssistant: boolean;
+  archived: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface RegistrationRecord {
+  id: string;
+  workspace: string;
+  workflowId: string;
+  workflowName: string;
+  deploymentName: string;
+  definition: WorkflowDefinition;
+  /** The tenant's ASL program; stored, never echoed. */
+  program: Record<string, unknown>;
+  programHash: string;
+  /** The published state machine version that runs it. */
+  versionArn: string;
+  /** The `activity:<name>`s the program uses. */
+  activities: string[];
+  compatibleWithChatAssistant: boolean;
+  createdAt: string;
+}
+
+export interface DeploymentRecord {
+  id: string;
+  workspace: string;
+  name: string;
+  createdAt: string;
+  updatedAt: string;
+  /** Stopped pools get no tasks until started (issue 13 adds the verbs). */
+  stopped: boolean;
+}
+
+export interface WorkerRecord {
+  workspace: string;
+  deploymentName: string;
+  name: string;
+  /** Epoch ms of the last register/heartbeat/poll. */
+  lastHeartbeatMs: number;
+  workflows: string[];
+  /** The principal (key id or service account) the worker runs as. */
+  principal: string;
+}
+
+export interface ExecutionFailure {
+  message: string;
+  type?: string;
+}
+
+export interface RunRecord {
+  runId: string;
+  workspace: string;
+  executionId: string;
+  rootExecutionId: string;
+  parentExecutionId: string | null;
+  workflowId: string;
+  workflowName: string;
+  registrationId: string;
+  deploymentName: string;
+  userId: string | null;
+  status: WorkflowStatus;
+  input: unknown;
+  result: unknown;
+  failure: ExecutionFailure | null;
+  startTime: string;
+  endTime: string | null;
+  /** The Step Functions execution (name = runId). */
+  executionArn: string;
+  /** Set before a stop so the ABORTED run is reported as meant. */
+  intent: StopIntent | null;
+  cancelRequested: boolean;
+  /** The last top-level state entered and its input: where a restart resumes. */
+  checkpoint: { state: string; input: unknown } | null;
+  attempt: number;
+  scheduleId: string | null;
+  continuedRunId: string | null;
+  firstExecutionRunId: string;
+}
+
+/** An execution: its latest run's fields (status mirrored on every run transition) under the execution id. */
+export interface ExecutionRecord {
+  workspace: string;
+  executionId: string;
+  latestRunId: string;
+  status: WorkflowStatus;
+  workflowId: string;
+  workflowName: string;
+  rootExecutionId: string;
+  parentExecutionId: string | null;
+  deploymentName: string;
+  userId: string | null;
+  startTime: string;
+  endTime: string | null;
+  result: unknown;
+  /** Epoch ms after which the whole execution times out (definition.execution_timeout), or null. */
+  deadlineMs: number | null;
+}
+
+export type TaskStatus = "PENDING" | "CLAIMED" | "COMPLETED" | "FAILED" | "EXPIRED";
+
+/** An activity task: what a worker polls for, and the Step Functions token it completes (never shown). */
+export interface TaskRecord {
+  taskId: string;
+  workspace: string;
+  runId: string;
+  executionId: string;
+  rootExecutionId: string;
+  workflowName: string;
+  deploymentName: string;
+  state: string;
+  activity: string;
+  input: unknown;
+  status: TaskStatus;
+  token: string;
+  attempt: number;
+  heartbeatSeconds: number | null;
+  workerName: string | null;
+  createdAt: string;
+  claimedAtMs: number | null;
+  lastHeartbeatMs: number | null;
+  result?: unknown;
+  failure?: ExecutionFailure;
+}

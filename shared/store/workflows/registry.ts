@@ -1,0 +1,220 @@
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
+import { tableName } from "../../config.js";
+import type { DeploymentRecord, RegistrationRecord, WorkerRecord, WorkflowRecord } from "../../domain/workflows/records.js";
+import { documents, ifConditionHolds, ifTransactionHolds, setFields } from "../client.js";
+import { queryAll } from "../query.js";
+
+/**
+ * Workflows, their registrations and published versions, deployments and workers (docs/workflows.md,
+ * `workflows` table). A workspace's workflows, registrations and deployments share its partition; each
+ * deployment's workers have their own.
+ */
+const table = () => tableName("workflows");
+const ws = (workspace: string) => `WS#${workspace}`;
+const workflowKey = (workspace: string, id: string) => ({ pk: ws(workspace), sk: `WF#${id}` });
+const nameKey = (workspace: string, name: string) => ({ pk: ws(workspace), sk: `WFNAME#${name}` });
+const registrationKey = (workspace: string, id: string) => ({ pk: ws(workspace), sk: `REG#${id}` });
+const registrationIdentity = (workspace: string, workflowId: string, deployment: string, hash: string) => ({
+  pk: ws(workspace),
+  sk: `REGKEY#${workflowId}#${deployment}#${hash}`,
+});
+const versionKey = (workflowId: string, hash: string) => ({ pk: `MACHINE#${workflowId}`, sk: `VERSION#${hash}` });
+const deploymentKey = (workspace: string, name: string) => ({ pk: ws(workspace), sk: `DEP#${name}` });
+const workerKey = (workspace: string, deployment: string, name: string) => ({ pk: `${ws(workspace)}#DEP#${deployment}`, sk: `WORKER#${name}` });
+
+/** Sort keys of the workflows' local indexes (only workflow items carry them). */
+const createdKey = (w: Pick<WorkflowRecord, "createdAt" | "id">) => `${w.createdAt}#${w.id}`;
+const displayNameKey = (w: Pick<WorkflowRecord, "displayName" | "id">) => `${w.displayName.toLowerCase().slice(0, 200)}\u0001${w.id}`;
+
+const KEYS = ["pk", "sk", "createdKey", "nameKey", "ttl"];
+function strip<T>(item: Record<string, unknown>): T {
+  const copy = { ...item };
+  for (const key of KEYS) delete copy[key];
+  return copy as T;
+}
+
+async function getItem<T>(key: Record<string, string>): Promise<T | undefined> {
+  const out = await documents.send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: true }));
+  return out.Item ? strip<T>(out.Item) : undefined;
+}
+
+/** How long a worker record outlives its last heartbeat (the liveness window is much shorter). */
+const WORKER_RETENTION_SECONDS = 7 * 24 * 3600;
+
+export const workflowRegistry = {
+  /**
+   * The workspace's workflow named `workflow.name`, creating it (with its name claim, in one transaction)
+   * when there is none. Concurrent first registrations of one name end with one workflow.
+   */
+  async ensureWorkflow(workflow: WorkflowRecord): Promise<WorkflowRecord> {
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const owner = await getItem<{ workflowId: string }>(nameKey(workflow.workspace, workflow.name));
+      if (owner) {
+        const existing = await workflowRegistry.getWorkflow(workflow.workspace, owner.workflowId);
+        if (existing) return existing;
+      }
+      const written = await ifTransactionHolds(
+        documents.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Put: { TableName: table(), Item: { ...nameKey(workflow.workspace, workflow.name), workflowId: workflow.id }, ConditionExpression: "attribute_not_exists(sk)" } },
+              {
+                Put: {
+                  TableName: table(),
+                  Item: { ...workflowKey(workflow.workspace, workflow.id), ...workflow, createdKey: createdKey(workflow), nameKey: displayNameKey(workflow) },
+                  ConditionExpression: "attribute_not_exists(sk)",
+                },
+              },
+            ],
+          }),
+        ),
+      );
+      if (written) return workflow;
+    }
+    throw new Error(`Could not claim workflow name ${workflow.name}`);
+  },
+
+  getWorkflow: (workspace: string, id: string) => getItem<WorkflowRecord>(workflowKey(workspace, id)),
+
+  /** A workflow by its id or its name (the API's `workflow_identifier`). */
+  async findWorkflow(workspace: string, identifier: string): Promise<WorkflowRecord | undefined> {
+    const byId = await workflowRegistry.getWorkflow(workspace, identifier);
+    if (byId) return byId;
+    const owner = await getItem<{ workflowId: string }>(nameKey(workspace, identifier));
+    return owner ? workflowRegistry.getWorkflow(workspace, owner.workflowId) : undefined;
+  },
+
+  /** Changes the given fields; undefined when there is no such workflow. */
+  async updateWorkflow(
+    workspace: string,
+    id: string,
+    fields: Partial<Pick<WorkflowRecord, "displayName" | "description" | "tags" | "availableInChatAssistant" | "archived" | "updatedAt">>,
+  ): Promise<WorkflowRecord | undefined> {
+    const extra = fields.displayName !== undefined ? { nameKey: displayNameKey({ displayName: fields.displayName, id }) } : {};
+    const set = setFields({ ...fields, ...extra });
+    const out = await ifConditionHolds(
+      documents.send(new UpdateCommand({ TableName: table(), Key: workflowKey(workspace, id), ...set, ConditionExpression: "attribute_exists(sk)", ReturnValues: "ALL_NEW" })),
+    );
+    return out?.Attributes ? strip<WorkflowRecord>(out.Attributes) : undefined;
+  },
+
+  /** One page of a workspace's workflows, by creation or by display name; `after` is the last item's index key. */
+  async listWorkflows(
+    workspace: string,
+    options: { order: "asc" | "desc"; sortBy: "created" | "display_name"; limit: number; after?: string; filter?: Pick<QueryCommandInput, "FilterExpression" | "ExpressionAttributeNames" | "ExpressionAttributeValues"> },
+  ): Promise<{ items: WorkflowRecord[]; last?: string }> {
+    const index = options.sortBy === "display_name" ? { name: "byName", attribute: "nameKey" } : { name: "byCreated", attribute: "createdKey" };
+    const items: Record<string, unknown>[] = [];
+    let startKey: Record<string, unknown> | undefined = options.after ? { pk: ws(workspace), sk: options.after.split("\u0002")[1], [index.attribute]: options.after.split("\u0002")[0] } : undefined;
+    do {
+      const out = await documents.send(
+        new QueryCommand({
+          TableName: table(),
+          IndexName: index.name,
+          KeyConditionExpression: "pk = :pk",
+          ScanIndexForward: options.order === "asc",
+          ExclusiveStartKey: startKey,
+          Limit: options.limit - items.length,
+          ...options.filter,
+          ExpressionAttributeValues: { ...options.filter?.ExpressionAttributeValues, ":pk": ws(workspace) },
+        }),
+      );
+      items.push(...(out.Items ?? []));
+      startKey = out.LastEvaluatedKey;
+    } while (startKey && items.length < options.limit);
+    const lastItem = items.at(-1);
+    return {
+      items: items.map((item) => strip<WorkflowRecord>(item)),
+      last: startKey && lastItem ? `${lastItem[index.attribute] as string}\u0002${lastItem.sk as string}` : undefined,
+    };
+  },
+
+  /** The published version of a workflow's program with this hash, if it was published. */
+  async getVersion(workflowId: string, hash: string): Promise<string | undefined> {
+    return (await getItem<{ versionArn: string }>(versionKey(workflowId, hash)))?.versionArn;
+  },
+
+  async putVersion(workflowId: string, hash: string, versionArn: string): Promise<void> {
+    await documents.send(new PutCommand({ TableName: table(), Item: { ...versionKey(workflowId, hash), versionArn } }));
+  },
+
+  /**
+   * The registration of (workflow, deployment, program hash), creating it when there is none: a worker
+   * that registers the same program again every few seconds changes nothing.
+   */
+  async ensureRegistration(registration: RegistrationRecord): Promise<{ registration: RegistrationRecord; created: boolean }> {
+    const identity = registrationIdentity(registration.workspace, registration.workflowId, registration.deploymentName, registration.programHash);
+    const existing = await getItem<{ registrationId: string }>(identity);
+    if (existing) {
+      const found = await workflowRegistry.getRegistration(registration.workspace, existing.registrationId);
+      if (found) return { registration: found, created: false };
+    }
+    const written = await ifTransactionHolds(
+      documents.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName: table(), Item: { ...identity, registrationId: registration.id }, ConditionExpression: "attribute_not_exists(sk)" } },
+            { Put: { TableName: table(), Item: { ...registrationKey(registration.workspace, registration.id), ...registration }, ConditionExpression: "attribute_not_exists(sk)" } },
+          ],
+        }),
+      ),
+    );
+    if (written) return { registration, created: true };
+    // Another worker of the deployment registered it at the same moment: theirs is the one.
+    const winner = await getItem<{ registrationId: string }>(identity);
+    const found = winner && (await workflowRegistry.getRegistration(registration.workspace, winner.registrationId));
+    if (!found) throw new Error("Registration vanished while it was being created");
+    return { registration: found, created: false };
+  },
+
+  getRegistration: (workspace: string, id: string) => getItem<RegistrationRecord>(registrationKey(workspace, id)),
+
+  /** Every registration in the workspace (registrations per workspace stay in the thousands). */
+  async listRegistrations(workspace: string): Promise<RegistrationRecord[]> {
+    const items = await queryAll({
+      TableName: table(),
+      KeyConditionExpression: "pk = :pk AND begins_with(sk, :reg)",
+      ExpressionAttributeValues: { ":pk": ws(workspace), ":reg": "REG#" },
+    });
+    return items.map((item) => strip<RegistrationRecord>(item));
+  },
+
+  /** The deployment, created (not stopped) when it does not exist yet. */
+  async ensureDeployment(deployment: DeploymentRecord): Promise<DeploymentRecord> {
+    await ifConditionHolds(
+      documents.send(new PutCommand({ TableName: table(), Item: { ...deploymentKey(deployment.workspace, deployment.name), ...deployment }, ConditionExpression: "attribute_not_exists(sk)" })),
+    );
+    return (await workflowRegistry.getDeployment(deployment.workspace, deployment.name))!;
+  },
+
+  getDeployment: (workspace: string, name: string) => getItem<DeploymentRecord>(deploymentKey(workspace, name)),
+
+  async listDeployments(workspace: string): Promise<DeploymentRecord[]> {
+    const items = await queryAll({
+      TableName: table(),
+      KeyConditionExpression: "pk = :pk AND begins_with(sk, :dep)",
+      ExpressionAttributeValues: { ":pk": ws(workspace), ":dep": "DEP#" },
+    });
+    return items.map((item) => strip<DeploymentRecord>(item));
+  },
+
+  /** Records a worker's heartbeat (register, poll and task calls all count). */
+  async heartbeat(worker: WorkerRecord): Promise<void> {
+    await documents.send(
+      new PutCommand({
+        TableName: table(),
+        Item: { ...workerKey(worker.workspace, worker.deploymentName, worker.name), ...worker, ttl: Math.floor(worker.lastHeartbeatMs / 1000) + WORKER_RETENTION_SECONDS },
+      }),
+    );
+  },
+
+  async listWorkers(workspace: string, deployment: string): Promise<WorkerRecord[]> {
+    const items = await queryAll({
+      TableName: table(),
+      KeyConditionExpression: "pk = :pk",
+      ExpressionAttributeValues: { ":pk": workerKey(workspace, deployment, "").pk },
+      ConsistentRead: true,
+    });
+    return items.map((item) => strip<WorkerRecord>(item));
+  },
+};

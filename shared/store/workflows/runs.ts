@@ -1,0 +1,170 @@
+import { GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { tableName } from "../../config.js";
+import type { ExecutionRecord, RunRecord } from "../../domain/workflows/records.js";
+import { isClosed, sourcesOf, WORKFLOW_STATUSES, type StopIntent, type WorkflowStatus } from "../../domain/workflows/statuses.js";
+import { documents, ifConditionHolds, ifTransactionHolds, setFields } from "../client.js";
+
+/**
+ * Executions and runs (docs/workflows.md, `executions` table). A run is written with its execution in
+ * one transaction; every status change moves the run and, while it is the latest, the execution with it.
+ */
+const table = () => tableName("executions");
+const ws = (workspace: string) => `WS#${workspace}`;
+export const executionKey = (workspace: string, executionId: string) => ({ pk: ws(workspace), sk: `EXEC#${executionId}` });
+export const runKey = (workspace: string, runId: string) => ({ pk: ws(workspace), sk: `RUN#${runId}` });
+const runPointerKey = (runId: string) => ({ pk: `RUN#${runId}`, sk: "RUN" });
+
+/** Sort keys of the runs' local indexes: by start, by end (closed runs only), by workflow then start. */
+const startKey = (run: Pick<RunRecord, "startTime" | "runId">) => `${run.startTime}#${run.runId}`;
+const endKey = (run: Pick<RunRecord, "endTime" | "runId">) => (run.endTime ? `${run.endTime}#${run.runId}` : undefined);
+const workflowStartKey = (run: Pick<RunRecord, "workflowName" | "startTime" | "runId">) => `${run.workflowName}#${run.startTime}#${run.runId}`;
+
+const STRIP = ["pk", "sk", "startKey", "endKey", "workflowStartKey", "ttl"];
+function strip<T>(item: Record<string, unknown>): T {
+  const copy = { ...item };
+  for (const key of STRIP) delete copy[key];
+  return copy as T;
+}
+
+export function executionOf(run: RunRecord, deadlineMs: number | null): ExecutionRecord {
+  return {
+    workspace: run.workspace,
+    executionId: run.executionId,
+    latestRunId: run.runId,
+    status: run.status,
+    workflowId: run.workflowId,
+    workflowName: run.workflowName,
+    rootExecutionId: run.rootExecutionId,
+    parentExecutionId: run.parentExecutionId,
+    deploymentName: run.deploymentName,
+    userId: run.userId,
+    startTime: run.startTime,
+    endTime: run.endTime,
+    result: run.result,
+    deadlineMs,
+  };
+}
+
+export type RunMove = Partial<Pick<RunRecord, "result" | "failure" | "endTime" | "intent" | "cancelRequested">>;
+
+export const runStore = {
+  /**
+   * Writes a new run as its execution's latest. Refused (false) while the execution has an open run:
+   * an execution id names one running thing at a time, and may be used again once it closed.
+   */
+  async start(run: RunRecord, deadlineMs: number | null): Promise<boolean> {
+    const execution = executionOf(run, deadlineMs);
+    const closed = WORKFLOW_STATUSES.filter(isClosed);
+    const out = await ifTransactionHolds(
+      documents.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: table(),
+                Item: { ...executionKey(run.workspace, run.executionId), ...execution },
+                ConditionExpression: `attribute_not_exists(sk) OR #status IN (${closed.map((_, i) => `:c${i}`).join(", ")})`,
+                ExpressionAttributeNames: { "#status": "status" },
+                ExpressionAttributeValues: Object.fromEntries(closed.map((s, i) => [`:c${i}`, s])),
+              },
+            },
+            {
+              Put: {
+                TableName: table(),
+                Item: { ...runKey(run.workspace, run.runId), ...run, startKey: startKey(run), workflowStartKey: workflowStartKey(run) },
+                ConditionExpression: "attribute_not_exists(sk)",
+              },
+            },
+            { Put: { TableName: table(), Item: { ...runPointerKey(run.runId), workspace: run.workspace }, ConditionExpression: "attribute_not_exists(sk)" } },
+          ],
+        }),
+      ),
+    );
+    return out !== undefined;
+  },
+
+  async getExecution(workspace: string, executionId: string): Promise<ExecutionRecord | undefined> {
+    const out = await documents.send(new GetCommand({ TableName: table(), Key: executionKey(workspace, executionId), ConsistentRead: true }));
+    return out.Item ? strip<ExecutionRecord>(out.Item) : undefined;
+  },
+
+  async get(workspace: string, runId: string): Promise<RunRecord | undefined> {
+    const out = await documents.send(new GetCommand({ TableName: table(), Key: runKey(workspace, runId), ConsistentRead: true }));
+    return out.Item ? strip<RunRecord>(out.Item) : undefined;
+  },
+
+  /** A run by its id alone (the Step Functions execution name): for the engine's handlers, which start from it. */
+  async find(runId: string): Promise<RunRecord | undefined> {
+    const pointer = await documents.send(new GetCommand({ TableName: table(), Key: runPointerKey(runId), ConsistentRead: true }));
+    const workspace = pointer.Item?.workspace as string | undefined;
+    return workspace ? runStore.get(workspace, runId) : undefined;
+  },
+
+  /**
+   * Moves the run to `to` from a status that allows it, with `fields`; its execution follows while this
+   * run is its latest. Returns the moved run, or undefined when the run is gone or already elsewhere.
+   */
+  async transition(workspace: string, runId: string, to: WorkflowStatus, fields: RunMove = {}): Promise<RunRecord | undefined> {
+    const from = sourcesOf(to);
+    const set = setFields({ ...fields, status: to, ...(fields.endTime ? { endKey: endKey({ endTime: fields.endTime, runId }) } : {}) });
+    const runUpdate = {
+      TableName: table(),
+      Key: runKey(workspace, runId),
+      ...set,
+      ConditionExpression: `attribute_exists(sk) AND #current IN (${from.map((_, i) => `:from${i}`).join(", ")})`,
+      ExpressionAttributeNames: { ...set.ExpressionAttributeNames, "#current": "status" },
+      ExpressionAttributeValues: { ...set.ExpressionAttributeValues, ...Object.fromEntries(from.map((s, i) => [`:from${i}`, s])) },
+    };
+    const moved = await ifConditionHolds(documents.send(new UpdateCommand({ ...runUpdate, ReturnValues: "ALL_NEW" })));
+    if (!moved?.Attributes) return undefined;
+    const run = strip<RunRecord>(moved.Attributes);
+    // The execution mirrors its latest run; a run that is no longer the latest leaves it alone.
+    await ifConditionHolds(
+      documents.send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: executionKey(workspace, run.executionId),
+          UpdateExpression: "SET #status = :to, #endTime = :endTime, #result = :result",
+          ConditionExpression: "latestRunId = :runId",
+          ExpressionAttributeNames: { "#status": "status", "#endTime": "endTime", "#result": "result" },
+          ExpressionAttributeValues: { ":to": to, ":endTime": run.endTime ?? null, ":result": run.result ?? null, ":runId": runId },
+        }),
+      ),
+    );
+    return run;
+  },
+
+  /** Records why the run is about to be stopped (or that a cancel was asked), while it is open. False when it is not. */
+  async setIntent(workspace: string, runId: string, fields: { intent?: StopIntent; cancelRequested?: boolean }): Promise<boolean> {
+    const set = setFields(fields);
+    const out = await ifConditionHolds(
+      documents.send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: runKey(workspace, runId),
+          ...set,
+          ConditionExpression: "attribute_exists(sk) AND #status = :running",
+          ExpressionAttributeNames: { ...set.ExpressionAttributeNames, "#status": "status" },
+          ExpressionAttributeValues: { ...set.ExpressionAttributeValues, ":running": "RUNNING" },
+        }),
+      ),
+    );
+    return out !== undefined;
+  },
+
+  /** The last top-level state the run entered, with its input: where a restart of the local engine resumes it. */
+  async setCheckpoint(workspace: string, runId: string, checkpoint: RunRecord["checkpoint"]): Promise<void> {
+    await ifConditionHolds(
+      documents.send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: runKey(workspace, runId),
+          UpdateExpression: "SET #checkpoint = :checkpoint",
+          ConditionExpression: "attribute_exists(sk) AND #status = :running",
+          ExpressionAttributeNames: { "#checkpoint": "checkpoint", "#status": "status" },
+          ExpressionAttributeValues: { ":checkpoint": checkpoint, ":running": "RUNNING" },
+        }),
+      ),
+    );
+  },
+};
