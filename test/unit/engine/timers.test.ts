@@ -30,7 +30,7 @@ afterEach(() => {
   vi.unstubAllEnvs();
 });
 
-const meta = { $metadata: {}, message: "x" };
+const meta = { $metadata: {}, message: "x", Message: "x" };
 const inMinutes = (minutes: number) => new Date(Date.parse(NOW) + minutes * 60_000);
 const payload = { kind: "timeout", runId: "0b7f6c1e-5a38-4a59-9f0a-2f1f4c7b1d11", nested: { attempt: 2 } };
 
