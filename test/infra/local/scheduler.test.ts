@@ -10,6 +10,7 @@ import {
   DeleteScheduleGroupCommand,
   GetScheduleCommand,
   GetScheduleGroupCommand,
+  ListScheduleGroupsCommand,
   ListSchedulesCommand,
   ResourceNotFoundException,
   SchedulerClient,
@@ -342,6 +343,7 @@ describe("the local Scheduler, through @aws-sdk/client-scheduler", () => {
       expect(await client.send(new GetScheduleGroupCommand({ Name: "default" }))).toMatchObject({ Name: "default", State: "ACTIVE" });
       expect(await client.send(new GetScheduleGroupCommand({ Name: GROUP }))).toMatchObject({ Arn: `arn:aws:scheduler:us-east-1:000000000000:schedule-group/${GROUP}` });
       await client.send(new CreateScheduleGroupCommand({ Name: "g1" }));
+      expect((await client.send(new ListScheduleGroupsCommand({}))).ScheduleGroups!.map((g) => g.Name)).toEqual(["default", "g1", GROUP]);
       await expect(client.send(new CreateScheduleGroupCommand({ Name: "g1" }))).rejects.toBeInstanceOf(ConflictException);
       await client.send(new CreateScheduleCommand(aTimer(aStub(), 60_000, { Name: "in-g1", GroupName: "g1" })));
       await client.send(new DeleteScheduleGroupCommand({ Name: "g1" }));
