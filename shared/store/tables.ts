@@ -130,7 +130,7 @@ export const workflowsTable = {
  * What workflows do (docs/workflows.md): executions and their runs, activity tasks, the event log per
  * root execution, published state. Runs carry the sort keys of the local indexes (lists and metrics);
  * pending tasks carry `queueKey` (the `queue` index a worker polls); events carry `eventsKey` (the
- * workspace-wide event listing).
+ * workspace-wide event listing); open runs carry `openKey` (the reconciler's `openRuns` index).
  */
 export const executionsTable = {
   name: "executions",
@@ -144,6 +144,8 @@ export const executionsTable = {
   globalIndexes: [
     { name: "queue", partitionKey: { name: "queueKey", type: "S" }, sortKey: { name: "createdKey", type: "S" } },
     { name: "events", partitionKey: { name: "eventsKey", type: "S" }, sortKey: { name: "eventKey", type: "S" } },
+    // Sparse: only open runs carry `openKey` (one of a few shards), so the reconciler finds runs whose status change went missing without a scan.
+    { name: "openRuns", partitionKey: { name: "openKey", type: "S" }, sortKey: { name: "startKey", type: "S" } },
   ],
   timeToLive: "ttl",
 } as const satisfies TableDefinition;

@@ -33,7 +33,11 @@ export const TERMINAL_EVENT_TYPES: readonly WorkflowEventType[] = [
 /** The WorkflowEvent envelope (reference/workflows.md §1.4), as the API returns it. */
 export interface WorkflowEvent {
   event_id: string;
-  /** Unix nanoseconds. */
+  /**
+   * Unix **microseconds**. The reference says nanoseconds, but nanoseconds today (~1.8e18) are beyond
+   * JavaScript's safe integers: DynamoDB's document client refuses to store them and the official
+   * TypeScript SDK (zod `z.int()`) refuses every event that carries one.
+   */
   event_timestamp: number;
   root_workflow_exec_id: string;
   parent_workflow_exec_id: string | null;
@@ -67,7 +71,7 @@ export function eventOf(
 ): WorkflowEvent {
   return {
     event_id: at.id,
-    event_timestamp: at.nowMs * 1_000_000,
+    event_timestamp: at.nowMs * 1000,
     root_workflow_exec_id: run.rootExecutionId,
     parent_workflow_exec_id: run.parentExecutionId,
     continued_run_id: run.continuedRunId,

@@ -1,6 +1,7 @@
 import { PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { tableName } from "../../config.js";
 import type { StoredWorkflowEvent, WorkflowEvent } from "../../domain/workflows/events.js";
+import { keyFits } from "../../domain/storage-limits.js";
 import { documents } from "../client.js";
 
 /**
@@ -11,6 +12,16 @@ import { documents } from "../client.js";
 const table = () => tableName("executions");
 const partition = (workspace: string, root: string) => `EVT#${workspace}#${root}`;
 const seqKey = (seq: number) => `SEQ#${String(seq).padStart(12, "0")}`;
+
+/** Where a page of the workspace-wide listing ended. */
+export interface EventPosition {
+  pk: string;
+  sk: string;
+  eventKey: string;
+}
+
+/** The partition of a root's events: a position of the workspace listing must be in one of the workspace's. */
+export const eventPartitionPrefix = (workspace: string) => `EVT#${workspace}#`;
 
 export const eventStore = {
   /** Appends `event` to its root's log and returns its sequence. */
@@ -23,7 +34,8 @@ export const eventStore = {
         UpdateExpression: "ADD #seq :one",
         ExpressionAttributeNames: { "#seq": "seq" },
         ExpressionAttributeValues: { ":one": 1 },
-        ReturnValues: "UPDATED_NEW",
+        // The counter item holds only the sequence: ALL_NEW is UPDATED_NEW here.
+        ReturnValues: "ALL_NEW",
       }),
     );
     const seq = Number(counter.Attributes!.seq);
@@ -46,6 +58,7 @@ export const eventStore = {
 
   /** Up to `limit` events of a root from sequence `fromSeq` (inclusive), in order. */
   async listFrom(workspace: string, root: string, fromSeq: number, limit: number): Promise<StoredWorkflowEvent[]> {
+    if (!keyFits(partition(workspace, root), "partition")) return [];
     const out = await documents.send(
       new QueryCommand({
         TableName: table(),
@@ -56,5 +69,25 @@ export const eventStore = {
       }),
     );
     return (out.Items ?? []).map((item) => ({ workspace, seq: Number(item.seq), event: item.event as WorkflowEvent }));
+  },
+  /** A page of the workspace's events, newest first (the `events` index), after `after` (the last event's position). */
+  async listRecent(workspace: string, limit: number, after?: EventPosition): Promise<{ items: StoredWorkflowEvent[]; last?: EventPosition }> {
+    const out = await documents.send(
+      new QueryCommand({
+        TableName: table(),
+        IndexName: "events",
+        KeyConditionExpression: "eventsKey = :ws",
+        ExpressionAttributeValues: { ":ws": workspace },
+        ScanIndexForward: false,
+        Limit: limit,
+        ExclusiveStartKey: after ? { pk: after.pk, sk: after.sk, eventsKey: workspace, eventKey: after.eventKey } : undefined,
+      }),
+    );
+    const items = out.Items ?? [];
+    const lastItem = items.at(-1);
+    return {
+      items: items.map((item) => ({ workspace, seq: Number(item.seq), event: item.event as WorkflowEvent })),
+      last: out.LastEvaluatedKey && lastItem ? { pk: String(lastItem.pk), sk: String(lastItem.sk), eventKey: String(lastItem.eventKey) } : undefined,
+    };
   },
 };

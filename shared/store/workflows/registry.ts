@@ -1,7 +1,11 @@
+import * as z from "zod";
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import { tableName } from "../../config.js";
 import type { DeploymentRecord, RegistrationRecord, WorkerRecord, WorkflowRecord } from "../../domain/workflows/records.js";
+import { InvalidPageToken } from "../../domain/errors.js";
+import { keyFits } from "../../domain/storage-limits.js";
 import { documents, ifConditionHolds, ifTransactionHolds, setFields } from "../client.js";
+import { encodeCursor, readCursor } from "../cursor.js";
 import { queryAll } from "../query.js";
 
 /**
@@ -26,6 +30,14 @@ const workerKey = (workspace: string, deployment: string, name: string) => ({ pk
 const createdKey = (w: Pick<WorkflowRecord, "createdAt" | "id">) => `${w.createdAt}#${w.id}`;
 const displayNameKey = (w: Pick<WorkflowRecord, "displayName" | "id">) => `${w.displayName.toLowerCase().slice(0, 200)}\u0001${w.id}`;
 
+/** What a workflows cursor holds: the sort and order it belongs to, and the last item's keys. */
+const workflowCursor = z.strictObject({
+  s: z.enum(["created", "display_name"]),
+  o: z.enum(["asc", "desc"]),
+  sk: z.string().startsWith("WF#").max(300),
+  k: z.string().min(1).max(600),
+});
+
 const KEYS = ["pk", "sk", "createdKey", "nameKey", "ttl"];
 function strip<T>(item: Record<string, unknown>): T {
   const copy = { ...item };
@@ -34,6 +46,8 @@ function strip<T>(item: Record<string, unknown>): T {
 }
 
 async function getItem<T>(key: Record<string, string>): Promise<T | undefined> {
+  // A name or id too long to be a key names nothing (rather than DynamoDB's ValidationException).
+  if (!keyFits(key.pk, "partition") || !keyFits(key.sk, "sort")) return undefined;
   const out = await documents.send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: true }));
   return out.Item ? strip<T>(out.Item) : undefined;
 }
@@ -98,14 +112,30 @@ export const workflowRegistry = {
     return out?.Attributes ? strip<WorkflowRecord>(out.Attributes) : undefined;
   },
 
-  /** One page of a workspace's workflows, by creation or by display name; `after` is the last item's index key. */
+  /**
+   * One page of a workspace's workflows, by creation or by display name. `after` is the `last` an earlier
+   * page returned (an opaque cursor: anything else is refused with a 422 on `cursorParam`); `keep` drops
+   * workflows a filter the index cannot express refuses (they are read, not counted).
+   */
   async listWorkflows(
     workspace: string,
-    options: { order: "asc" | "desc"; sortBy: "created" | "display_name"; limit: number; after?: string; filter?: Pick<QueryCommandInput, "FilterExpression" | "ExpressionAttributeNames" | "ExpressionAttributeValues"> },
+    options: {
+      order: "asc" | "desc";
+      sortBy: "created" | "display_name";
+      limit: number;
+      after?: string;
+      filter?: Pick<QueryCommandInput, "FilterExpression" | "ExpressionAttributeNames" | "ExpressionAttributeValues">;
+      keep?: (workflow: WorkflowRecord) => boolean;
+      cursorParam?: string;
+    },
   ): Promise<{ items: WorkflowRecord[]; last?: string }> {
     const index = options.sortBy === "display_name" ? { name: "byName", attribute: "nameKey" } : { name: "byCreated", attribute: "createdKey" };
+    const position = options.after === undefined ? undefined : readCursor(options.after, workflowCursor, options.cursorParam ?? "cursor");
+    // A cursor of the other order or sort names a position in another sequence: refused like any other foreign token.
+    if (position && (position.s !== options.sortBy || position.o !== options.order)) throw new InvalidPageToken(options.cursorParam ?? "cursor");
     const items: Record<string, unknown>[] = [];
-    let startKey: Record<string, unknown> | undefined = options.after ? { pk: ws(workspace), sk: options.after.split("\u0002")[1], [index.attribute]: options.after.split("\u0002")[0] } : undefined;
+    let startKey: Record<string, unknown> | undefined = position ? { pk: ws(workspace), sk: position.sk, [index.attribute]: position.k } : undefined;
+    let stoppedEarly = false;
     do {
       const out = await documents.send(
         new QueryCommand({
@@ -114,18 +144,29 @@ export const workflowRegistry = {
           KeyConditionExpression: "pk = :pk",
           ScanIndexForward: options.order === "asc",
           ExclusiveStartKey: startKey,
-          Limit: options.limit - items.length,
+          Limit: Math.min(1000, options.limit - items.length),
           ...options.filter,
           ExpressionAttributeValues: { ...options.filter?.ExpressionAttributeValues, ":pk": ws(workspace) },
         }),
       );
-      items.push(...(out.Items ?? []));
+      const page = out.Items ?? [];
+      for (const [i, item] of page.entries()) {
+        if (options.keep && !options.keep(strip<WorkflowRecord>(item))) continue;
+        items.push(item);
+        if (items.length === options.limit) {
+          stoppedEarly = i < page.length - 1;
+          break;
+        }
+      }
       startKey = out.LastEvaluatedKey;
     } while (startKey && items.length < options.limit);
     const lastItem = items.at(-1);
     return {
       items: items.map((item) => strip<WorkflowRecord>(item)),
-      last: startKey && lastItem ? `${lastItem[index.attribute] as string}\u0002${lastItem.sk as string}` : undefined,
+      last:
+        (startKey || stoppedEarly) && lastItem
+          ? encodeCursor({ s: options.sortBy, o: options.order, sk: lastItem.sk as string, k: lastItem[index.attribute] as string })
+          : undefined,
     };
   },
 

@@ -1,8 +1,10 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import { tableName } from "../../config.js";
 import type { ExecutionRecord, RunRecord } from "../../domain/workflows/records.js";
 import { isClosed, sourcesOf, WORKFLOW_STATUSES, type StopIntent, type WorkflowStatus } from "../../domain/workflows/statuses.js";
 import { documents, ifConditionHolds, ifTransactionHolds, setFields } from "../client.js";
+import { queryAll } from "../query.js";
+import { keyFits } from "../../domain/storage-limits.js";
 
 /**
  * Executions and runs (docs/workflows.md, `executions` table). A run is written with its execution in
@@ -19,7 +21,14 @@ const startKey = (run: Pick<RunRecord, "startTime" | "runId">) => `${run.startTi
 const endKey = (run: Pick<RunRecord, "endTime" | "runId">) => (run.endTime ? `${run.endTime}#${run.runId}` : undefined);
 const workflowStartKey = (run: Pick<RunRecord, "workflowName" | "startTime" | "runId">) => `${run.workflowName}#${run.startTime}#${run.runId}`;
 
-const STRIP = ["pk", "sk", "startKey", "endKey", "workflowStartKey", "ttl"];
+/**
+ * Open runs carry `openKey`, one of OPEN_SHARDS partitions of the sparse `openRuns` index (by run id), so
+ * the reconciler lists runs still open without a scan and no single index partition takes every start.
+ */
+export const OPEN_SHARDS = 8;
+export const openKeyOf = (runId: string) => `OPEN#${parseInt(runId.replace(/-/g, "").slice(-2), 16) % OPEN_SHARDS || 0}`;
+
+const STRIP = ["pk", "sk", "startKey", "endKey", "workflowStartKey", "openKey", "ttl"];
 function strip<T>(item: Record<string, unknown>): T {
   const copy = { ...item };
   for (const key of STRIP) delete copy[key];
@@ -45,6 +54,12 @@ export function executionOf(run: RunRecord, deadlineMs: number | null): Executio
   };
 }
 
+/** Where a page of runs ended: the last run and its index key. */
+export interface RunPosition {
+  runId: string;
+  key: string;
+}
+
 export type RunMove = Partial<Pick<RunRecord, "result" | "failure" | "endTime" | "intent" | "cancelRequested">>;
 
 export const runStore = {
@@ -63,7 +78,7 @@ export const runStore = {
               Put: {
                 TableName: table(),
                 Item: { ...executionKey(run.workspace, run.executionId), ...execution },
-                ConditionExpression: `attribute_not_exists(sk) OR #status IN (${closed.map((_, i) => `:c${i}`).join(", ")})`,
+                ConditionExpression: `(attribute_not_exists(sk) OR #status IN (${closed.map((_, i) => `:c${i}`).join(", ")}))`,
                 ExpressionAttributeNames: { "#status": "status" },
                 ExpressionAttributeValues: Object.fromEntries(closed.map((s, i) => [`:c${i}`, s])),
               },
@@ -71,7 +86,13 @@ export const runStore = {
             {
               Put: {
                 TableName: table(),
-                Item: { ...runKey(run.workspace, run.runId), ...run, startKey: startKey(run), workflowStartKey: workflowStartKey(run) },
+                Item: {
+                  ...runKey(run.workspace, run.runId),
+                  ...run,
+                  startKey: startKey(run),
+                  workflowStartKey: workflowStartKey(run),
+                  ...(isClosed(run.status) ? { endKey: endKey(run) } : { openKey: openKeyOf(run.runId) }),
+                },
                 ConditionExpression: "attribute_not_exists(sk)",
               },
             },
@@ -84,11 +105,14 @@ export const runStore = {
   },
 
   async getExecution(workspace: string, executionId: string): Promise<ExecutionRecord | undefined> {
+    // An id too long to be a key names nothing (rather than DynamoDB's ValidationException).
+    if (!keyFits(executionKey(workspace, executionId).sk, "sort")) return undefined;
     const out = await documents.send(new GetCommand({ TableName: table(), Key: executionKey(workspace, executionId), ConsistentRead: true }));
     return out.Item ? strip<ExecutionRecord>(out.Item) : undefined;
   },
 
   async get(workspace: string, runId: string): Promise<RunRecord | undefined> {
+    if (!keyFits(runKey(workspace, runId).sk, "sort")) return undefined;
     const out = await documents.send(new GetCommand({ TableName: table(), Key: runKey(workspace, runId), ConsistentRead: true }));
     return out.Item ? strip<RunRecord>(out.Item) : undefined;
   },
@@ -111,6 +135,8 @@ export const runStore = {
       TableName: table(),
       Key: runKey(workspace, runId),
       ...set,
+      // A closed run leaves the reconciler's index.
+      UpdateExpression: isClosed(to) ? `${set.UpdateExpression} REMOVE openKey` : set.UpdateExpression,
       ConditionExpression: `attribute_exists(sk) AND #current IN (${from.map((_, i) => `:from${i}`).join(", ")})`,
       ExpressionAttributeNames: { ...set.ExpressionAttributeNames, "#current": "status" },
       ExpressionAttributeValues: { ...set.ExpressionAttributeValues, ...Object.fromEntries(from.map((s, i) => [`:from${i}`, s])) },
@@ -166,5 +192,119 @@ export const runStore = {
         }),
       ),
     );
+  },
+  /** The run's Step Functions execution, once StartExecution named it (it is computed before the start, so a stop racing the start finds it). */
+  async setExecutionArn(workspace: string, runId: string, executionArn: string): Promise<void> {
+    await ifConditionHolds(
+      documents.send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: runKey(workspace, runId),
+          UpdateExpression: "SET executionArn = :arn",
+          ConditionExpression: "attribute_exists(sk)",
+          ExpressionAttributeValues: { ":arn": executionArn },
+        }),
+      ),
+    );
+  },
+
+  /**
+   * One page of a workspace's runs by start or end time (`byStart`, `byEnd`: closed runs only), between
+   * `from` and `to` (index key bounds), after `after` (the last item's position), with `filter`. DynamoDB
+   * applies Limit before the filter, so it reads on until the page is full or the range is done.
+   */
+  async listRuns(
+    workspace: string,
+    options: {
+      by: "start" | "end";
+      order: "asc" | "desc";
+      limit: number;
+      from?: string;
+      to?: string;
+      after?: RunPosition;
+      filter?: Pick<QueryCommandInput, "FilterExpression" | "ExpressionAttributeNames" | "ExpressionAttributeValues">;
+    },
+  ): Promise<{ items: RunRecord[]; last?: RunPosition }> {
+    const attribute = options.by === "start" ? "startKey" : "endKey";
+    // DynamoDB refuses a BETWEEN whose bounds are reversed: such a range holds nothing.
+    if ((options.from ?? "0000") > (options.to ?? "~")) return { items: [] };
+    const items: Record<string, unknown>[] = [];
+    let startKey: Record<string, unknown> | undefined = options.after ? { ...runKey(workspace, options.after.runId), [attribute]: options.after.key } : undefined;
+    let more = false;
+    do {
+      const out = await documents.send(
+        new QueryCommand({
+          TableName: table(),
+          IndexName: options.by === "start" ? "byStart" : "byEnd",
+          KeyConditionExpression: `pk = :pk AND #sort BETWEEN :from AND :to`,
+          ScanIndexForward: options.order === "asc",
+          ExclusiveStartKey: startKey,
+          Limit: Math.min(1000, options.limit - items.length),
+          ConsistentRead: true,
+          ...options.filter,
+          ExpressionAttributeNames: { ...options.filter?.ExpressionAttributeNames, "#sort": attribute },
+          ExpressionAttributeValues: { ...options.filter?.ExpressionAttributeValues, ":pk": ws(workspace), ":from": options.from ?? "0000", ":to": options.to ?? "~" },
+        }),
+      );
+      items.push(...(out.Items ?? []));
+      startKey = out.LastEvaluatedKey;
+      more = Boolean(startKey);
+    } while (more && items.length < options.limit);
+    const lastItem = items.at(-1);
+    return {
+      items: items.map((item) => strip<RunRecord>(item)),
+      last: more && lastItem ? { runId: String(lastItem.runId), key: String(lastItem[attribute]) } : undefined,
+    };
+  },
+
+  /** Every run of a workflow that started between `from` and `to` (ISO times, inclusive), oldest first (`byWorkflowStart`). */
+  async listWorkflowRuns(workspace: string, workflowName: string, from: string, to: string): Promise<RunRecord[]> {
+    if (from > to) return [];
+    const items = await queryAll({
+      TableName: table(),
+      IndexName: "byWorkflowStart",
+      KeyConditionExpression: "pk = :pk AND workflowStartKey BETWEEN :from AND :to",
+      ExpressionAttributeValues: { ":pk": ws(workspace), ":from": `${workflowName}#${from}`, ":to": `${workflowName}#${to}~` },
+    });
+    return items.map((item) => strip<RunRecord>(item));
+  },
+
+  /** Open runs (every workspace) that started before `before` (ISO), from the sparse `openRuns` index, shard by shard. */
+  async listOpenRuns(before: string, limit: number): Promise<Pick<RunRecord, "workspace" | "runId" | "startTime">[]> {
+    const found: Pick<RunRecord, "workspace" | "runId" | "startTime">[] = [];
+    for (let shard = 0; shard < OPEN_SHARDS && found.length < limit; shard += 1) {
+      const items = await queryAll({
+        TableName: table(),
+        IndexName: "openRuns",
+        KeyConditionExpression: "openKey = :shard AND startKey < :before",
+        ExpressionAttributeValues: { ":shard": `OPEN#${shard}`, ":before": before },
+      });
+      for (const item of items) if (found.length < limit) found.push({ workspace: String(item.workspace), runId: String(item.runId), startTime: String(item.startTime) });
+    }
+    return found;
+  },
+  /**
+   * Whether a worker holds one of the run's activity tasks now (a TASK item of the run, CLAIMED). Reads the
+   * workspace's task items (tasks are short-lived records), stopping at the first.
+   */
+  async hasClaimedTask(workspace: string, runId: string): Promise<boolean> {
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const out = await documents.send(
+        new QueryCommand({
+          TableName: table(),
+          KeyConditionExpression: "pk = :pk AND begins_with(sk, :task)",
+          FilterExpression: "runId = :run AND #status = :claimed",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: { ":pk": ws(workspace), ":task": "TASK#", ":run": runId, ":claimed": "CLAIMED" },
+          ProjectionExpression: "sk",
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      if (out.Items?.length) return true;
+      startKey = out.LastEvaluatedKey;
+    } while (startKey);
+    return false;
   },
 };
