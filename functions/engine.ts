@@ -48,3 +48,26 @@ export const stateMachines = {
 } satisfies Record<MachineName, StateMachineRow>;
 
 export const engineHandlers = (): string[] => Object.values(stateMachines).flatMap((m) => Object.values(m.tasks).map((t) => t.handler));
+
+/**
+ * The workflow engine's functions, beside the state machines: not tasks of a machine but targets of
+ * EventBridge (status changes of the workflow machines), a schedule (the reconciler) and the timer port.
+ * `stepFunctions` and `timers` name what each needs beyond its tables, on the workflow machines
+ * (`<WORKFLOW_MACHINE_PREFIX>*`) and in TIMER_GROUP: the CDK step grants them.
+ */
+export interface WorkflowEngineFunction extends EngineTask {
+  trigger: "status-change" | "schedule" | "timer" | "task";
+  stepFunctions?: ("DescribeExecution" | "StopExecution" | "SendTaskSuccess" | "SendTaskFailure" | "SendTaskHeartbeat")[];
+  timers?: ("arm" | "disarm")[];
+}
+
+const workflowRecords: Grants = { tables: { workflows: "read", executions: "readwrite" } };
+
+export const workflowEngineFunctions = {
+  // Closes runs from their status changes: reads registrations (output_schema), writes runs and events.
+  status: { handler: "engine/workflow-status", grants: workflowRecords, timeoutSeconds: 60, trigger: "status-change", timers: ["disarm"] },
+  // Every 5 minutes: describes runs open for 10 minutes and closes those that are over.
+  reconcile: { handler: "engine/workflow-reconcile", grants: workflowRecords, timeoutSeconds: 300, trigger: "schedule", stepFunctions: ["DescribeExecution"], timers: ["disarm"] },
+  // Execution timeouts, cancel grace periods, platform:sleep_until.
+  timer: { handler: "engine/workflow-timer", grants: workflowRecords, timeoutSeconds: 60, trigger: "timer", stepFunctions: ["StopExecution", "SendTaskSuccess"], timers: ["disarm"] },
+} satisfies Record<string, WorkflowEngineFunction>;

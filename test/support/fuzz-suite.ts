@@ -24,7 +24,12 @@ const knownRoles: SemanticRefusals = {
 const reportRange: SemanticRefusals = {
   range: { reason: "from must be on or before to (default: today), at most 366 days before it", answer: (body) => body.detail.every((i: { msg: string }) => /^from must be on or before to/.test(i.msg)) },
 };
+/** The stream follows one root execution: `*` (the SDK's default for every filter) names none. */
+const streamNeedsAnExecution: SemanticRefusals = {
+  execution: { reason: "one of root_workflow_exec_id, parent_workflow_exec_id, workflow_exec_id is required ('*' is not an id)", answer: (body) => body.detail.every((i: { msg: string }) => /^One of root_workflow_exec_id/.test(i.msg)) },
+};
 export const semanticRefusals: Record<string, SemanticRefusals> = {
+  "GET /v1/workflows/events/stream": streamNeedsAnExecution,
   "POST /v2/prompts": variablesMatchContent,
   "POST /v2/prompts/{prompt_id}/versions": variablesMatchContent,
   "PUT /v1/service-accounts/{service_account_id}/roles": knownRoles,

@@ -74,6 +74,35 @@ export const pathFixtures: Record<string, PathFixture> = {
     await key;
     return account;
   },
+  // A workflow with one registration (input_schema: any object), seeded through the stores: no route
+  // creates workflows but a worker's register. Its run is closed, so terminate and cancel answer 409.
+  workflow_identifier: async ({ tenant, made }) => {
+    const { seedRegistration, seedRun, aDefinition } = await import("./workflow-builders.js");
+    const seeded = await seedRegistration(tenant.caller.workspace, { organization: tenant.caller.organization, registration: { definition: aDefinition({ input_schema: { type: "object" } }) } });
+    const run = seedRun(tenant.caller.workspace, { status: "COMPLETED", result: { ok: true } }, seeded);
+    made.set("workflow_registration_id", Promise.resolve(seeded.registration.id));
+    made.set("workflow_name", Promise.resolve(seeded.workflow.name));
+    made.set("execution_id", run.then((r) => r.executionId));
+    made.set("run_id", run.then((r) => r.runId));
+    await run;
+    return seeded.workflow.id;
+  },
+  workflow_registration_id: async (owner) => {
+    await fixtureId(owner, "workflow_identifier");
+    return owner.made.get("workflow_registration_id")!;
+  },
+  workflow_name: async (owner) => {
+    await fixtureId(owner, "workflow_identifier");
+    return owner.made.get("workflow_name")!;
+  },
+  execution_id: async (owner) => {
+    await fixtureId(owner, "workflow_identifier");
+    return owner.made.get("execution_id")!;
+  },
+  run_id: async (owner) => {
+    await fixtureId(owner, "workflow_identifier");
+    return owner.made.get("run_id")!;
+  },
   key_id: async (owner) => {
     await fixtureId(owner, "service_account_id");
     return owner.made.get("key_id")!;

@@ -1,0 +1,43 @@
+import { area, type Grants } from "../route-row.js";
+
+/**
+ * Workflows, their executions, runs and events (docs/workflows.md). Errors are the workflow family's
+ * (`{detail, code: "WF_xxxx"}`); reads need workflows:read, starting and stopping workflows:execute.
+ *
+ * Beyond `grants`, the rows that start or stop runs need Step Functions on the workflow machines
+ * (`stepFunctions`: StartExecution on `stateMachine:<WORKFLOW_MACHINE_PREFIX>*` versions, StopExecution on
+ * their executions) and the timer port (`timers`: scheduler Create/Update/DeleteSchedule in TIMER_GROUP and
+ * iam:PassRole of TIMER_ROLE_ARN): `workflowRouteEngineAccess` below says which, for the CDK step that grants them.
+ */
+const reads: Grants = { tables: { workflows: "read", executions: "read" } };
+const stops: Grants = { tables: { workflows: "read", executions: "readwrite" } };
+
+export const workflowRoutes = area({ errors: "workflow", permissions: { read: "workflows:read", write: "workflows:execute" } }, [
+  { method: "GET", path: "/v1/workflows", handler: "workflows/list", grants: { tables: { workflows: "read" } } },
+  { method: "GET", path: "/v1/workflows/registrations", handler: "workflows/list-registrations", grants: { tables: { workflows: "read" } } },
+  { method: "POST", path: "/v1/workflows/{workflow_identifier}/execute", handler: "workflows/execute", grants: stops },
+  { method: "POST", path: "/v1/workflows/registrations/{workflow_registration_id}/execute", handler: "workflows/execute-registration", grants: stops },
+  { method: "GET", path: "/v1/workflows/{workflow_identifier}", handler: "workflows/retrieve", grants: { tables: { workflows: "read" } } },
+  { method: "PUT", path: "/v1/workflows/{workflow_identifier}", handler: "workflows/update", grants: { tables: { workflows: "readwrite" } }, permission: "workflows:write" },
+  { method: "GET", path: "/v1/workflows/{workflow_name}/metrics", handler: "workflows/metrics", grants: reads },
+  { method: "GET", path: "/v1/workflows/executions/{execution_id}", handler: "workflows/get-execution", grants: reads },
+  { method: "POST", path: "/v1/workflows/executions/{execution_id}/terminate", handler: "workflows/terminate", grants: stops },
+  { method: "POST", path: "/v1/workflows/executions/{execution_id}/cancel", handler: "workflows/cancel", grants: stops },
+  { method: "POST", path: "/v1/workflows/executions/terminate", handler: "workflows/batch-terminate", grants: stops },
+  { method: "POST", path: "/v1/workflows/executions/cancel", handler: "workflows/batch-cancel", grants: stops },
+  { method: "GET", path: "/v1/workflows/runs", handler: "workflows/list-runs", grants: reads },
+  { method: "GET", path: "/v1/workflows/runs/{run_id}", handler: "workflows/get-run", grants: reads },
+  { method: "GET", path: "/v1/workflows/events/list", handler: "workflows/list-events", grants: reads },
+  // Server-sent events for up to 14 minutes: API Gateway's STREAM mode, Lambda response streaming.
+  { method: "GET", path: "/v1/workflows/events/stream", handler: "workflows/stream-events", grants: reads, streaming: true },
+]);
+
+/** What the rows that start or stop runs need beyond their tables (see above): granted by the workflow engine's CDK step. */
+export const workflowRouteEngineAccess: Record<string, { stepFunctions: ("StartExecution" | "StopExecution")[]; timers: ("arm" | "disarm")[] }> = {
+  "workflows/execute": { stepFunctions: ["StartExecution", "StopExecution"], timers: ["arm", "disarm"] },
+  "workflows/execute-registration": { stepFunctions: ["StartExecution", "StopExecution"], timers: ["arm", "disarm"] },
+  "workflows/terminate": { stepFunctions: ["StopExecution"], timers: ["disarm"] },
+  "workflows/cancel": { stepFunctions: ["StopExecution"], timers: ["arm", "disarm"] },
+  "workflows/batch-terminate": { stepFunctions: ["StopExecution"], timers: ["disarm"] },
+  "workflows/batch-cancel": { stepFunctions: ["StopExecution"], timers: ["arm", "disarm"] },
+};
