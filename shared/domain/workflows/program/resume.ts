@@ -26,11 +26,13 @@ export function resumeEntryState(state: string): string {
 /**
  * The states prefixed to every compiled machine. Two Choices, not one: a comparator on a missing path is a
  * runtime error in Step Functions, so `$.__resume.state` is only compared once IsPresent has said it exists.
- * A resume naming a state this version lacks fails the run rather than restarting it from the top.
+ * A resume naming a state this version lacks fails the run rather than restarting it from the top. Names
+ * are sorted: the order of a program's States is no part of it, so it must not change the hash.
  */
 export function resumePrelude(startAt: string, topLevelStates: readonly string[]): Record<string, JsonObject> {
+  const names = [...topLevelStates].sort();
   const entries = Object.fromEntries(
-    topLevelStates.map((state) => [resumeEntryState(state), { Type: "Pass", InputPath: "$.__resume.input", Next: state }]),
+    names.map((state) => [resumeEntryState(state), { Type: "Pass", InputPath: "$.__resume.input", Next: state }]),
   );
   return {
     [PROGRAM_RESUME_STATE]: {
@@ -40,7 +42,7 @@ export function resumePrelude(startAt: string, topLevelStates: readonly string[]
     },
     [ROUTE_STATE]: {
       Type: "Choice",
-      Choices: topLevelStates.map((state) => ({ Variable: "$.__resume.state", StringEquals: state, Next: resumeEntryState(state) })),
+      Choices: names.map((state) => ({ Variable: "$.__resume.state", StringEquals: state, Next: resumeEntryState(state) })),
       Default: UNKNOWN_STATE,
     },
     [UNKNOWN_STATE]: { Type: "Fail", Error: RESUME_UNKNOWN_ERROR, Cause: "The input's __resume.state names no top-level state of this program" },
