@@ -93,7 +93,9 @@ function unreachable(startAt: string, states: JsonObject, path: (string | number
   const queue = [startAt];
   for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
     for (const [target] of transitions(states[name] as JsonObject, [])) {
-      if (!seen.has(target)) seen.add(target), queue.push(target);
+      if (seen.has(target)) continue;
+      seen.add(target);
+      queue.push(target);
     }
   }
   return Object.entries(states)
