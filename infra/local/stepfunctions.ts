@@ -304,7 +304,6 @@ export async function startStepFunctions(options: LocalStepFunctionsOptions = {}
       executionStartedEventDetails: {
         ...data("input", JSON.parse(input)),
         roleArn: execution.context.Execution.RoleArn,
-        stateMachineArn: versionArn ?? target.machine.arn,
         ...(versionArn ? { stateMachineVersionArn: versionArn } : {}),
       },
     });
