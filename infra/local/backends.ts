@@ -33,7 +33,8 @@ export async function startBackends(options: { dataDir: string; persist: boolean
       forcePathStyle: true,
       responseChecksumValidation: "WHEN_REQUIRED",
     });
-    stepFunctions = await startStepFunctions({ s3: s3Client });
+    // Machines created at run time (workflows) are kept with the data, as their ARNs are in the tables.
+    stepFunctions = await startStepFunctions({ s3: s3Client, stateDir: options.persist ? options.dataDir : undefined });
   } catch (error) {
     await Promise.all([dynamo.stop(), s3.stop()]);
     throw error;

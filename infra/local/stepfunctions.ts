@@ -107,18 +107,19 @@ export async function startStepFunctions(options: LocalStepFunctionsOptions = {}
 
   /** An engine table task: the function's result is the state's. */
   function lambdaTaskBinding(config: FunctionConfig): Binding {
-    return async (execution, input) => {
+    return async (execution, input, where) => {
       await enteredFirst(execution);
-      execution.history.add("LambdaFunctionScheduled", {
+      const history = where?.mapRun ? undefined : execution.history;
+      history?.add("LambdaFunctionScheduled", {
         lambdaFunctionScheduledEventDetails: { resource: config.arn, ...data("input", input), timeoutInSeconds: config.timeoutSeconds },
       });
-      execution.history.add("LambdaFunctionStarted");
+      history?.add("LambdaFunctionStarted");
       try {
         const output = await functions.invoke(config, input, `${execution.name} ${config.functionName}`);
-        execution.history.add("LambdaFunctionSucceeded", { lambdaFunctionSucceededEventDetails: data("output", output) });
+        history?.add("LambdaFunctionSucceeded", { lambdaFunctionSucceededEventDetails: data("output", output) });
         return output;
       } catch (error) {
-        execution.history.add("LambdaFunctionFailed", { lambdaFunctionFailedEventDetails: failure(error) });
+        history?.add("LambdaFunctionFailed", { lambdaFunctionFailedEventDetails: failure(error) });
         throw error;
       }
     };
@@ -130,11 +131,12 @@ export async function startStepFunctions(options: LocalStepFunctionsOptions = {}
    */
   function callbackBinding(stateName: string, config: FunctionConfig, limits: TaskLimits): Binding {
     const resource = { resourceType: "lambda", resource: "invoke.waitForTaskToken" };
-    return async (execution, input) => {
+    return async (execution, input, where) => {
       await enteredFirst(execution);
+      const history = where?.mapRun ? undefined : execution.history;
       const { token, result } = tokens.issue(execution, limits);
       const parameters = withToken(input, token) as Json;
-      execution.history.add("TaskScheduled", {
+      history?.add("TaskScheduled", {
         taskScheduledEventDetails: {
           ...resource,
           region: LOCAL_REGION,
@@ -143,21 +145,21 @@ export async function startStepFunctions(options: LocalStepFunctionsOptions = {}
           ...(limits.heartbeatSeconds !== undefined ? { heartbeatInSeconds: limits.heartbeatSeconds } : {}),
         },
       });
-      execution.history.add("TaskStarted", { taskStartedEventDetails: resource });
+      history?.add("TaskStarted", { taskStartedEventDetails: resource });
       functions.invoke(config, parameters.Payload ?? null, `${execution.name} ${stateName}`).then(
         (response) => {
-          if (tokens.isOpen(token)) execution.history.add("TaskSubmitted", { taskSubmittedEventDetails: { ...resource, ...data("output", { Payload: response, StatusCode: 200 }) } });
+          if (tokens.isOpen(token)) history?.add("TaskSubmitted", { taskSubmittedEventDetails: { ...resource, ...data("output", { Payload: response, StatusCode: 200 }) } });
         },
         (error: Error) => tokens.failOpen(token, error),
       );
       try {
         const output = await result;
-        execution.history.add("TaskSucceeded", { taskSucceededEventDetails: { ...resource, ...data("output", output) } });
+        history?.add("TaskSucceeded", { taskSucceededEventDetails: { ...resource, ...data("output", output) } });
         return output;
       } catch (error) {
         if (!(error instanceof ExecutionEnded)) {
           const [type, key] = isTimeoutError(error) ? ["TaskTimedOut", "taskTimedOutEventDetails"] : ["TaskFailed", "taskFailedEventDetails"];
-          execution.history.add(type, { [key]: { ...resource, ...failure(error) } });
+          history?.add(type, { [key]: { ...resource, ...failure(error) } });
         }
         throw error;
       }

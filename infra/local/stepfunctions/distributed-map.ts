@@ -32,6 +32,7 @@ export function distributedMapBinding(stateName: string, state: Json, processor:
   return async (execution, input) => {
     if (execution.ended.signal.aborted) throw new ExecutionEnded();
     const items = await readItems(state, input, execution, deps.s3);
+    const handlers = Object.fromEntries([...execution.machine.bindings].map(([name, binding]) => [name, (value: unknown) => binding(execution, value, { mapRun: true }) as Promise<any>]));
     const results: unknown[] = new Array(items.length);
     const running = new Set<() => void>();
     const abortRunning = () => running.forEach((abort) => abort());
@@ -45,7 +46,7 @@ export function distributedMapBinding(stateName: string, state: Json, processor:
           const value = items[index];
           const itemInput = selector ? await evaluate(selector, input, { ...execution.context, Map: { Item: { Index: index, Value: value } } }) : value;
           if (stopped()) return;
-          const child = processor.run(itemInput as never, { overrides: { taskResourceLocalHandlers: execution.handlers }, context: { StateMachine: execution.context.StateMachine } });
+          const child = processor.run(itemInput as never, { overrides: { taskResourceLocalHandlers: handlers }, context: { StateMachine: execution.context.StateMachine } });
           running.add(child.abort);
           try {
             results[index] = await child.result;

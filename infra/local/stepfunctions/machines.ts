@@ -95,15 +95,18 @@ export class MachineRegistry {
     const name = body.name;
     if (typeof name !== "string" || !NAME.test(name)) throw new ApiError("InvalidName", `Invalid Name: '${String(name)}'`);
     if ((body.type ?? "STANDARD") !== "STANDARD") throw new ApiError("ValidationException", "The local Step Functions runs STANDARD state machines only");
-    const definition = this.checked(name, body.definition);
-    const roleArn = role(body.roleArn);
     if (body.versionDescription !== undefined && !body.publish) throw new ApiError("ValidationException", "versionDescription requires publish");
+    const roleArn = role(body.roleArn);
     let machine = this.machines.get(name);
-    if (machine && !sameDocument(machine.definition, definition)) {
-      throw new ApiError("StateMachineAlreadyExists", `State Machine Already Exists: '${machine.arn}'`);
+    if (machine) {
+      // The same name and definition again is the same call: Step Functions answers with the machine it has.
+      if (typeof body.definition !== "string" || !sameDocument(machine.definition, body.definition)) {
+        throw new ApiError("StateMachineAlreadyExists", `State Machine Already Exists: '${machine.arn}'`);
+      }
+    } else {
+      const definition = this.checked(name, body.definition);
+      machine = this.add({ name, arn: localStateMachineArn(name), definition, roleArn, revisionId: randomUUID(), creationDate: new Date(), versions: [], deployed: false });
     }
-    // The same name and definition again is the same call: Step Functions answers with the machine it has.
-    machine ??= this.add({ name, arn: localStateMachineArn(name), definition, roleArn, revisionId: randomUUID(), creationDate: new Date(), versions: [], deployed: false });
     const version = body.publish ? this.publishCurrent(machine, body.versionDescription) : undefined;
     this.save();
     return { stateMachineArn: machine.arn, creationDate: seconds(machine.creationDate), ...(version ? { stateMachineVersionArn: version.arn } : {}) };
@@ -112,6 +115,7 @@ export class MachineRegistry {
   update(body: Json): Json {
     const { machine, version } = this.resolve(body.stateMachineArn);
     if (version) throw new ApiError("ValidationException", "Update a state machine by its own ARN, not a version's");
+    if (machine.deployed) throw new ApiError("ValidationException", `${machine.name} is deployed with the stack (functions/engine.ts); it changes there`);
     if (body.definition === undefined && body.roleArn === undefined) throw new ApiError("MissingRequiredParameter", "Either definition or roleArn is required");
     if (body.versionDescription !== undefined && !body.publish) throw new ApiError("ValidationException", "versionDescription requires publish");
     const definition = body.definition === undefined ? machine.definition : this.checked(machine.name, body.definition);
@@ -131,6 +135,7 @@ export class MachineRegistry {
   publish(body: Json): Json {
     const { machine, version } = this.resolve(body.stateMachineArn);
     if (version) throw new ApiError("ValidationException", "Publish a version of a state machine by its own ARN");
+    if (machine.deployed) throw new ApiError("ValidationException", `${machine.name} is deployed with the stack; the local engine publishes no versions of it`);
     if (body.revisionId !== undefined && body.revisionId !== machine.revisionId) {
       throw new ApiError("ConflictException", `The state machine's revision is ${machine.revisionId}, not ${String(body.revisionId)}`);
     }
@@ -243,5 +248,10 @@ function role(arn: unknown): string {
 
 /** Two definitions are the same document when they parse to the same JSON (whitespace aside). */
 function sameDocument(a: string, b: string): boolean {
-  return a === b || JSON.stringify(JSON.parse(a)) === JSON.stringify(JSON.parse(b));
+  if (a === b) return true;
+  try {
+    return JSON.stringify(JSON.parse(a)) === JSON.stringify(JSON.parse(b));
+  } catch {
+    return false;
+  }
 }

@@ -41,8 +41,12 @@ export interface Execution {
   timer?: NodeJS.Timeout;
 }
 
-/** A state the library runs with a local handler: a task module, a task-token callback, or an emulated Distributed Map. */
-export type Binding = (execution: Execution, input: unknown) => Promise<unknown>;
+/**
+ * A state the library runs with a local handler: a task module, a task-token callback, or an emulated
+ * Distributed Map. In a Map Run's child (`mapRun`), its events belong to the child execution, not to the
+ * execution's history.
+ */
+export type Binding = (execution: Execution, input: unknown, where?: { mapRun?: boolean }) => Promise<unknown>;
 
 /** A document ready to run: the library's runner for the rewritten document, and the local handler of each bound state. */
 export interface Compiled {

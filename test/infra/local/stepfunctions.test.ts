@@ -141,6 +141,9 @@ describe("the local Step Functions, through @aws-sdk/client-sfn", () => {
     expect(types.at(-1)).toBe("ExecutionSucceeded");
     expect(events![1]!.stateEnteredEventDetails).toEqual({ name: "Start", input: JSON.stringify(job), inputDetails: { truncated: false } });
     expect(events![2]!.lambdaFunctionScheduledEventDetails!.resource).toBe(localTaskArn("batch", "start"));
+    // The chunks run in the Map Run's child executions, whose events are not the parent's.
+    const invoked = events!.filter((e) => e.type === "LambdaFunctionScheduled").map((e) => e.lambdaFunctionScheduledEventDetails!.resource);
+    expect(invoked).toEqual([localTaskArn("batch", "start"), localTaskArn("batch", "finish")]);
   });
 
   it("leaves a finished execution as it is on StopExecution", async () => {
