@@ -2,6 +2,7 @@
  * What the local Step Functions' modules share: the local ARNs, an execution as the stand-in keeps it, and
  * errors as Step Functions reports them (infra/local/stepfunctions.ts puts them together).
  */
+import "../polyfills.js";
 import { ExecutionError, StateMachine, type StateMachineDefinition } from "aws-local-stepfunctions";
 import type { ExecutionStatus } from "../../../shared/engine/status-change.js";
 import type { ExecutionHistory } from "./history.js";
@@ -88,7 +89,7 @@ export const libraryReady: Promise<void> = (async () => {
     () => undefined,
     (error: { cause?: Error }) => error.cause,
   );
-  if (!failed) throw new Error("aws-local-stepfunctions did not time out a Task; the local Step Functions cannot emulate task timeouts");
+  if (failed?.name !== "States.Timeout") throw new Error("aws-local-stepfunctions did not time out a Task; the local Step Functions cannot emulate task timeouts");
   TimeoutErrorClass = failed.constructor as new () => Error;
 })();
 
