@@ -36,11 +36,12 @@ export async function startBackends(options: { dataDir: string; persist: boolean
       forcePathStyle: true,
       responseChecksumValidation: "WHEN_REQUIRED",
     });
-    stepFunctions = await startStepFunctions({ s3: s3Client });
+    // Machines created at run time (workflows) are kept with the data, as their ARNs are in the tables.
+    stepFunctions = await startStepFunctions({ s3: s3Client, stateDir: options.persist ? options.dataDir : undefined });
     // Timers armed before a restart of `npm start` fire after it; the tests' timers live in memory.
     scheduler = await startScheduler({ stateFile: options.persist ? join(options.dataDir, "scheduler", "schedules.json") : undefined });
   } catch (error) {
-    await Promise.all([stepFunctions?.stop(), dynamo.stop(), s3.stop()]);
+    await Promise.all([scheduler?.stop(), stepFunctions?.stop(), dynamo.stop(), s3.stop()]);
     throw error;
   }
   const env: Record<string, string> = {
