@@ -88,7 +88,7 @@ describe("POST /v1/workflows/{workflow_identifier}/execute", () => {
     const missing = await invoke(execute, post("strict", {}));
 
     expect(wrong.statusCode).toBe(422);
-    expect(wrong.json).toEqual({ detail: [{ loc: ["body", "input", "count"], msg: "must be integer", type: "integer_type" }], code: "WF_1001" });
+    expect(wrong.json).toEqual({ detail: [{ loc: ["body", "input", "count"], msg: "Input should be a valid integer", type: "integer_type" }], code: "WF_1001" });
     expect(missing.json.detail).toEqual([{ loc: ["body", "input", "count"], msg: "Field required", type: "missing" }]);
     expect(machines.startRun).not.toHaveBeenCalled();
     expect(tables.items("executions")).toEqual([]);
