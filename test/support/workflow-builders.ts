@@ -118,6 +118,25 @@ export async function seedRegistration(
   return { workflow, registration: stored };
 }
 
+/**
+ * A workflow whose program is compiled and published to the engine (locally the Step Functions stand-in,
+ * with the backends' dispatcher), registered through the stores: executions of it really run.
+ */
+export async function seedPublished(
+  workspace: string,
+  program: Record<string, unknown>,
+  options: { workflow?: Partial<WorkflowRecord>; registration?: Partial<RegistrationRecord>; organization?: string } = {},
+): Promise<Seeded> {
+  const { compileProgram, validateProgram } = await import("../../shared/domain/workflows/program/index.js");
+  const { dispatcherArn, publishProgram } = await import("../../shared/engine/workflow-machines.js");
+  const issues = validateProgram(program);
+  if (issues.length) throw new Error(`seedPublished: the program is refused: ${JSON.stringify(issues)}`);
+  const workflow = await workflowRegistry.ensureWorkflow(aWorkflow({ workspace, organization: options.organization ?? randomUUID(), ...options.workflow }));
+  const compiled = compileProgram(program as never, { dispatcherArn: dispatcherArn() });
+  const versionArn = (await workflowRegistry.getVersion(workflow.id, compiled.hash)) ?? (await publishProgram(workflow.id, compiled.definition, compiled.hash));
+  return seedRegistration(workspace, { ...options, workflow, registration: { program, programHash: compiled.hash, versionArn, ...options.registration } });
+}
+
 /** A worker of `deployment` that beat `agoMs` ago (within the liveness window unless told otherwise). */
 export async function seedWorker(workspace: string, deployment: string, agoMs = 0, workflows: string[] = []): Promise<void> {
   await workflowRegistry.heartbeat({ workspace, deploymentName: deployment, name: `worker-${randomUUID().slice(0, 8)}`, lastHeartbeatMs: Date.now() - agoMs, workflows, principal: "test" });
