@@ -152,9 +152,9 @@ describe("the stacks", () => {
   });
 });
 
-it("serves the table's streaming routes (chat, FIM and agent completions) in STREAM mode", () => {
+it("serves the table's streaming routes (chat, FIM and agent completions, the workflow event stream) in STREAM mode", () => {
   const streaming = routes.filter((r) => r.streaming);
-  expect(streaming.map((r) => r.path).toSorted()).toEqual(["/v1/agents/completions", "/v1/chat/completions", "/v1/fim/completions"]);
+  expect(streaming.map((r) => r.path).toSorted()).toEqual(["/v1/agents/completions", "/v1/chat/completions", "/v1/fim/completions", "/v1/workflows/events/stream"]);
   for (const row of streaming) {
     const { method } = methodsOf(s).find((m) => m.key === rowKey(row))!;
     expect(method.Properties.Integration).toMatchObject({ ResponseTransferMode: "STREAM", TimeoutInMillis: 900_000 });
