@@ -17,6 +17,7 @@ import { serviceAccountRoutes } from "./service-accounts/routes.js";
 import { skillRoutes } from "./skills/routes.js";
 import { usageRoutes } from "./usage/routes.js";
 import { userRoutes } from "./users/routes.js";
+import { workerRoutes } from "./workers/routes.js";
 
 export type { Access, Grants, ObjectAccess, RouteRow } from "./route-row.js";
 
@@ -32,6 +33,7 @@ export const routes: readonly RouteRow[] = [
   ...serviceAccountRoutes,
   ...adminRoutes,
   ...userRoutes,
+  ...workerRoutes,
 ];
 
 const byKey = new Map(routes.map((row) => [routeKey(row), row]));

@@ -1,4 +1,4 @@
-import { PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { NumberValue, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { tableName } from "../../config.js";
 import type { StoredWorkflowEvent, WorkflowEvent } from "../../domain/workflows/events.js";
 import { documents } from "../client.js";
@@ -11,6 +11,16 @@ import { documents } from "../client.js";
 const table = () => tableName("executions");
 const partition = (workspace: string, root: string) => `EVT#${workspace}#${root}`;
 const seqKey = (seq: number) => `SEQ#${String(seq).padStart(12, "0")}`;
+
+/**
+ * Event timestamps are Unix nanoseconds, beyond Number.MAX_SAFE_INTEGER: the document client refuses to
+ * write such a number and reads it back as a BigInt, so it is written as a NumberValue and read back as a number.
+ */
+const storedEvent = (event: WorkflowEvent) => ({ ...event, event_timestamp: NumberValue.from(BigInt(Math.round(event.event_timestamp)).toString()) });
+export const readEvent = (stored: unknown): WorkflowEvent => {
+  const event = stored as WorkflowEvent & { event_timestamp: unknown };
+  return { ...event, event_timestamp: Number(event.event_timestamp) };
+};
 
 export const eventStore = {
   /** Appends `event` to its root's log and returns its sequence. */
@@ -35,7 +45,7 @@ export const eventStore = {
           sk: seqKey(seq),
           workspace,
           seq,
-          event,
+          event: storedEvent(event),
           eventsKey: workspace,
           eventKey: `${String(event.event_timestamp).padStart(20, "0")}#${event.root_workflow_exec_id}#${seqKey(seq)}`,
         },
@@ -55,6 +65,6 @@ export const eventStore = {
         Limit: limit,
       }),
     );
-    return (out.Items ?? []).map((item) => ({ workspace, seq: Number(item.seq), event: item.event as WorkflowEvent }));
+    return (out.Items ?? []).map((item) => ({ workspace, seq: Number(item.seq), event: readEvent(item.event) }));
   },
 };
