@@ -5,7 +5,8 @@ import { tableEnvVar, tables } from "../../shared/store/tables.js";
 import { createTables, startDynamo } from "./dynamodb.js";
 import { LOCAL_FILES_BUCKET, localTableName } from "./env.js";
 import { startS3 } from "./s3.js";
-import { startStepFunctions } from "./stepfunctions.js";
+import { startScheduler, type LocalScheduler } from "./scheduler.js";
+import { startStepFunctions, type LocalStepFunctions } from "./stepfunctions.js";
 
 export interface Backends {
   /** The environment a handler needs to reach these backends, as CDK gives it to a function. */
@@ -14,15 +15,17 @@ export interface Backends {
 }
 
 /**
- * Starts DynamoDB Local, s3rver and the local Step Functions, and creates the tables and bucket from the
- * same definitions CDK deploys. The state machines' tasks run in this process with this environment.
+ * Starts DynamoDB Local, s3rver, the local Step Functions and the local Scheduler, and creates the tables
+ * and bucket from the same definitions CDK deploys. The state machines' tasks and the timers' handler run
+ * in this process with this environment; timers are kept under the data directory when `persist` is set.
  */
 export async function startBackends(options: { dataDir: string; persist: boolean }): Promise<Backends> {
   const [dynamo, s3] = await Promise.all([
     startDynamo({ dataDir: options.persist ? join(options.dataDir, "dynamodb") : undefined }),
     startS3({ dataDir: join(options.dataDir, "s3"), buckets: [LOCAL_FILES_BUCKET] }),
   ]);
-  let stepFunctions: Awaited<ReturnType<typeof startStepFunctions>>;
+  let stepFunctions: LocalStepFunctions | undefined;
+  let scheduler: LocalScheduler | undefined;
   try {
     await createTables(dynamo.endpoint, tables, (t) => localTableName(t.name));
     // The Distributed Map's ItemReader reads its manifest from this S3, as Step Functions does from the bucket.
@@ -34,8 +37,10 @@ export async function startBackends(options: { dataDir: string; persist: boolean
       responseChecksumValidation: "WHEN_REQUIRED",
     });
     stepFunctions = await startStepFunctions({ s3: s3Client });
+    // Timers armed before a restart of `npm start` fire after it; the tests' timers live in memory.
+    scheduler = await startScheduler({ stateFile: options.persist ? join(options.dataDir, "scheduler", "schedules.json") : undefined });
   } catch (error) {
-    await Promise.all([dynamo.stop(), s3.stop()]);
+    await Promise.all([stepFunctions?.stop(), dynamo.stop(), s3.stop()]);
     throw error;
   }
   const env: Record<string, string> = {
@@ -48,6 +53,7 @@ export async function startBackends(options: { dataDir: string; persist: boolean
     [FILES_BUCKET_ENV]: LOCAL_FILES_BUCKET,
     ...Object.fromEntries(tables.map((t) => [tableEnvVar(t.name), localTableName(t.name)])),
     ...stepFunctions.env,
+    ...scheduler.env,
   };
-  return { env, stop: async () => void (await Promise.all([stepFunctions.stop(), dynamo.stop(), s3.stop()])) };
+  return { env, stop: async () => void (await Promise.all([scheduler.stop(), stepFunctions.stop(), dynamo.stop(), s3.stop()])) };
 }
