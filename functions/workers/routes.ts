@@ -6,6 +6,13 @@ import { area } from "../route-row.js";
  * route takes `workflows:write`; errors are the workflow family's (WF_ codes).
  */
 export const workerRoutes = area({ errors: "workflow", permissions: { read: "workflows:write", write: "workflows:write" } }, [
+  {
+    method: "POST",
+    path: "/v1/workflows/register",
+    handler: "workers/register",
+    grants: { tables: { workflows: "readwrite" }, workflowMachines: "publish" },
+    extension: true,
+  },
   // Long-polls up to 20 s: within API Gateway's 29 s integration timeout and the function's default.
   { method: "POST", path: "/v1/workflows/workers/poll", handler: "workers/poll", grants: { tables: { workflows: "readwrite", executions: "readwrite" } }, extension: true },
   { method: "GET", path: "/v1/workflows/workers/whoami", handler: "workers/whoami", grants: {}, extension: true },

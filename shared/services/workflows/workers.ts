@@ -25,7 +25,7 @@ export const MAX_RESULT_BYTES = 256 * 1024;
 export const POLL_BACKOFF = { firstMs: 100, factor: 1.5, maxMs: 500 } as const;
 
 /** Who a worker runs as, for its worker record: the service account, or the key. */
-const principalOf = (caller: Caller) => (caller.principalType === "service_account" ? caller.principal : caller.keyId);
+export const principalOf = (caller: Caller) => (caller.principalType === "service_account" ? caller.principal : caller.keyId);
 
 /** Every worker call counts as the worker's heartbeat (deployment liveness). */
 export async function touchWorker(caller: Caller, deployment: string, worker: string): Promise<void> {
