@@ -6,7 +6,14 @@ import { createTables, startDynamo } from "./dynamodb.js";
 import { LOCAL_FILES_BUCKET, localTableName } from "./env.js";
 import { startS3 } from "./s3.js";
 import { startScheduler, type LocalScheduler } from "./scheduler.js";
-import { startStepFunctions, type LocalStepFunctions } from "./stepfunctions.js";
+import { LOCAL_ACCOUNT, localFunctionArn, startStepFunctions, type LocalStepFunctions } from "./stepfunctions.js";
+
+/** The workflow engine's settings locally (the Workflow engine stack's, in the cloud). */
+export const LOCAL_WORKFLOWS = {
+  machinePrefix: "local-wf-",
+  roleArn: `arn:aws:iam::${LOCAL_ACCOUNT}:role/local-workflows`,
+  dispatcherArn: localFunctionArn("workflow-dispatch"),
+};
 
 export interface Backends {
   /** The environment a handler needs to reach these backends, as CDK gives it to a function. */
@@ -36,11 +43,18 @@ export async function startBackends(options: { dataDir: string; persist: boolean
       forcePathStyle: true,
       responseChecksumValidation: "WHEN_REQUIRED",
     });
-    stepFunctions = await startStepFunctions({ s3: s3Client });
+    // Machines created at run time (workflows) are kept with the data, as their ARNs are in the tables.
+    stepFunctions = await startStepFunctions({
+      s3: s3Client,
+      stateDir: options.persist ? options.dataDir : undefined,
+      // Every Task of a workflow program invokes the dispatcher; run ends go to the status handler, as EventBridge delivers them in the cloud.
+      functions: { [LOCAL_WORKFLOWS.dispatcherArn]: "engine/workflow-dispatch" },
+      onStatusChangeHandler: "engine/workflow-status",
+    });
     // Timers armed before a restart of `npm start` fire after it; the tests' timers live in memory.
     scheduler = await startScheduler({ stateFile: options.persist ? join(options.dataDir, "scheduler", "schedules.json") : undefined });
   } catch (error) {
-    await Promise.all([stepFunctions?.stop(), dynamo.stop(), s3.stop()]);
+    await Promise.all([scheduler?.stop(), stepFunctions?.stop(), dynamo.stop(), s3.stop()]);
     throw error;
   }
   const env: Record<string, string> = {
@@ -53,6 +67,9 @@ export async function startBackends(options: { dataDir: string; persist: boolean
     [FILES_BUCKET_ENV]: LOCAL_FILES_BUCKET,
     ...Object.fromEntries(tables.map((t) => [tableEnvVar(t.name), localTableName(t.name)])),
     ...stepFunctions.env,
+    WORKFLOW_MACHINE_PREFIX: LOCAL_WORKFLOWS.machinePrefix,
+    WORKFLOW_ROLE_ARN: LOCAL_WORKFLOWS.roleArn,
+    WORKFLOW_DISPATCHER_ARN: LOCAL_WORKFLOWS.dispatcherArn,
     ...scheduler.env,
   };
   return { env, stop: async () => void (await Promise.all([scheduler.stop(), stepFunctions.stop(), dynamo.stop(), s3.stop()])) };

@@ -4,6 +4,7 @@ import {
   DescribeExecutionCommand,
   ExecutionAlreadyExists,
   ExecutionDoesNotExist,
+  GetExecutionHistoryCommand,
   ListExecutionsCommand,
   SFNClient,
   StartExecutionCommand,
@@ -120,6 +121,29 @@ describe("the local Step Functions, through @aws-sdk/client-sfn", () => {
     expect(chunks.filter((c) => c.at > stoppedAt)).toEqual([]);
     expect(callsOf(job.jobId, "finish")).toEqual([]);
     expect((await sfn.send(new DescribeExecutionCommand({ executionArn }))).status).toBe("ABORTED");
+  });
+
+  it("keeps the execution's history: the tasks as Lambda invocations, the Map as the Task that emulates it", async () => {
+    const job = aJob({ chunks: 1 });
+    const { executionArn } = await start(sfn, job);
+    await settled(sfn, executionArn!);
+    const { events } = await sfn.send(new GetExecutionHistoryCommand({ executionArn }));
+    const types = events!.map((e) => e.type);
+    expect(types.slice(0, 7)).toEqual([
+      "ExecutionStarted",
+      "TaskStateEntered",
+      "LambdaFunctionScheduled",
+      "LambdaFunctionStarted",
+      "LambdaFunctionSucceeded",
+      "TaskStateExited",
+      "TaskStateEntered",
+    ]);
+    expect(types.at(-1)).toBe("ExecutionSucceeded");
+    expect(events![1]!.stateEnteredEventDetails).toEqual({ name: "Start", input: JSON.stringify(job), inputDetails: { truncated: false } });
+    expect(events![2]!.lambdaFunctionScheduledEventDetails!.resource).toBe(localTaskArn("batch", "start"));
+    // The chunks run in the Map Run's child executions, whose events are not the parent's.
+    const invoked = events!.filter((e) => e.type === "LambdaFunctionScheduled").map((e) => e.lambdaFunctionScheduledEventDetails!.resource);
+    expect(invoked).toEqual([localTaskArn("batch", "start"), localTaskArn("batch", "finish")]);
   });
 
   it("leaves a finished execution as it is on StopExecution", async () => {
