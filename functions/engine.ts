@@ -48,3 +48,29 @@ export const stateMachines = {
 } satisfies Record<MachineName, StateMachineRow>;
 
 export const engineHandlers = (): string[] => Object.values(stateMachines).flatMap((m) => Object.values(m.tasks).map((t) => t.handler));
+
+/**
+ * The workflow engine's functions, beside the state machines: not tasks of a machine but Lambdas the
+ * workflow machines (created at run time) invoke, and targets of EventBridge, schedules and timers.
+ * `stepFunctions` and `timers` name what each needs beyond its grants, on the workflow machines
+ * (`<WORKFLOW_MACHINE_PREFIX>*`) and in TIMER_GROUP: the CDK step grants them.
+ */
+export interface WorkflowEngineFunction extends EngineTask {
+  trigger: "status-change" | "schedule" | "timer" | "task";
+  stepFunctions?: ("DescribeExecution" | "StopExecution" | "SendTaskSuccess" | "SendTaskFailure" | "SendTaskHeartbeat")[];
+  timers?: ("arm" | "disarm")[];
+}
+
+export const workflowEngineFunctions = {
+  // Every Task of every workflow program (the compiled document invokes it with a task token): runs, tasks,
+  // events and published state; model calls with usage and spend, as the chat route makes them.
+  dispatch: {
+    handler: "engine/workflow-dispatch",
+    grants: { tables: { executions: "readwrite", workflows: "read", models: "read", usage: "readwrite", tenancy: "read" }, models: "invoke" },
+    timeoutSeconds: 300,
+    memoryMb: 1024,
+    trigger: "task",
+    stepFunctions: ["DescribeExecution", "SendTaskSuccess", "SendTaskFailure"],
+    timers: ["arm"],
+  },
+} satisfies Record<string, WorkflowEngineFunction>;

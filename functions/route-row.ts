@@ -34,8 +34,6 @@ export interface Grants {
    * SendTaskHeartbeat on the workflow machines). Its IAM statements (infra/grants.ts) are still to be written.
    */
   workflowTasks?: "send";
-  /** Arms one-time timers (EventBridge Scheduler in the timer group, iam:PassRole of the timer role). IAM statements still to be written. */
-  timers?: "arm";
 }
 
 export interface RouteRow extends RoutePolicy {
