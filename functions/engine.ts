@@ -50,9 +50,9 @@ export const stateMachines = {
 export const engineHandlers = (): string[] => Object.values(stateMachines).flatMap((m) => Object.values(m.tasks).map((t) => t.handler));
 
 /**
- * The workflow engine's functions, beside the state machines: not tasks of a machine but targets of
- * EventBridge (status changes of the workflow machines), a schedule (the reconciler) and the timer port.
- * `stepFunctions` and `timers` name what each needs beyond its tables, on the workflow machines
+ * The workflow engine's functions, beside the state machines: not tasks of a machine but Lambdas the
+ * workflow machines (created at run time) invoke, and targets of EventBridge, schedules and timers.
+ * `stepFunctions` and `timers` name what each needs beyond its grants, on the workflow machines
  * (`<WORKFLOW_MACHINE_PREFIX>*`) and in TIMER_GROUP: the CDK step grants them.
  */
 export interface WorkflowEngineFunction extends EngineTask {
@@ -70,4 +70,15 @@ export const workflowEngineFunctions = {
   reconcile: { handler: "engine/workflow-reconcile", grants: workflowRecords, timeoutSeconds: 300, trigger: "schedule", stepFunctions: ["DescribeExecution"], timers: ["disarm"] },
   // Execution timeouts, cancel grace periods, platform:sleep_until.
   timer: { handler: "engine/workflow-timer", grants: workflowRecords, timeoutSeconds: 60, trigger: "timer", stepFunctions: ["StopExecution", "SendTaskSuccess"], timers: ["disarm"] },
+  // Every Task of every workflow program (the compiled document invokes it with a task token): runs, tasks,
+  // events and published state; model calls with usage and spend, as the chat route makes them.
+  dispatch: {
+    handler: "engine/workflow-dispatch",
+    grants: { tables: { executions: "readwrite", workflows: "read", models: "read", usage: "readwrite", tenancy: "read" }, models: "invoke" },
+    timeoutSeconds: 300,
+    memoryMb: 1024,
+    trigger: "task",
+    stepFunctions: ["DescribeExecution", "SendTaskSuccess", "SendTaskFailure"],
+    timers: ["arm"],
+  },
 } satisfies Record<string, WorkflowEngineFunction>;

@@ -22,6 +22,18 @@ export interface Grants {
   rateCounters?: true;
   /** Starts and stops executions of a state machine of functions/engine.ts (its ARN arrives in the row's `arnEnv`). */
   executions?: Partial<Record<"batch", "start-stop">>;
+  /**
+   * Creates workflow state machines and publishes their versions (CreateStateMachine, UpdateStateMachine,
+   * PublishStateMachineVersion on the project's `wf-` prefix, iam:PassRole of the workflow role), with
+   * WORKFLOW_MACHINE_PREFIX, WORKFLOW_ROLE_ARN and WORKFLOW_DISPATCHER_ARN in its environment.
+   * Its IAM statements (infra/grants.ts) are still to be written.
+   */
+  workflowMachines?: "publish";
+  /**
+   * Completes, fails and heartbeats workflow tasks by token (SendTaskSuccess, SendTaskFailure,
+   * SendTaskHeartbeat on the workflow machines). Its IAM statements (infra/grants.ts) are still to be written.
+   */
+  workflowTasks?: "send";
 }
 
 export interface RouteRow extends RoutePolicy {

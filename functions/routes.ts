@@ -18,6 +18,7 @@ import { skillRoutes } from "./skills/routes.js";
 import { usageRoutes } from "./usage/routes.js";
 import { userRoutes } from "./users/routes.js";
 import { workflowRoutes } from "./workflows/routes.js";
+import { workerRoutes } from "./workers/routes.js";
 
 export type { Access, Grants, ObjectAccess, RouteRow } from "./route-row.js";
 
@@ -34,6 +35,7 @@ export const routes: readonly RouteRow[] = [
   ...adminRoutes,
   ...userRoutes,
   ...workflowRoutes,
+  ...workerRoutes,
 ];
 
 const byKey = new Map(routes.map((row) => [routeKey(row), row]));

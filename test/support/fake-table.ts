@@ -193,7 +193,8 @@ export function serveTables(dynamo: AwsClientStub<DynamoDBDocumentClient>, conte
       const item = current ?? { ...input.Key };
       if (!current) rows.push(item);
       applyUpdate(item, input);
-      return input.ReturnValues === "ALL_NEW" ? { Attributes: structuredClone(item) } : {};
+      // UPDATED_NEW answers with the whole item: a superset of the updated attributes, which is all callers read.
+      return input.ReturnValues === "ALL_NEW" || input.ReturnValues === "UPDATED_NEW" ? { Attributes: structuredClone(item) } : {};
     });
     // All or nothing, as DynamoDB does: every action is tried on a staged copy, kept only when all conditions hold.
     dynamo.on(TransactWriteCommand).callsFake((input: TransactWriteCommandInput) => {

@@ -28,8 +28,16 @@ const reportRange: SemanticRefusals = {
 const streamNeedsAnExecution: SemanticRefusals = {
   execution: { reason: "one of root_workflow_exec_id, parent_workflow_exec_id, workflow_exec_id is required ('*' is not an id)", answer: (body) => body.detail.every((i: { msg: string }) => /^One of root_workflow_exec_id/.test(i.msg)) },
 };
+/** A registration's program must pass the compiler's rules, its schemas must be JSON Schemas, each workflow named once. */
+const registrableWorkflows: SemanticRefusals = {
+  program: {
+    reason: "programs must pass the compiler's rules (docs/workflows.md); definition schemas must be JSON Schemas 2020-12; a workflow is named once per registration",
+    answer: (body) => body.detail.every((i: { msg: string; type: string }) => i.type.startsWith("program.") || /^Not a valid JSON Schema|is defined twice/.test(i.msg)),
+  },
+};
 export const semanticRefusals: Record<string, SemanticRefusals> = {
   "GET /v1/workflows/events/stream": streamNeedsAnExecution,
+  "POST /v1/workflows/register": registrableWorkflows,
   "POST /v2/prompts": variablesMatchContent,
   "POST /v2/prompts/{prompt_id}/versions": variablesMatchContent,
   "PUT /v1/service-accounts/{service_account_id}/roles": knownRoles,

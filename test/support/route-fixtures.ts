@@ -103,6 +103,12 @@ export const pathFixtures: Record<string, PathFixture> = {
     await fixtureId(owner, "workflow_identifier");
     return owner.made.get("run_id")!;
   },
+  // Activity tasks are made by the dispatcher, never by a route: a PENDING task of a running run, in deployment "fixture".
+  task_id: async ({ tenant }) => {
+    const { seededTasks } = await import("./workers-client.js");
+    const { tasks } = await seededTasks(tenant, 1, { deployment: "fixture" });
+    return tasks[0]!.taskId;
+  },
   key_id: async (owner) => {
     await fixtureId(owner, "service_account_id");
     return owner.made.get("key_id")!;

@@ -6,9 +6,10 @@
 import { randomUUID } from "node:crypto";
 import type { RunningApi } from "../../infra/local/server.js";
 import { eventOf, jsonPayload, type WorkflowEventType } from "../../shared/domain/workflows/events.js";
-import type { RegistrationRecord, RunRecord, WorkflowDefinition, WorkflowRecord } from "../../shared/domain/workflows/records.js";
+import type { DeploymentRecord, RegistrationRecord, RunRecord, WorkflowDefinition, WorkflowRecord } from "../../shared/domain/workflows/records.js";
 import { isClosed } from "../../shared/domain/workflows/statuses.js";
 import { eventStore } from "../../shared/store/workflows/events.js";
+import { inputHashOf, type StoredTask } from "../../shared/store/workflows/tasks.js";
 import { workflowRegistry } from "../../shared/store/workflows/registry.js";
 import { runStore } from "../../shared/store/workflows/runs.js";
 import { filesClient, type ApiReply, type Query } from "./files-client.js";
@@ -211,3 +212,40 @@ export function sseFrames(body: string): { id?: string; event?: string; data?: a
       return fields;
     });
 }
+
+/** A PENDING activity task of `run`. */
+export function aTask(run: Pick<RunRecord, "workspace" | "runId" | "executionId" | "rootExecutionId" | "workflowName" | "deploymentName">, overrides: Partial<StoredTask> = {}): StoredTask {
+  const input = overrides.input ?? { text: "hello" };
+  const createdAtMs = overrides.createdAtMs ?? Date.now();
+  return {
+    taskId: randomUUID(),
+    workspace: run.workspace,
+    runId: run.runId,
+    executionId: run.executionId,
+    rootExecutionId: run.rootExecutionId,
+    workflowName: run.workflowName,
+    deploymentName: run.deploymentName,
+    state: "Summarize",
+    activity: "summarize",
+    input,
+    inputHash: inputHashOf(input),
+    status: "PENDING",
+    token: `token-${randomUUID()}`,
+    attempt: 1,
+    heartbeatSeconds: 30,
+    workerName: null,
+    createdAt: new Date(createdAtMs).toISOString(),
+    createdAtMs,
+    claimedAtMs: null,
+    lastHeartbeatMs: null,
+    ...overrides,
+  };
+}
+
+export function aDeployment(overrides: Partial<DeploymentRecord> = {}): DeploymentRecord {
+  const now = new Date().toISOString();
+  return { id: randomUUID(), workspace: randomUUID(), name: "pool", createdAt: now, updatedAt: now, stopped: false, ...overrides };
+}
+
+/** The example's one-activity program (an activity with a heartbeat): what a worker-side test dispatches. */
+export const ACTIVITY_PROGRAM = { StartAt: "Summarize", States: { Summarize: { Type: "Task", Resource: "activity:summarize", HeartbeatSeconds: 30, End: true } } };

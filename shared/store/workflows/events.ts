@@ -22,7 +22,6 @@ export interface EventPosition {
 
 /** The partition of a root's events: a position of the workspace listing must be in one of the workspace's. */
 export const eventPartitionPrefix = (workspace: string) => `EVT#${workspace}#`;
-
 export const eventStore = {
   /** Appends `event` to its root's log and returns its sequence. */
   async append(workspace: string, event: WorkflowEvent): Promise<number> {

@@ -249,6 +249,38 @@ export const workflowRegistry = {
     );
   },
 
+  /**
+   * A worker's heartbeat that knows nothing of its workflows (polls and task calls): the time and the
+   * principal change, the workflows its last registration named stay.
+   */
+  async touchWorker(worker: Omit<WorkerRecord, "workflows">): Promise<void> {
+    await documents.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: workerKey(worker.workspace, worker.deploymentName, worker.name),
+        UpdateExpression: "SET #workspace = :workspace, #deployment = :deployment, #name = :name, #beat = :beat, #principal = :principal, #ttl = :ttl, #workflows = if_not_exists(#workflows, :none)",
+        ExpressionAttributeNames: {
+          "#workspace": "workspace",
+          "#deployment": "deploymentName",
+          "#name": "name",
+          "#beat": "lastHeartbeatMs",
+          "#principal": "principal",
+          "#ttl": "ttl",
+          "#workflows": "workflows",
+        },
+        ExpressionAttributeValues: {
+          ":workspace": worker.workspace,
+          ":deployment": worker.deploymentName,
+          ":name": worker.name,
+          ":beat": worker.lastHeartbeatMs,
+          ":principal": worker.principal,
+          ":ttl": Math.floor(worker.lastHeartbeatMs / 1000) + WORKER_RETENTION_SECONDS,
+          ":none": [],
+        },
+      }),
+    );
+  },
+
   async listWorkers(workspace: string, deployment: string): Promise<WorkerRecord[]> {
     const items = await queryAll({
       TableName: table(),

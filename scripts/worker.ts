@@ -1,0 +1,61 @@
+/**
+ * The reference worker's CLI (docs/workflows.md, "Workers"):
+ *
+ *   npm run worker -- --deployment NAME --module ./activities.mjs [--url URL] [--key KEY] [--name WORKER] [--concurrency N]
+ *
+ * URL and key default to PLATFORM_URL and PLATFORM_API_KEY, else to the stack `npm start` runs
+ * (<PLATFORM_DATA_DIR or .data>/local-stack.json and its dev-api-key). Ctrl-C (SIGINT) or SIGTERM stops it
+ * cleanly: no new tasks, running activities finish and report.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { pathToFileURL } from "node:url";
+import { runWorker, type WorkflowModule } from "./worker/run-worker.js";
+
+function fail(message: string): never {
+  console.error(message);
+  process.exit(2);
+}
+
+const { values } = parseArgs({
+  options: {
+    deployment: { type: "string" },
+    module: { type: "string" },
+    url: { type: "string" },
+    key: { type: "string" },
+    name: { type: "string" },
+    concurrency: { type: "string" },
+  },
+});
+if (!values.deployment || !values.module) fail("Usage: npm run worker -- --deployment NAME --module ./activities.mjs [--url URL] [--key KEY] [--name WORKER] [--concurrency N]");
+
+const dataDir = resolve(process.env.PLATFORM_DATA_DIR ?? ".data");
+const localStack = join(dataDir, "local-stack.json");
+const local = existsSync(localStack) ? (JSON.parse(readFileSync(localStack, "utf8")) as { url: string }) : undefined;
+const keyFile = join(dataDir, "dev-api-key");
+const url = values.url ?? process.env.PLATFORM_URL ?? local?.url ?? fail(`Give --url (or PLATFORM_URL), or start the local stack with npm start (${localStack})`);
+const key = values.key ?? process.env.PLATFORM_API_KEY ?? (existsSync(keyFile) ? readFileSync(keyFile, "utf8").trim() : fail(`Give --key (or PLATFORM_API_KEY): no ${keyFile}`));
+
+const module = (await import(pathToFileURL(resolve(values.module)).href)) as WorkflowModule;
+if (!Array.isArray(module.workflows) || typeof module.activities !== "object") fail(`${values.module} must export workflows (an array) and activities (an object of functions)`);
+
+const worker = runWorker({
+  url,
+  key,
+  deployment: values.deployment,
+  name: values.name ?? hostname(),
+  module,
+  concurrency: values.concurrency ? Number(values.concurrency) : undefined,
+});
+const answer = await worker.registered.catch((error: Error) => fail(`Registration refused: ${error.message}`));
+console.error(`Worker ${values.name ?? hostname()} of deployment ${values.deployment} at ${url}: registered ${module.workflows.map((w) => w.name).join(", ")} (${answer.workflow_registration_ids.join(", ")})`);
+for (const warning of answer.warnings) console.error(`warning: ${warning}`);
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    console.error(`${signal}: stopping (running activities finish first)`);
+    void worker.stop().then(() => process.exit(0));
+  });
+}

@@ -1,0 +1,175 @@
+/**
+ * The reference worker (docs/workflows.md, "Workers"): registers a module's workflows in a deployment every
+ * 10 s, long-polls for its activity tasks with a few concurrent slots, runs them, heartbeats and reports.
+ * It speaks only the public HTTP routes, so it runs anywhere a key works; `npm run worker` is its CLI, and
+ * tests run it in process against the embedded API.
+ */
+
+export interface WorkflowDeclaration {
+  name: string;
+  display_name?: string;
+  description?: string;
+  definition: Record<string, unknown>;
+  program: Record<string, unknown>;
+}
+
+export interface TaskInfo {
+  task_id: string;
+  activity: string;
+  input: unknown;
+  workflow_name: string;
+  execution_id: string;
+  run_id: string;
+  attempt: number;
+  heartbeat_seconds: number | null;
+  state: string;
+}
+
+export interface ActivityContext {
+  /** Tells the platform the activity is alive; answers whether the run was asked to cancel. */
+  heartbeat(details?: unknown): Promise<{ cancel_requested: boolean }>;
+  /** Aborted when a heartbeat learns that the run is being cancelled, or the worker stops. */
+  signal: AbortSignal;
+  task: TaskInfo;
+  /** A call to the platform's API with the worker's key (e.g. to read a file's content). */
+  api(path: string, init?: RequestInit): Promise<Response>;
+}
+
+export type Activity = (input: any, ctx: ActivityContext) => Promise<unknown>;
+
+export interface WorkflowModule {
+  workflows: WorkflowDeclaration[];
+  activities: Record<string, Activity>;
+}
+
+export interface WorkerOptions {
+  url: string;
+  key: string;
+  deployment: string;
+  /** Default: the host name. */
+  name?: string;
+  module: WorkflowModule;
+  /** Tasks run at once (poll slots). Default 4. */
+  concurrency?: number;
+  /** Default 10 s, as Mistral's workers. */
+  registerEveryMs?: number;
+  /** How long each poll waits for a task (0..20). Default 20. */
+  pollWaitSeconds?: number;
+  log?: (message: string) => void;
+}
+
+export interface RunningWorker {
+  /** The first registration's answer (rejects when it was refused: the worker then stops). */
+  registered: Promise<{ workflow_registration_ids: string[]; has_conflicts: boolean; warnings: string[] }>;
+  /** Stops polling and registering, waits for the running activities, and resolves. */
+  stop(): Promise<void>;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    what: string,
+  ) {
+    super(`${what} answered ${status}: ${JSON.stringify(body)}`);
+    this.name = "HttpError";
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function runWorker(options: WorkerOptions): RunningWorker {
+  const url = options.url.replace(/\/$/, "");
+  const name = options.name ?? (process.env.HOSTNAME || "worker");
+  const log = options.log ?? ((message: string) => console.error(`[worker ${name}] ${message}`));
+  const who = { deployment_name: options.deployment, worker_name: name };
+  const activities = Object.keys(options.module.activities);
+  const stopping = new AbortController();
+  const running = new Set<Promise<void>>();
+
+  const api = (path: string, init: RequestInit = {}) =>
+    fetch(`${url}${path}`, { ...init, headers: { authorization: `Bearer ${options.key}`, ...(init.body ? { "content-type": "application/json" } : {}), ...init.headers } });
+
+  async function call<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+    const response = await api(path, { method, body: body === undefined ? undefined : JSON.stringify(body), signal });
+    const text = await response.text();
+    const parsed = text ? JSON.parse(text) : null;
+    if (!response.ok) throw new HttpError(response.status, parsed, `${method} ${path}`);
+    return parsed as T;
+  }
+
+  const register = () =>
+    call<{ workflow_registration_ids: string[]; has_conflicts: boolean; warnings: string[] }>("POST", "/v1/workflows/register", {
+      ...who,
+      definitions: options.module.workflows.map((w) => ({ ...w, activities })),
+    });
+
+  async function runTask(task: TaskInfo): Promise<void> {
+    const cancel = new AbortController();
+    const signal = AbortSignal.any([cancel.signal, stopping.signal]);
+    const heartbeat = async (details?: unknown) => {
+      const answer = await call<{ cancel_requested: boolean }>("POST", `/v1/workflows/tasks/${task.task_id}/heartbeat`, { ...who, ...(details === undefined ? {} : { details }) });
+      if (answer.cancel_requested) cancel.abort(new Error("The workflow run was asked to cancel"));
+      return answer;
+    };
+    // A third of HeartbeatSeconds, so one missed beat is not a timeout; without one, often enough to hear of a cancel.
+    const every = task.heartbeat_seconds ? Math.max(1, task.heartbeat_seconds / 3) * 1000 : 10_000;
+    const beating = setInterval(() => heartbeat().catch((error) => log(`heartbeat of ${task.task_id} failed: ${(error as Error).message}`)), every);
+    try {
+      const activity = options.module.activities[task.activity];
+      if (!activity) throw Object.assign(new Error(`This worker has no activity '${task.activity}'`), { name: "ActivityNotFound" });
+      const result = await activity(task.input, { heartbeat, signal, task, api });
+      await call("POST", `/v1/workflows/tasks/${task.task_id}/complete`, { ...who, result: result ?? null });
+    } catch (error) {
+      if (error instanceof HttpError) return log(`task ${task.task_id} (${task.activity}): ${error.message}`);
+      const failure = error instanceof Error ? error : new Error(String(error));
+      await call("POST", `/v1/workflows/tasks/${task.task_id}/fail`, { ...who, error: { type: failure.name || "Error", message: failure.message.slice(0, 32_000) } }).catch((e) =>
+        log(`task ${task.task_id} (${task.activity}) could not be failed: ${(e as Error).message}`),
+      );
+    } finally {
+      clearInterval(beating);
+    }
+  }
+
+  async function slot(): Promise<void> {
+    let backoff = 0;
+    while (!stopping.signal.aborted) {
+      try {
+        const { task } = await call<{ task: TaskInfo | null }>("POST", "/v1/workflows/workers/poll", { ...who, activities, wait_seconds: options.pollWaitSeconds ?? 20 }, stopping.signal);
+        backoff = 0;
+        if (!task) continue;
+        const work = runTask(task);
+        running.add(work);
+        await work;
+        running.delete(work);
+      } catch (error) {
+        if (stopping.signal.aborted) return;
+        backoff = Math.min(10_000, backoff ? backoff * 2 : 500);
+        log(`poll failed (${(error as Error).message}); again in ${backoff} ms`);
+        await sleep(backoff);
+      }
+    }
+  }
+
+  const registered = register();
+  let timer: NodeJS.Timeout | undefined;
+  let slots: Promise<void>[] = [];
+  const started = registered.then(
+    () => {
+      if (stopping.signal.aborted) return;
+      timer = setInterval(() => register().catch((error) => log(`registration failed: ${(error as Error).message}`)), options.registerEveryMs ?? 10_000);
+      slots = Array.from({ length: options.concurrency ?? 4 }, () => slot());
+    },
+    (error) => log(`registration refused, the worker stops: ${(error as Error).message}`),
+  );
+
+  return {
+    registered,
+    async stop() {
+      stopping.abort();
+      clearInterval(timer);
+      await started;
+      await Promise.allSettled([...slots, ...running]);
+    },
+  };
+}
