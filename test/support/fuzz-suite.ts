@@ -24,11 +24,17 @@ const knownRoles: SemanticRefusals = {
 const reportRange: SemanticRefusals = {
   range: { reason: "from must be on or before to (default: today), at most 366 days before it", answer: (body) => body.detail.every((i: { msg: string }) => /^from must be on or before to/.test(i.msg)) },
 };
+/** Index metrics name indexes: the deployment's, which are records, not a schema. */
+const knownIndexes: SemanticRefusals = {
+  indexes: { reason: "index_metrics must name the deployment's indexes", answer: (body) => body.detail.every((i: { msg: string }) => /^Attempted to update unknown index /.test(i.msg)) },
+};
+
 export const semanticRefusals: Record<string, SemanticRefusals> = {
   "POST /v2/prompts": variablesMatchContent,
   "POST /v2/prompts/{prompt_id}/versions": variablesMatchContent,
   "PUT /v1/service-accounts/{service_account_id}/roles": knownRoles,
   "GET /v1/usage": reportRange,
+  "PUT /v1/rag/deployments/{deployment_id}/metrics": knownIndexes,
 };
 
 export function fuzzSuite(share: string, rows: readonly RouteRow[]): void {
