@@ -12,6 +12,7 @@ import { fileRoutes } from "./files/routes.js";
 import { inferenceRoutes } from "./inference/routes.js";
 import { modelRoutes } from "./models/routes.js";
 import { promptRoutes } from "./prompts/routes.js";
+import { retrievalRoutes } from "./retrieval/routes.js";
 import type { Grants, RouteRow } from "./route-row.js";
 import { serviceAccountRoutes } from "./service-accounts/routes.js";
 import { skillRoutes } from "./skills/routes.js";
@@ -36,6 +37,7 @@ export const routes: readonly RouteRow[] = [
   ...userRoutes,
   ...workflowRoutes,
   ...workerRoutes,
+  ...retrievalRoutes,
 ];
 
 const byKey = new Map(routes.map((row) => [routeKey(row), row]));

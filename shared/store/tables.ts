@@ -150,7 +150,20 @@ export const executionsTable = {
   timeToLive: "ttl",
 } as const satisfies TableDefinition;
 
-export const tables = [tenancyTable, filesTable, modelsTable, usageTable, batchTable, registryTable, agentsTable, ratesTable, workflowsTable, executionsTable] as const;
+/**
+ * Retrieval registries (docs/retrieval.md): search-index deployments and ingestion pipeline
+ * configurations, by workspace. An item's sort key is its kind and name (`DEPLOYMENT#<name>`,
+ * `PIPELINE#<name>`), so a name is unique in its workspace and re-registering it is one atomic upsert;
+ * `byId` finds an item by its id (`idKey`, `DEPLOYMENT#<id>` / `PIPELINE#<id>`), strongly consistent.
+ */
+export const retrievalTable = {
+  name: "retrieval",
+  partitionKey: { name: "workspace", type: "S" },
+  sortKey: { name: "sk", type: "S" },
+  localIndexes: [{ name: "byId", sortKey: { name: "idKey", type: "S" } }],
+} as const satisfies TableDefinition;
+
+export const tables = [tenancyTable, filesTable, modelsTable, usageTable, batchTable, registryTable, agentsTable, ratesTable, workflowsTable, executionsTable, retrievalTable] as const;
 
 export type TableName = (typeof tables)[number]["name"];
 

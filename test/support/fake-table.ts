@@ -37,7 +37,7 @@ function write(item: Item, path: string[], value: unknown): void {
 
 /**
  * Whether a condition the stores write holds for `item` (undefined: no item under the key): existence of
- * an attribute, `#status IN (…)`, and `path = :value`, joined by AND, and `(a OR b)` groups of them.
+ * an attribute, `#status IN (…)`, `path = :value` and `path <= :value` (and <, >, >=), joined by AND, and `(a OR b)` groups of them.
  */
 export function holds(condition: string, item: Item | undefined, names: Record<string, string>, values: Record<string, unknown>): boolean {
   return condition.split(" AND ").every((clause) => {
@@ -54,6 +54,12 @@ export function holds(condition: string, item: Item | undefined, names: Record<s
     if (within) return within[2]!.split(", ").some((placeholder) => values[placeholder] === read(item, pathOf(within[1]!, names)));
     const equals = /^(\S+) = (:\w+)$/.exec(clause);
     if (equals) return read(item, pathOf(equals[1]!, names)) === values[equals[2]!];
+    const compare = /^(\S+) (<|<=|>|>=) (:\w+)$/.exec(clause);
+    if (compare) {
+      const [stored, given] = [read(item, pathOf(compare[1]!, names)) as string | number | undefined, values[compare[3]!] as string | number];
+      if (stored === undefined || typeof stored !== typeof given) return false;
+      return { "<": stored < given, "<=": stored <= given, ">": stored > given, ">=": stored >= given }[compare[2]!]!;
+    }
     throw new Error(`fake table: unknown condition ${clause}`);
   });
 }

@@ -35,6 +35,11 @@ const registrableWorkflows: SemanticRefusals = {
     answer: (body) => body.detail.every((i: { msg: string; type: string }) => i.type.startsWith("program.") || /^Not a valid JSON Schema|is defined twice/.test(i.msg)),
   },
 };
+/** Index metrics name indexes: the deployment's, which are records, not a schema. */
+const knownIndexes: SemanticRefusals = {
+  indexes: { reason: "index_metrics must name the deployment's indexes", answer: (body) => body.detail.every((i: { msg: string }) => /^Attempted to update unknown index /.test(i.msg)) },
+};
+
 export const semanticRefusals: Record<string, SemanticRefusals> = {
   "GET /v1/workflows/events/stream": streamNeedsAnExecution,
   "POST /v1/workflows/register": registrableWorkflows,
@@ -42,6 +47,7 @@ export const semanticRefusals: Record<string, SemanticRefusals> = {
   "POST /v2/prompts/{prompt_id}/versions": variablesMatchContent,
   "PUT /v1/service-accounts/{service_account_id}/roles": knownRoles,
   "GET /v1/usage": reportRange,
+  "PUT /v1/rag/deployments/{deployment_id}/metrics": knownIndexes,
 };
 
 export function fuzzSuite(share: string, rows: readonly RouteRow[]): void {

@@ -12,6 +12,7 @@ import { agentsClient, anAgentRequest } from "./agents-client.js";
 import { batchClient } from "./batch-client.js";
 import { filesClient } from "./files-client.js";
 import { aPromptBody, aSkillBody, registryClient } from "./registry-client.js";
+import { aDeploymentBody, retrievalClient } from "./retrieval-client.js";
 import type { TestTenant } from "./tenant.js";
 
 export interface FixtureOwner {
@@ -113,6 +114,10 @@ export const pathFixtures: Record<string, PathFixture> = {
     await fixtureId(owner, "service_account_id");
     return owner.made.get("key_id")!;
   },
+  // A search-index deployment with one index, `docs` (retrieval; workflow deployments name theirs otherwise).
+  deployment_id: async ({ api, tenant }) => retrievalClient(api, tenant).registered(aDeploymentBody("fixture")),
+  // `{id}` is an ingestion pipeline configuration's (the only route with a bare `{id}`).
+  id: async ({ api, tenant }) => (await retrievalClient(api, tenant).registeredPipeline({ name: "fixture" })).id as string,
 };
 
 /** The scope of each parameter's record where it is not the workspace's own (see FixtureScope). */

@@ -1,0 +1,2 @@
+export * from "./deployments.js";
+export * from "./pipelines.js";
