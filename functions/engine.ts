@@ -47,4 +47,31 @@ export const stateMachines = {
   },
 } satisfies Record<MachineName, StateMachineRow>;
 
-export const engineHandlers = (): string[] => Object.values(stateMachines).flatMap((m) => Object.values(m.tasks).map((t) => t.handler));
+/** What the workflow engine's functions may touch (they act for any workspace: they start from a run). */
+const workflowTables: Grants["tables"] = { executions: "readwrite", workflows: "read" };
+
+/**
+ * The workflow engine's functions (docs/workflows.md): built like the tasks above, deployed by
+ * infra/workflow-engine-stack.ts. Workflow state machines are created at run time (one per workflow), so
+ * they are not rows here; every Task of theirs invokes `dispatch`.
+ */
+export const workflowEngine = {
+  /** Every Task of every workflow program: activities to the queue, platform built-ins run here. */
+  dispatch: {
+    handler: "engine/workflow-dispatch",
+    grants: { tables: { ...workflowTables, usage: "readwrite", models: "read", agents: "read", tenancy: "read", files: "read" }, files: "read", models: "invoke", workflows: { tasks: true, timers: true } },
+    timeoutSeconds: 300,
+    memoryMb: 1024,
+  },
+  /** Step Functions' status changes of workflow runs (EventBridge). */
+  status: { handler: "engine/workflow-status", grants: { tables: workflowTables, workflows: { timers: true } }, timeoutSeconds: 60 },
+  /** Every few minutes: runs still RUNNING whose status change was missed. */
+  reconcile: { handler: "engine/workflow-reconcile", grants: { tables: workflowTables, workflows: { runs: true, timers: true } }, timeoutSeconds: 300 },
+  /** Fired timers: execution timeouts, cancel grace periods, sleeps. */
+  timer: { handler: "engine/workflow-timer", grants: { tables: workflowTables, workflows: { runs: true, tasks: true } }, timeoutSeconds: 60 },
+} satisfies Record<string, EngineTask>;
+
+export const engineHandlers = (): string[] => [
+  ...Object.values(stateMachines).flatMap((m) => Object.values(m.tasks).map((t) => t.handler)),
+  ...Object.values(workflowEngine).map((f) => f.handler),
+];

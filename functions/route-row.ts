@@ -22,6 +22,19 @@ export interface Grants {
   rateCounters?: true;
   /** Starts and stops executions of a state machine of functions/engine.ts (its ARN arrives in the row's `arnEnv`). */
   executions?: Partial<Record<"batch", "start-stop">>;
+  /** What it may do to the workflow engine (docs/workflows.md); each right also brings the settings it needs. */
+  workflows?: WorkflowRights;
+}
+
+export interface WorkflowRights {
+  /** Create workflow state machines and publish their versions, under the project's prefix, passing only the workflows' role. */
+  publish?: true;
+  /** Start, describe and stop runs: executions of the project's workflow machines. */
+  runs?: true;
+  /** Complete, fail and heartbeat task tokens (IAM cannot scope callback tokens: SendTask* on `*`). */
+  tasks?: true;
+  /** Arm and disarm one-time timers in the project's schedule group, passing only the timers' role. */
+  timers?: true;
 }
 
 export interface RouteRow extends RoutePolicy {
