@@ -47,38 +47,35 @@ export const stateMachines = {
   },
 } satisfies Record<MachineName, StateMachineRow>;
 
-export const engineHandlers = (): string[] => Object.values(stateMachines).flatMap((m) => Object.values(m.tasks).map((t) => t.handler));
+/** What the workflow engine's functions may touch (they act for any workspace: they start from a run). */
+const workflowTables: Grants["tables"] = { executions: "readwrite", workflows: "read" };
 
 /**
- * The workflow engine's functions, beside the state machines: not tasks of a machine but Lambdas the
- * workflow machines (created at run time) invoke, and targets of EventBridge, schedules and timers.
- * `stepFunctions` and `timers` name what each needs beyond its grants, on the workflow machines
- * (`<WORKFLOW_MACHINE_PREFIX>*`) and in TIMER_GROUP: the CDK step grants them.
+ * The workflow engine's functions (docs/workflows.md): built like the tasks above, deployed by
+ * infra/workflow-engine-stack.ts. Workflow state machines are created at run time (one per workflow), so
+ * they are not rows here; every Task of theirs invokes `dispatch`. `grants.workflows` says what each may do
+ * to the engine: describe/stop runs, complete task tokens, arm or disarm timers.
  */
-export interface WorkflowEngineFunction extends EngineTask {
-  trigger: "status-change" | "schedule" | "timer" | "task";
-  stepFunctions?: ("DescribeExecution" | "StopExecution" | "SendTaskSuccess" | "SendTaskFailure" | "SendTaskHeartbeat")[];
-  timers?: ("arm" | "disarm")[];
-}
-
-const workflowRecords: Grants = { tables: { workflows: "read", executions: "readwrite" } };
-
-export const workflowEngineFunctions = {
-  // Closes runs from their status changes: reads registrations (output_schema), writes runs and events.
-  status: { handler: "engine/workflow-status", grants: workflowRecords, timeoutSeconds: 60, trigger: "status-change", timers: ["disarm"] },
-  // Every 5 minutes: describes runs open for 10 minutes and closes those that are over.
-  reconcile: { handler: "engine/workflow-reconcile", grants: workflowRecords, timeoutSeconds: 300, trigger: "schedule", stepFunctions: ["DescribeExecution"], timers: ["disarm"] },
-  // Execution timeouts, cancel grace periods, platform:sleep_until.
-  timer: { handler: "engine/workflow-timer", grants: workflowRecords, timeoutSeconds: 60, trigger: "timer", stepFunctions: ["StopExecution", "SendTaskSuccess"], timers: ["disarm"] },
-  // Every Task of every workflow program (the compiled document invokes it with a task token): runs, tasks,
-  // events and published state; model calls with usage and spend, as the chat route makes them.
+export const workflowEngine = {
+  /**
+   * Every Task of every workflow program: activities to the queue (a restart's open task re-bound after
+   * describing the run), platform built-ins here: model calls with usage and spend as the chat route makes them.
+   */
   dispatch: {
     handler: "engine/workflow-dispatch",
-    grants: { tables: { executions: "readwrite", workflows: "read", models: "read", usage: "readwrite", tenancy: "read" }, models: "invoke" },
+    grants: { tables: { ...workflowTables, models: "read", usage: "readwrite", tenancy: "read" }, models: "invoke", workflows: { runs: true, tasks: true, timers: "arm" } },
     timeoutSeconds: 300,
     memoryMb: 1024,
-    trigger: "task",
-    stepFunctions: ["DescribeExecution", "SendTaskSuccess", "SendTaskFailure"],
-    timers: ["arm"],
   },
-} satisfies Record<string, WorkflowEngineFunction>;
+  /** Step Functions' status changes of workflow runs (EventBridge): closes runs, writes their events, disarms their timers. */
+  status: { handler: "engine/workflow-status", grants: { tables: workflowTables, workflows: { timers: "disarm" } }, timeoutSeconds: 60 },
+  /** Every 5 minutes: describes runs open for 10 minutes and closes those that are over. */
+  reconcile: { handler: "engine/workflow-reconcile", grants: { tables: workflowTables, workflows: { runs: true, timers: "disarm" } }, timeoutSeconds: 300 },
+  /** Fired timers: execution timeouts, cancel grace periods, platform:sleep_until. */
+  timer: { handler: "engine/workflow-timer", grants: { tables: workflowTables, workflows: { runs: true, tasks: true, timers: "disarm" } }, timeoutSeconds: 60 },
+} satisfies Record<string, EngineTask>;
+
+export const engineHandlers = (): string[] => [
+  ...Object.values(stateMachines).flatMap((m) => Object.values(m.tasks).map((t) => t.handler)),
+  ...Object.values(workflowEngine).map((f) => f.handler),
+];

@@ -22,18 +22,22 @@ export interface Grants {
   rateCounters?: true;
   /** Starts and stops executions of a state machine of functions/engine.ts (its ARN arrives in the row's `arnEnv`). */
   executions?: Partial<Record<"batch", "start-stop">>;
+  /** What it may do to the workflow engine (docs/workflows.md); each right also brings the settings it needs. */
+  workflows?: WorkflowRights;
+}
+
+export interface WorkflowRights {
+  /** Create workflow state machines and publish their versions, under the project's prefix, passing only the workflows' role. */
+  publish?: true;
+  /** Start, describe and stop runs: executions of the project's workflow machines. */
+  runs?: true;
+  /** Complete, fail and heartbeat task tokens (IAM cannot scope callback tokens: SendTask* on `*`). */
+  tasks?: true;
   /**
-   * Creates workflow state machines and publishes their versions (CreateStateMachine, UpdateStateMachine,
-   * PublishStateMachineVersion on the project's `wf-` prefix, iam:PassRole of the workflow role), with
-   * WORKFLOW_MACHINE_PREFIX, WORKFLOW_ROLE_ARN and WORKFLOW_DISPATCHER_ARN in its environment.
-   * Its IAM statements (infra/grants.ts) are still to be written.
+   * One-time timers in the project's schedule group: `arm` creates, moves and deletes them (passing only the
+   * timers' role), `disarm` only deletes them (the timer handler itself: arming would name its own ARN).
    */
-  workflowMachines?: "publish";
-  /**
-   * Completes, fails and heartbeats workflow tasks by token (SendTaskSuccess, SendTaskFailure,
-   * SendTaskHeartbeat on the workflow machines). Its IAM statements (infra/grants.ts) are still to be written.
-   */
-  workflowTasks?: "send";
+  timers?: "arm" | "disarm";
 }
 
 export interface RouteRow extends RoutePolicy {

@@ -9,6 +9,7 @@ import { AreaStack } from "./area-stack.js";
 import { RouteFunction } from "./constructs/route-function.js";
 import type { DataRefs } from "./data-refs.js";
 import { EngineStack } from "./engine-stack.js";
+import { WorkflowEngineStack } from "./workflow-engine-stack.js";
 import type { StateMachineRefs } from "./grants.js";
 import type { InferenceSettings } from "./inference.js";
 import { pascal } from "./names.js";
@@ -59,6 +60,7 @@ export class ApiStack extends cdk.Stack {
   readonly authorizerFunction: RouteFunction;
   readonly areas: AreaStack[];
   readonly engines: EngineStack[];
+  readonly workflowEngine: WorkflowEngineStack;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -113,12 +115,22 @@ export class ApiStack extends cdk.Stack {
       ([machine, row]) => new EngineStack(this, `${pascal(machine)}Engine`, { machine, row, data: props.data, logLevel: props.logLevel, inference: props.inference }),
     );
     const machines: StateMachineRefs = Object.fromEntries(this.engines.map((e) => [e.machine, { arn: e.stateMachine.stateMachineArn, name: e.stateMachine.stateMachineName }]));
+    // Workflow machines are named <prefix><workflow uuid>, at most 80 characters.
+    const machinePrefix = `Platform-${props.stageName}-wf-`;
+    if (machinePrefix.length > 80 - 36) throw new Error(`-c stage=${props.stageName} is too long for workflow state machine names (at most ${80 - 36 - 13} characters)`);
+    this.workflowEngine = new WorkflowEngineStack(this, "WorkflowEngine", {
+      data: props.data,
+      logLevel: props.logLevel,
+      inference: props.inference,
+      machinePrefix,
+      timerGroup: `Platform-${props.stageName}-timers`,
+    });
     const byArea = new Map<string, RouteRow[]>();
     for (const row of props.routes) byArea.set(areaOf(row), [...(byArea.get(areaOf(row)) ?? []), row]);
     // One nested stack per area keeps each template far below CloudFormation's 500 resources.
     this.areas = [...byArea].map(
       ([area, rows]) =>
-        new AreaStack(this, pascal(area), { area, rows, api: this.api, tree, data: props.data, logLevel: props.logLevel, inference: props.inference, stateMachines: machines, keyHeaderAuthorizer }),
+        new AreaStack(this, pascal(area), { area, rows, api: this.api, tree, data: props.data, logLevel: props.logLevel, inference: props.inference, stateMachines: machines, workflows: this.workflowEngine.refs, keyHeaderAuthorizer }),
     );
 
     // RestApi's own output has a hashed name (ApiEndpoint4F160690); scripts and docs use ApiUrl instead.

@@ -5,7 +5,7 @@ import type { RouteRow } from "../functions/routes.js";
 import { routeKey } from "../shared/http/policy.js";
 import { RouteFunction } from "./constructs/route-function.js";
 import { dataParameters, type DataRefs } from "./data-refs.js";
-import type { StateMachineRefs } from "./grants.js";
+import type { StateMachineRefs, WorkflowEngineRefs } from "./grants.js";
 import type { InferenceSettings } from "./inference.js";
 import { pascal } from "./names.js";
 import type { ResourceTree } from "./resource-tree.js";
@@ -20,6 +20,8 @@ export interface AreaStackProps extends cdk.NestedStackProps {
   inference: InferenceSettings;
   /** The engine's state machines, for rows granted `executions`. */
   stateMachines: StateMachineRefs;
+  /** The workflow engine, for rows granted `workflows` rights. */
+  workflows: Required<WorkflowEngineRefs>;
   /** The uncached authorizer of rows that also take the key as `x-api-key`. */
   keyHeaderAuthorizer?: apigw.IAuthorizer;
 }
@@ -51,6 +53,22 @@ export class AreaStack extends cdk.NestedStack {
       }),
     );
 
+    // The engine's ARNs as parameters too, only in areas whose rows hold workflow rights.
+    const workflowParameter = (name: string, value: string) => {
+      this.setParameter(name, value);
+      return new cdk.CfnParameter(this, name, { type: "String" }).valueAsString;
+    };
+    const workflows: WorkflowEngineRefs | undefined = props.rows.some((row) => row.grants.workflows)
+      ? {
+          machinePrefix: props.workflows.machinePrefix,
+          timerGroup: props.workflows.timerGroup,
+          roleArn: workflowParameter("WorkflowMachineRoleArn", props.workflows.roleArn),
+          dispatcherArn: workflowParameter("WorkflowDispatcherArn", props.workflows.dispatcherArn),
+          timerTargetArn: workflowParameter("WorkflowTimerArn", props.workflows.timerTargetArn),
+          timerRoleArn: workflowParameter("WorkflowTimerRoleArn", props.workflows.timerRoleArn),
+        }
+      : undefined;
+
     this.routes = props.rows.map((row) => {
       const fn = new RouteFunction(this, row.handler.slice(props.area.length + 1).replaceAll("/", "-"), {
         handler: row.handler,
@@ -63,6 +81,7 @@ export class AreaStack extends cdk.NestedStack {
         logLevel: props.logLevel,
         inference: row.grants.models ? props.inference : undefined,
         stateMachines: machines,
+        workflows,
       });
       // Created in this stack, not via resource.addMethod, which would put it in the stack owning the resource.
       const method = new apigw.Method(fn, "Method", {

@@ -1,7 +1,7 @@
 import { cpSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { build } from "esbuild";
-import { stateMachines, type EngineTask } from "../functions/engine.js";
+import { stateMachines, workflowEngine, type EngineTask } from "../functions/engine.js";
 import { authorizer, handlerModule, routes, type Grants } from "../functions/routes.js";
 
 export const ROOT = resolve(import.meta.dirname, "..");
@@ -15,8 +15,8 @@ export interface Bundle {
   bytes: number;
 }
 
-/** Every task of every state machine (functions/engine.ts engineHandlers, with their grants). */
-export const engineTasks = (): EngineTask[] => Object.values(stateMachines).flatMap((m) => Object.values(m.tasks) as EngineTask[]);
+/** Every task of every state machine and the workflow engine's functions (functions/engine.ts engineHandlers, with their grants). */
+export const engineTasks = (): EngineTask[] => [...Object.values(stateMachines).flatMap((m) => Object.values(m.tasks) as EngineTask[]), ...Object.values(workflowEngine)];
 
 /** Everything that becomes a function: the authorizer, the route rows and the state machines' tasks. */
 export const functionRows = (): { handler: string; grants: Grants }[] => [authorizer, ...routes, ...engineTasks()];

@@ -45,10 +45,79 @@ export type StateMachineRefs = Partial<Record<keyof NonNullable<Grants["executio
 export const executionsOf = (name: string): string => `arn:${cdk.Aws.PARTITION}:states:${cdk.Aws.REGION}:${cdk.Aws.ACCOUNT_ID}:execution:${name}:*`;
 
 /**
- * The least-privilege statements a row's grants imply: nothing beyond its tables, the workspace objects
- * and the executions of the state machines it names.
+ * The workflow engine as the functions granted `workflows` rights see it (infra/workflow-engine-stack.ts).
+ * Values are filled in as the engine's own functions are created, so each names only what exists.
  */
-export function grantStatements(grants: Grants, data: DataRefs, stateMachines: StateMachineRefs = {}): iam.PolicyStatement[] {
+export interface WorkflowEngineRefs {
+  /** Every workflow state machine's name starts with it (shared/engine/workflow-machines.ts). */
+  machinePrefix: string;
+  /** The one role every workflow machine runs as: it may invoke the dispatcher, nothing else. */
+  roleArn?: string;
+  dispatcherArn?: string;
+  /** The schedule group of one-time timers, the function they invoke, and the role Scheduler invokes it with. */
+  timerGroup: string;
+  timerTargetArn?: string;
+  timerRoleArn?: string;
+}
+
+const arnIn = (service: string, resource: string, resourceName: string) =>
+  `arn:${cdk.Aws.PARTITION}:${service}:${cdk.Aws.REGION}:${cdk.Aws.ACCOUNT_ID}:${resource}${service === "scheduler" ? "/" : ":"}${resourceName}`;
+
+/** The settings a function with these rights reads (shared/engine/workflow-machines.ts, shared/engine/timers.ts). */
+export function workflowEnvironment(rights: NonNullable<Grants["workflows"]>, refs: WorkflowEngineRefs): Record<string, string> {
+  const need = (value: string | undefined, what: string) => {
+    if (!value) throw new Error(`A function granted workflow rights needs the ${what}, which does not exist yet`);
+    return value;
+  };
+  return {
+    ...(rights.publish || rights.runs ? { WORKFLOW_MACHINE_PREFIX: refs.machinePrefix } : {}),
+    ...(rights.publish ? { WORKFLOW_ROLE_ARN: need(refs.roleArn, "workflows' role"), WORKFLOW_DISPATCHER_ARN: need(refs.dispatcherArn, "dispatcher") } : {}),
+    ...(rights.timers ? { TIMER_GROUP: refs.timerGroup } : {}),
+    ...(rights.timers === "arm" ? { TIMER_TARGET_ARN: need(refs.timerTargetArn, "timer function"), TIMER_ROLE_ARN: need(refs.timerRoleArn, "timers' role") } : {}),
+  };
+}
+
+function workflowStatements(rights: NonNullable<Grants["workflows"]>, refs: WorkflowEngineRefs): iam.PolicyStatement[] {
+  const machines = arnIn("states", "stateMachine", `${refs.machinePrefix}*`);
+  const statements: iam.PolicyStatement[] = [];
+  const passOnly = (roleArn: string | undefined, service: string) =>
+    new iam.PolicyStatement({ actions: ["iam:PassRole"], resources: [roleArn!], conditions: { StringEquals: { "iam:PassedToService": service } } });
+  if (rights.publish) {
+    statements.push(
+      new iam.PolicyStatement({
+        actions: ["states:CreateStateMachine", "states:UpdateStateMachine", "states:PublishStateMachineVersion", "states:DescribeStateMachine"],
+        resources: [machines],
+      }),
+      passOnly(refs.roleArn, "states.amazonaws.com"),
+    );
+  }
+  if (rights.runs) {
+    // A run starts on a published version (<machine>:<n>) and is an execution <machine>:<run id>.
+    statements.push(
+      new iam.PolicyStatement({ actions: ["states:StartExecution"], resources: [machines, `${machines}:*`] }),
+      new iam.PolicyStatement({ actions: ["states:DescribeExecution", "states:StopExecution"], resources: [arnIn("states", "execution", `${refs.machinePrefix}*:*`)] }),
+    );
+  }
+  if (rights.tasks) statements.push(new iam.PolicyStatement({ actions: ["states:SendTaskSuccess", "states:SendTaskFailure", "states:SendTaskHeartbeat"], resources: ["*"] }));
+  if (rights.timers === "arm") {
+    statements.push(
+      new iam.PolicyStatement({
+        actions: ["scheduler:CreateSchedule", "scheduler:UpdateSchedule", "scheduler:DeleteSchedule", "scheduler:GetSchedule"],
+        resources: [arnIn("scheduler", "schedule", `${refs.timerGroup}/*`)],
+      }),
+      passOnly(refs.timerRoleArn, "scheduler.amazonaws.com"),
+    );
+  } else if (rights.timers === "disarm") {
+    statements.push(new iam.PolicyStatement({ actions: ["scheduler:DeleteSchedule"], resources: [arnIn("scheduler", "schedule", `${refs.timerGroup}/*`)] }));
+  }
+  return statements;
+}
+
+/**
+ * The least-privilege statements a row's grants imply: nothing beyond its tables, the workspace objects,
+ * the executions of the state machines it names and the workflow engine rights it holds.
+ */
+export function grantStatements(grants: Grants, data: DataRefs, stateMachines: StateMachineRefs = {}, workflows?: WorkflowEngineRefs): iam.PolicyStatement[] {
   const statements: iam.PolicyStatement[] = [];
   for (const [name, access] of Object.entries(grants.tables ?? {}) as [TableName, Access][]) {
     const arn = data.tables[name].tableArn;
@@ -68,6 +137,10 @@ export function grantStatements(grants: Grants, data: DataRefs, stateMachines: S
     if (!ref) throw new Error(`A row is granted executions of the ${machine} state machine, but it was not passed in`);
     statements.push(new iam.PolicyStatement({ actions: ["states:StartExecution"], resources: [ref.arn] }));
     statements.push(new iam.PolicyStatement({ actions: ["states:DescribeExecution", "states:StopExecution"], resources: [executionsOf(ref.name)] }));
+  }
+  if (grants.workflows) {
+    if (!workflows) throw new Error("A row is granted workflow rights, but the workflow engine was not passed in");
+    statements.push(...workflowStatements(grants.workflows, workflows));
   }
   return statements;
 }

@@ -1,6 +1,8 @@
 import { Validations } from "aws-cdk-lib";
 import type { ApiStack } from "./api-stack.js";
 import type { DataStack } from "./data-stack.js";
+import { workflowEngine } from "../functions/engine.js";
+import type { Grants } from "../functions/routes.js";
 import { pascal } from "./names.js";
 
 /**
@@ -55,6 +57,8 @@ export function acknowledgeFindings({ data, api }: { data: DataStack; api: ApiSt
     });
   }
 
+  acknowledgeWorkflowRights(api);
+
   for (const area of api.areas) {
     Validations.of(area).acknowledge({
       id: "AwsSolutions-IAM5[Resource::<FilesBucketArn>/workspaces/*]",
@@ -75,4 +79,48 @@ export function acknowledgeFindings({ data, api }: { data: DataStack; api: ApiSt
       });
     }
   }
+}
+
+/** The findings workflow rights (infra/grants.ts workflowStatements) bring, wherever a function holds them. */
+function acknowledgeWorkflowRights(api: ApiStack): void {
+  const { machinePrefix, timerGroup } = api.workflowEngine.refs;
+  const states = (resource: string) => `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:${resource}]`;
+  const findings: Record<keyof NonNullable<Grants["workflows"]>, { id: string; reason: string }[]> = {
+    publish: [
+      {
+        id: states(`stateMachine:${machinePrefix}*`),
+        reason: "Workflow state machines are created at run time, one per workflow, named <prefix><workflow uuid>: only machines under this deployment's prefix.",
+      },
+    ],
+    runs: [
+      { id: states(`stateMachine:${machinePrefix}*`), reason: "Runs start on the workflow's machine under this deployment's prefix (created at run time)." },
+      { id: states(`stateMachine:${machinePrefix}*:*`), reason: "Runs start on a published version (<machine>:<n>) of a machine under this deployment's prefix." },
+      { id: states(`execution:${machinePrefix}*:*`), reason: "Runs are executions named by run UUIDs of the machines under this deployment's prefix; only those are described or stopped." },
+    ],
+    tasks: [
+      {
+        id: "AwsSolutions-IAM5[Resource::*]",
+        reason: "SendTaskSuccess/Failure/Heartbeat for callback (.waitForTaskToken) tokens cannot be scoped by IAM; the token is the capability, and it never leaves the server (workers see opaque task ids).",
+      },
+    ],
+    timers: [
+      {
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${timerGroup}/*]`,
+        reason: "One-time timers are schedules named after runs (created at run time) in this deployment's own schedule group; only those.",
+      },
+    ],
+  };
+  const functions = [
+    ...Object.entries(api.workflowEngine.functions).map(([name, fn]) => ({ grants: workflowEngine[name as keyof typeof workflowEngine].grants as Grants, fn })),
+    ...api.areas.flatMap((area) => area.routes.map(({ row, fn }) => ({ grants: row.grants, fn }))),
+  ];
+  for (const { grants, fn } of functions) {
+    for (const right of Object.keys(grants.workflows ?? {}) as (keyof NonNullable<Grants["workflows"]>)[]) {
+      for (const finding of findings[right]) Validations.of(fn).acknowledge(finding);
+    }
+  }
+  Validations.of(api.workflowEngine).acknowledge({
+    id: "AwsSolutions-IAM5[Resource::<FilesBucketArn>/workspaces/*]",
+    reason: "The dispatcher reads the files a workflow names (workspaces/<workspace>/files/<id>) for its model calls; object access is confined to the workspaces/ prefix of the one bucket.",
+  });
 }

@@ -10,7 +10,7 @@ export const workerRoutes = area({ errors: "workflow", permissions: { read: "wor
     method: "POST",
     path: "/v1/workflows/register",
     handler: "workers/register",
-    grants: { tables: { workflows: "readwrite" }, workflowMachines: "publish" },
+    grants: { tables: { workflows: "readwrite" }, workflows: { publish: true } },
     extension: true,
   },
   // Long-polls up to 20 s: within API Gateway's 29 s integration timeout and the function's default.
@@ -20,21 +20,21 @@ export const workerRoutes = area({ errors: "workflow", permissions: { read: "wor
     method: "POST",
     path: "/v1/workflows/tasks/{task_id}/heartbeat",
     handler: "workers/heartbeat",
-    grants: { tables: { workflows: "readwrite", executions: "readwrite" }, workflowTasks: "send" },
+    grants: { tables: { workflows: "readwrite", executions: "readwrite" }, workflows: { tasks: true } },
     extension: true,
   },
   {
     method: "POST",
     path: "/v1/workflows/tasks/{task_id}/complete",
     handler: "workers/complete",
-    grants: { tables: { workflows: "readwrite", executions: "readwrite" }, workflowTasks: "send" },
+    grants: { tables: { workflows: "readwrite", executions: "readwrite" }, workflows: { tasks: true } },
     extension: true,
   },
   {
     method: "POST",
     path: "/v1/workflows/tasks/{task_id}/fail",
     handler: "workers/fail",
-    grants: { tables: { workflows: "readwrite", executions: "readwrite" }, workflowTasks: "send" },
+    grants: { tables: { workflows: "readwrite", executions: "readwrite" }, workflows: { tasks: true } },
     extension: true,
   },
 ]);

@@ -3,14 +3,11 @@ import { area, type Grants } from "../route-row.js";
 /**
  * Workflows, their executions, runs and events (docs/workflows.md). Errors are the workflow family's
  * (`{detail, code: "WF_xxxx"}`); reads need workflows:read, starting and stopping workflows:execute.
- *
- * Beyond `grants`, the rows that start or stop runs need Step Functions on the workflow machines
- * (`stepFunctions`: StartExecution on `stateMachine:<WORKFLOW_MACHINE_PREFIX>*` versions, StopExecution on
- * their executions) and the timer port (`timers`: scheduler Create/Update/DeleteSchedule in TIMER_GROUP and
- * iam:PassRole of TIMER_ROLE_ARN): `workflowRouteEngineAccess` below says which, for the CDK step that grants them.
+ * Rows that start or stop runs also hold workflow engine rights: runs (start, describe, stop) and timers
+ * (the execution timeout, a cancel's grace period).
  */
 const reads: Grants = { tables: { workflows: "read", executions: "read" } };
-const stops: Grants = { tables: { workflows: "read", executions: "readwrite" } };
+const stops: Grants = { tables: { workflows: "read", executions: "readwrite" }, workflows: { runs: true, timers: "arm" } };
 
 export const workflowRoutes = area({ errors: "workflow", permissions: { read: "workflows:read", write: "workflows:execute" } }, [
   { method: "GET", path: "/v1/workflows", handler: "workflows/list", grants: { tables: { workflows: "read" } } },
@@ -31,13 +28,3 @@ export const workflowRoutes = area({ errors: "workflow", permissions: { read: "w
   // Server-sent events for up to 14 minutes: API Gateway's STREAM mode, Lambda response streaming.
   { method: "GET", path: "/v1/workflows/events/stream", handler: "workflows/stream-events", grants: reads, streaming: true },
 ]);
-
-/** What the rows that start or stop runs need beyond their tables (see above): granted by the workflow engine's CDK step. */
-export const workflowRouteEngineAccess: Record<string, { stepFunctions: ("StartExecution" | "StopExecution")[]; timers: ("arm" | "disarm")[] }> = {
-  "workflows/execute": { stepFunctions: ["StartExecution", "StopExecution"], timers: ["arm", "disarm"] },
-  "workflows/execute-registration": { stepFunctions: ["StartExecution", "StopExecution"], timers: ["arm", "disarm"] },
-  "workflows/terminate": { stepFunctions: ["StopExecution"], timers: ["disarm"] },
-  "workflows/cancel": { stepFunctions: ["StopExecution"], timers: ["arm", "disarm"] },
-  "workflows/batch-terminate": { stepFunctions: ["StopExecution"], timers: ["disarm"] },
-  "workflows/batch-cancel": { stepFunctions: ["StopExecution"], timers: ["arm", "disarm"] },
-};

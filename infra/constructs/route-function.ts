@@ -11,7 +11,7 @@ import { ROUTE_KEY_ENV } from "../../shared/http/policy.js";
 import { tableEnvVar, type TableName } from "../../shared/store/tables.js";
 import { bundleDir } from "../build.js";
 import type { DataRefs } from "../data-refs.js";
-import { grantStatements, type StateMachineRefs } from "../grants.js";
+import { grantStatements, workflowEnvironment, type StateMachineRefs, type WorkflowEngineRefs } from "../grants.js";
 import { bedrockStatements, keyEnvironment, type InferenceSettings } from "../inference.js";
 
 export interface RouteFunctionProps {
@@ -32,6 +32,8 @@ export interface RouteFunctionProps {
   timeoutSeconds?: number;
   /** The state machines the grants' `executions` name; each ARN also arrives in its row's `arnEnv`. */
   stateMachines?: StateMachineRefs;
+  /** The workflow engine, for functions granted `workflows` rights. */
+  workflows?: WorkflowEngineRefs;
 }
 
 /** Request/response routes are cut off by API Gateway at 29 s; running longer only costs money. */
@@ -45,16 +47,17 @@ const STREAMING_TIMEOUT = cdk.Duration.minutes(15);
 export class RouteFunction extends Construct {
   readonly fn: lambda.Function;
   readonly role: iam.Role;
+  readonly logGroup: logs.LogGroup;
   private readonly streaming: boolean;
 
   constructor(scope: Construct, id: string, props: RouteFunctionProps) {
     super(scope, id);
     this.streaming = props.streaming ?? false;
-    const logGroup = new logs.LogGroup(this, "Logs", {
+    const logGroup = (this.logGroup = new logs.LogGroup(this, "Logs", {
       retention: logs.RetentionDays.ONE_MONTH,
       // Retention already bounds what is kept; a replaced function should not leave an orphan group behind.
       removalPolicy: cdk.RemovalPolicy.DESTROY,
-    });
+    }));
     // An inline policy (not AWSLambdaBasicExecutionRole, not a separate AWS::IAM::Policy): one resource
     // fewer per route, and logging is limited to this function's own group.
     this.role = new iam.Role(this, "Role", {
@@ -63,7 +66,7 @@ export class RouteFunction extends Construct {
         route: new iam.PolicyDocument({
           statements: [
             new iam.PolicyStatement({ actions: ["logs:CreateLogStream", "logs:PutLogEvents"], resources: [logGroup.logGroupArn] }),
-            ...grantStatements(props.grants, props.data, props.stateMachines),
+            ...grantStatements(props.grants, props.data, props.stateMachines, props.workflows),
             ...(props.inference ? bedrockStatements(props.inference.bedrockModels) : []),
           ],
         }),
@@ -89,6 +92,7 @@ export class RouteFunction extends Construct {
         ...Object.fromEntries(
           Object.keys(props.grants.executions ?? {}).map((m) => [stateMachines[m as keyof StateMachineRefs].arnEnv, props.stateMachines![m as keyof StateMachineRefs]!.arn]),
         ),
+        ...(props.grants.workflows && props.workflows ? workflowEnvironment(props.grants.workflows, props.workflows) : {}),
       },
     });
   }

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { S3Client } from "@aws-sdk/client-s3";
+import { workflowEngine } from "../../functions/engine.js";
 import { FILES_BUCKET_ENV } from "../../shared/config.js";
 import { tableEnvVar, tables } from "../../shared/store/tables.js";
 import { createTables, startDynamo } from "./dynamodb.js";
@@ -48,8 +49,8 @@ export async function startBackends(options: { dataDir: string; persist: boolean
       s3: s3Client,
       stateDir: options.persist ? options.dataDir : undefined,
       // Every Task of a workflow program invokes the dispatcher; run ends go to the status handler, as EventBridge delivers them in the cloud.
-      functions: { [LOCAL_WORKFLOWS.dispatcherArn]: "engine/workflow-dispatch" },
-      onStatusChangeHandler: "engine/workflow-status",
+      functions: { [LOCAL_WORKFLOWS.dispatcherArn]: workflowEngine.dispatch.handler },
+      onStatusChangeHandler: workflowEngine.status.handler,
     });
     // Timers armed before a restart of `npm start` fire after it; the tests' timers live in memory.
     scheduler = await startScheduler({ stateFile: options.persist ? join(options.dataDir, "scheduler", "schedules.json") : undefined });

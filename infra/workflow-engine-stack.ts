@@ -1,0 +1,126 @@
+import * as cdk from "aws-cdk-lib";
+import * as cloudwatch from "aws-cdk-lib/aws-cloudwatch";
+import * as events from "aws-cdk-lib/aws-events";
+import * as targets from "aws-cdk-lib/aws-events-targets";
+import * as iam from "aws-cdk-lib/aws-iam";
+import * as logs from "aws-cdk-lib/aws-logs";
+import * as scheduler from "aws-cdk-lib/aws-scheduler";
+import type { Construct } from "constructs";
+import { workflowEngine, type EngineTask } from "../functions/engine.js";
+import { RouteFunction } from "./constructs/route-function.js";
+import { dataParameters, type DataRefs } from "./data-refs.js";
+import type { WorkflowEngineRefs } from "./grants.js";
+import type { InferenceSettings } from "./inference.js";
+
+export interface WorkflowEngineStackProps extends cdk.NestedStackProps {
+  data: DataRefs;
+  logLevel: string;
+  inference: InferenceSettings;
+  /** Every workflow state machine's name starts with it; the IAM policies are scoped to it. */
+  machinePrefix: string;
+  /** The schedule group of the engine's one-time timers. */
+  timerGroup: string;
+}
+
+/** The log line the status handler writes for a run that ends FAILED (shared/services/workflows/status.ts). */
+export const RUN_FAILED_MESSAGE = "workflow run failed";
+
+/**
+ * The workflow engine (docs/workflows.md) as a nested stack of the Api stack: the dispatcher every
+ * workflow Task invokes, the status handler fed by EventBridge, the reconciler, the timer handler and
+ * its schedule group, the one role all workflow state machines run as, and the alarms. The machines
+ * themselves are created at run time by the registration route, under `machinePrefix`.
+ */
+export class WorkflowEngineStack extends cdk.NestedStack {
+  readonly functions: Record<keyof typeof workflowEngine, RouteFunction>;
+  /** The role every workflow state machine runs as: it may invoke the dispatcher and nothing else. */
+  readonly machineRole: iam.Role;
+  /** The role EventBridge Scheduler invokes the timer handler with. */
+  readonly timerRole: iam.Role;
+  readonly refs: Required<WorkflowEngineRefs>;
+  readonly alarms: cloudwatch.Alarm[];
+
+  constructor(scope: Construct, id: string, props: WorkflowEngineStackProps) {
+    super(scope, id, props);
+    const data = dataParameters(this, props.data);
+    const refs: WorkflowEngineRefs = { machinePrefix: props.machinePrefix, timerGroup: props.timerGroup };
+    const fn = (name: keyof typeof workflowEngine, description: string) => {
+      const task: EngineTask = workflowEngine[name];
+      return new RouteFunction(this, name[0]!.toUpperCase() + name.slice(1), {
+        handler: task.handler,
+        grants: task.grants,
+        data,
+        description,
+        memoryMb: task.memoryMb,
+        timeoutSeconds: task.timeoutSeconds,
+        logLevel: props.logLevel,
+        inference: task.grants.models ? props.inference : undefined,
+        workflows: refs,
+      });
+    };
+
+    // Built in dependency order: each function's settings name only what exists before it.
+    const timer = fn("timer", "Workflow engine: fired timers (execution timeouts, cancel grace periods, sleeps)");
+    new scheduler.CfnScheduleGroup(this, "TimerGroup", { name: props.timerGroup });
+    this.timerRole = new iam.Role(this, "TimerRole", {
+      assumedBy: new iam.ServicePrincipal("scheduler.amazonaws.com", { conditions: { StringEquals: { "aws:SourceAccount": cdk.Aws.ACCOUNT_ID } } }),
+      inlinePolicies: { invoke: new iam.PolicyDocument({ statements: [new iam.PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: [timer.fn.functionArn] })] }) },
+    });
+    Object.assign(refs, { timerTargetArn: timer.fn.functionArn, timerRoleArn: this.timerRole.roleArn });
+
+    const dispatch = fn("dispatch", "Workflow engine: every Task of every workflow program");
+    this.machineRole = new iam.Role(this, "MachineRole", {
+      assumedBy: new iam.ServicePrincipal("states.amazonaws.com", { conditions: { StringEquals: { "aws:SourceAccount": cdk.Aws.ACCOUNT_ID } } }),
+      inlinePolicies: { dispatch: new iam.PolicyDocument({ statements: [new iam.PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: [dispatch.fn.functionArn] })] }) },
+    });
+    Object.assign(refs, { roleArn: this.machineRole.roleArn, dispatcherArn: dispatch.fn.functionArn });
+
+    const status = fn("status", "Workflow engine: Step Functions status changes of workflow runs");
+    const reconcile = fn("reconcile", "Workflow engine: runs whose status change was missed");
+    this.functions = { timer, dispatch, status, reconcile };
+    this.refs = refs as Required<WorkflowEngineRefs>;
+
+    // Status changes of this project's workflow machines only (best effort: the reconciler catches misses).
+    new events.Rule(this, "StatusChanges", {
+      description: "Workflow runs that ended: to the status handler",
+      eventPattern: {
+        source: ["aws.states"],
+        detailType: ["Step Functions Execution Status Change"],
+        detail: {
+          status: ["SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED"],
+          stateMachineArn: [{ prefix: `arn:${cdk.Aws.PARTITION}:states:${cdk.Aws.REGION}:${cdk.Aws.ACCOUNT_ID}:stateMachine:${props.machinePrefix}` }],
+        },
+      },
+      targets: [new targets.LambdaFunction(status.fn, { retryAttempts: 8, maxEventAge: cdk.Duration.hours(2) })],
+    });
+    new events.Rule(this, "ReconcileSchedule", {
+      description: "Every 5 minutes: workflow runs still RUNNING whose execution is over",
+      schedule: events.Schedule.rate(cdk.Duration.minutes(5)),
+      targets: [new targets.LambdaFunction(reconcile.fn, { retryAttempts: 2 })],
+    });
+
+    const failedRuns = new logs.MetricFilter(this, "FailedRuns", {
+      logGroup: status.logGroup,
+      filterPattern: logs.FilterPattern.stringValue("$.message", "=", RUN_FAILED_MESSAGE),
+      metricNamespace: "PlatformApi/Workflows",
+      metricName: "FailedRuns",
+      metricValue: "1",
+    });
+    const alarm = (alarmId: string, description: string, metric: cloudwatch.IMetric) =>
+      new cloudwatch.Alarm(this, alarmId, {
+        alarmDescription: description,
+        metric,
+        threshold: 0,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
+    const fiveMinutes = { period: cdk.Duration.minutes(5), statistic: cloudwatch.Stats.SUM };
+    this.alarms = [
+      alarm("FailedRunsAlarm", "A workflow run ended FAILED: the status handler's log and the run's events say why", failedRuns.metric(fiveMinutes)),
+      alarm("DispatcherErrors", "The workflow dispatcher failed: Tasks of workflow runs are being retried or failing", dispatch.fn.metricErrors(fiveMinutes)),
+      alarm("StatusHandlerErrors", "The workflow status handler failed: runs may stay RUNNING until the reconciler catches them", status.fn.metricErrors(fiveMinutes)),
+      alarm("TimerErrors", "The workflow timer handler failed: timeouts or sleeps may fire late", timer.fn.metricErrors(fiveMinutes)),
+    ];
+  }
+}

@@ -1,0 +1,128 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { workflowEngine } from "../../functions/engine.js";
+import type { RouteRow } from "../../functions/routes.js";
+import { RUN_FAILED_MESSAGE, type WorkflowEngineStack } from "../../infra/workflow-engine-stack.js";
+import { allowStatements, list, methodsOf, resourcesOf, synth, type Json, type Synth } from "./synth.js";
+
+let s: Synth;
+let engine: WorkflowEngineStack;
+let template: Json;
+beforeAll(async () => {
+  s = await synth({ validate: false });
+  engine = s.api.workflowEngine;
+  template = s.template(engine);
+});
+
+const idOf = (construct: { node: { defaultChild?: unknown } }) => engine.getLogicalId(construct.node.defaultChild as never);
+const fnId = (name: keyof typeof workflowEngine) => idOf(engine.functions[name].fn);
+const roleStatements = (t: Json, roleId: string): Json[] =>
+  allowStatements(t)
+    .filter((entry) => entry.where === roleId)
+    .map((entry) => entry.statement);
+const actionsOf = (statements: Json[]) => statements.flatMap((st) => list<string>(st.Action));
+const envOf = (t: Json, functionId: string): Json => t.Resources[functionId].Properties.Environment.Variables;
+
+describe("the workflow engine", () => {
+  it("is a nested stack of the Api stack with one function per row of functions/engine.ts workflowEngine", () => {
+    expect(engine.nestedStackParent).toBe(s.api);
+    expect(Object.keys(engine.functions).toSorted()).toEqual(Object.keys(workflowEngine).toSorted());
+    const functions = resourcesOf(template, "AWS::Lambda::Function");
+    expect(functions).toHaveLength(Object.keys(workflowEngine).length);
+    for (const [name, row] of Object.entries(workflowEngine)) {
+      const fn = template.Resources[fnId(name as keyof typeof workflowEngine)].Properties;
+      expect(fn.Timeout).toBe(row.timeoutSeconds);
+      expect(fn.Architectures).toEqual(["arm64"]);
+    }
+  });
+
+  it("runs every workflow machine as one role that may invoke the dispatcher and nothing else", () => {
+    const roleId = idOf(engine.machineRole);
+    const role = template.Resources[roleId].Properties;
+    expect(role.AssumeRolePolicyDocument.Statement[0].Principal).toEqual({ Service: "states.amazonaws.com" });
+    expect(role.AssumeRolePolicyDocument.Statement[0].Condition).toEqual({ StringEquals: { "aws:SourceAccount": { Ref: "AWS::AccountId" } } });
+    const statements = roleStatements(template, roleId);
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).toMatchObject({ Action: "lambda:InvokeFunction", Resource: { "Fn::GetAtt": [fnId("dispatch"), "Arn"] } });
+  });
+
+  it("fires timers from its own schedule group through a role that may invoke the timer handler only", () => {
+    const [[, group]] = resourcesOf(template, "AWS::Scheduler::ScheduleGroup") as [[string, Json]];
+    expect(group.Properties.Name).toBe(engine.refs.timerGroup);
+    const roleId = idOf(engine.timerRole);
+    expect(template.Resources[roleId].Properties.AssumeRolePolicyDocument.Statement[0].Principal).toEqual({ Service: "scheduler.amazonaws.com" });
+    const statements = roleStatements(template, roleId);
+    expect(statements).toEqual([expect.objectContaining({ Action: "lambda:InvokeFunction", Resource: { "Fn::GetAtt": [fnId("timer"), "Arn"] } })]);
+  });
+
+  it("feeds the status handler this deployment's workflow runs that ended, and the reconciler every 5 minutes", () => {
+    const rules = resourcesOf(template, "AWS::Events::Rule").map(([, r]) => r.Properties);
+    const status = rules.find((r) => r.EventPattern)!;
+    expect(status.EventPattern.source).toEqual(["aws.states"]);
+    expect(status.EventPattern["detail-type"]).toEqual(["Step Functions Execution Status Change"]);
+    expect(status.EventPattern.detail.status.toSorted()).toEqual(["ABORTED", "FAILED", "SUCCEEDED", "TIMED_OUT"]);
+    expect(JSON.stringify(status.EventPattern.detail.stateMachineArn)).toContain(`:stateMachine:${engine.refs.machinePrefix}`);
+    expect(status.Targets[0].Arn).toEqual({ "Fn::GetAtt": [fnId("status"), "Arn"] });
+    const reconcile = rules.find((r) => r.ScheduleExpression)!;
+    expect(reconcile.ScheduleExpression).toBe("rate(5 minutes)");
+    expect(reconcile.Targets[0].Arn).toEqual({ "Fn::GetAtt": [fnId("reconcile"), "Arn"] });
+  });
+
+  it("gives the dispatcher the token rights (not scopable), the timers of its group, and no way to start or create machines", () => {
+    const dispatcher = template.Resources[fnId("dispatch")].Properties;
+    const statements = roleStatements(template, dispatcher.Role["Fn::GetAtt"][0]);
+    const actions = actionsOf(statements);
+    expect(actions).toEqual(expect.arrayContaining(["states:SendTaskSuccess", "states:SendTaskFailure", "states:SendTaskHeartbeat", "scheduler:CreateSchedule", "iam:PassRole"]));
+    expect(actions.filter((a) => /StartExecution|CreateStateMachine|UpdateStateMachine/.test(a))).toEqual([]);
+    const pass = statements.find((st) => st.Action === "iam:PassRole")!;
+    expect(pass.Condition).toEqual({ StringEquals: { "iam:PassedToService": "scheduler.amazonaws.com" } });
+    expect(JSON.stringify(statements.find((st) => list<string>(st.Action).includes("scheduler:CreateSchedule"))!.Resource)).toContain(`schedule/${engine.refs.timerGroup}/*`);
+    expect(envOf(template, fnId("dispatch"))).toMatchObject({ TIMER_GROUP: engine.refs.timerGroup, TIMER_TARGET_ARN: { "Fn::GetAtt": [fnId("timer"), "Arn"] } });
+  });
+
+  it("alarms on failed runs (a metric from the status handler's log), and on dispatcher, status and timer errors", () => {
+    const [[, filter]] = resourcesOf(template, "AWS::Logs::MetricFilter") as [[string, Json]];
+    expect(filter.Properties.FilterPattern).toContain(RUN_FAILED_MESSAGE);
+    expect(filter.Properties.LogGroupName).toEqual({ Ref: idOf(engine.functions.status.logGroup) });
+    const alarms = resourcesOf(template, "AWS::CloudWatch::Alarm").map(([, a]) => a.Properties);
+    expect(alarms).toHaveLength(4);
+    expect(alarms.map((a) => a.MetricName).toSorted()).toEqual(["Errors", "Errors", "Errors", "FailedRuns"]);
+    for (const alarm of alarms) expect(alarm).toMatchObject({ Threshold: 0, ComparisonOperator: "GreaterThanThreshold", TreatMissingData: "notBreaching" });
+  });
+});
+
+describe("a route granted workflow rights", () => {
+  let granted: Synth;
+  const row: RouteRow = {
+    method: "POST",
+    path: "/v1/files",
+    handler: "files/upload",
+    grants: { tables: { files: "write" }, workflows: { publish: true, runs: true, timers: "arm" } },
+    auth: "key",
+    errors: "platform",
+    streaming: false,
+  };
+  beforeAll(async () => {
+    granted = await synth({ routes: [row], validate: false });
+  });
+
+  it("may create and publish only this deployment's workflow machines, passing only the machines' role", () => {
+    const method = methodsOf(granted).find((m) => m.key === "POST /v1/files")!;
+    const fn = method.scope.template.Resources[method.functionId].Properties;
+    const statements = roleStatements(method.scope.template, fn.Role["Fn::GetAtt"][0]);
+    const prefix = granted.api.workflowEngine.refs.machinePrefix;
+    const create = statements.find((st) => list<string>(st.Action).includes("states:CreateStateMachine"))!;
+    expect(JSON.stringify(create.Resource)).toContain(`:stateMachine:${prefix}*`);
+    const passes = statements.filter((st) => st.Action === "iam:PassRole");
+    expect(passes.map((p) => p.Condition.StringEquals["iam:PassedToService"]).toSorted()).toEqual(["scheduler.amazonaws.com", "states.amazonaws.com"]);
+    const machineRole = passes.find((p) => p.Condition.StringEquals["iam:PassedToService"] === "states.amazonaws.com")!;
+    // The area's parameter is the engine stack's output of the machine role's ARN.
+    expect(machineRole.Resource).toEqual({ Ref: "WorkflowMachineRoleArn" });
+    const passed = JSON.stringify(method.scope.parameters!.WorkflowMachineRoleArn);
+    expect(passed).toContain(granted.api.getLogicalId(granted.api.workflowEngine.nestedStackResource as never));
+    expect(passed).toContain("MachineRole");
+    const start = statements.find((st) => list<string>(st.Action).includes("states:StartExecution"))!;
+    expect(JSON.stringify(start.Resource)).toContain(`:stateMachine:${prefix}*:*`);
+    expect(fn.Environment.Variables).toMatchObject({ WORKFLOW_MACHINE_PREFIX: prefix, TIMER_GROUP: granted.api.workflowEngine.refs.timerGroup });
+    expect(Object.keys(fn.Environment.Variables)).toEqual(expect.arrayContaining(["WORKFLOW_ROLE_ARN", "WORKFLOW_DISPATCHER_ARN", "TIMER_TARGET_ARN", "TIMER_ROLE_ARN"]));
+  });
+});
