@@ -63,16 +63,16 @@ export const workflowEngine = {
    */
   dispatch: {
     handler: "engine/workflow-dispatch",
-    grants: { tables: { ...workflowTables, models: "read", usage: "readwrite", tenancy: "read" }, models: "invoke", workflows: { runs: true, tasks: true, timers: "arm" } },
+    grants: { tables: { ...workflowTables, models: "read", usage: "readwrite", tenancy: "read" }, models: "invoke", workflows: { runs: "describe", tasks: true, timers: "arm" } },
     timeoutSeconds: 300,
     memoryMb: 1024,
   },
   /** Step Functions' status changes of workflow runs (EventBridge): closes runs, writes their events, disarms their timers. */
   status: { handler: "engine/workflow-status", grants: { tables: workflowTables, workflows: { timers: "disarm" } }, timeoutSeconds: 60 },
   /** Every 5 minutes: describes runs open for 10 minutes and closes those that are over. */
-  reconcile: { handler: "engine/workflow-reconcile", grants: { tables: workflowTables, workflows: { runs: true, timers: "disarm" } }, timeoutSeconds: 300 },
+  reconcile: { handler: "engine/workflow-reconcile", grants: { tables: workflowTables, workflows: { runs: "describe", timers: "disarm" } }, timeoutSeconds: 300 },
   /** Fired timers: execution timeouts, cancel grace periods, platform:sleep_until. */
-  timer: { handler: "engine/workflow-timer", grants: { tables: workflowTables, workflows: { runs: true, tasks: true, timers: "disarm" } }, timeoutSeconds: 60 },
+  timer: { handler: "engine/workflow-timer", grants: { tables: workflowTables, workflows: { runs: "start-stop", tasks: true, timers: "disarm" } }, timeoutSeconds: 60 },
 } satisfies Record<string, EngineTask>;
 
 export const engineHandlers = (): string[] => [

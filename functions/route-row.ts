@@ -29,8 +29,8 @@ export interface Grants {
 export interface WorkflowRights {
   /** Create workflow state machines and publish their versions, under the project's prefix, passing only the workflows' role. */
   publish?: true;
-  /** Start, describe and stop runs: executions of the project's workflow machines. */
-  runs?: true;
+  /** Runs (executions of the project's workflow machines): `describe` them, or also `start-stop` them. */
+  runs?: "describe" | "start-stop";
   /** Complete, fail and heartbeat task tokens (IAM cannot scope callback tokens: SendTask* on `*`). */
   tasks?: true;
   /**

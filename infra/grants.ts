@@ -93,10 +93,13 @@ function workflowStatements(rights: NonNullable<Grants["workflows"]>, refs: Work
   }
   if (rights.runs) {
     // A run starts on a published version (<machine>:<n>) and is an execution <machine>:<run id>.
-    statements.push(
-      new iam.PolicyStatement({ actions: ["states:StartExecution"], resources: [machines, `${machines}:*`] }),
-      new iam.PolicyStatement({ actions: ["states:DescribeExecution", "states:StopExecution"], resources: [arnIn("states", "execution", `${refs.machinePrefix}*:*`)] }),
-    );
+    const executions = arnIn("states", "execution", `${refs.machinePrefix}*:*`);
+    if (rights.runs === "start-stop") {
+      statements.push(
+        new iam.PolicyStatement({ actions: ["states:StartExecution"], resources: [machines, `${machines}:*`] }),
+        new iam.PolicyStatement({ actions: ["states:DescribeExecution", "states:StopExecution"], resources: [executions] }),
+      );
+    } else statements.push(new iam.PolicyStatement({ actions: ["states:DescribeExecution"], resources: [executions] }));
   }
   if (rights.tasks) statements.push(new iam.PolicyStatement({ actions: ["states:SendTaskSuccess", "states:SendTaskFailure", "states:SendTaskHeartbeat"], resources: ["*"] }));
   if (rights.timers === "arm") {

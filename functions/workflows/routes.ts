@@ -7,7 +7,7 @@ import { area, type Grants } from "../route-row.js";
  * (the execution timeout, a cancel's grace period).
  */
 const reads: Grants = { tables: { workflows: "read", executions: "read" } };
-const stops: Grants = { tables: { workflows: "read", executions: "readwrite" }, workflows: { runs: true, timers: "arm" } };
+const stops: Grants = { tables: { workflows: "read", executions: "readwrite" }, workflows: { runs: "start-stop", timers: "arm" } };
 
 export const workflowRoutes = area({ errors: "workflow", permissions: { read: "workflows:read", write: "workflows:execute" } }, [
   { method: "GET", path: "/v1/workflows", handler: "workflows/list", grants: { tables: { workflows: "read" } } },

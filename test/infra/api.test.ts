@@ -1,4 +1,5 @@
 import { FileSystem } from "aws-cdk-lib";
+import { workflowEnvironment } from "../../infra/grants.js";
 import { CLOUD_CATALOG, readCatalog } from "../../infra/catalog.js";
 import { PROVIDERS_ENV } from "../../shared/inference/registry.js";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -53,8 +54,9 @@ describe("routes", () => {
       expect(fn).toMatchObject({ Handler: "index.handler", Runtime: "nodejs22.x", Architectures: ["arm64"], MemorySize: row.memoryMb ?? 512, Timeout: row.streaming ? 900 : 29 });
       const inference = row.grants.models ? [PROVIDERS_ENV] : [];
       const machines = Object.keys(row.grants.executions ?? {}).map((m) => stateMachines[m as keyof typeof stateMachines].arnEnv);
+      const workflows = Object.keys(row.grants.workflows ? workflowEnvironment(row.grants.workflows, s.api.workflowEngine.refs) : {});
       expect(Object.keys(fn.Environment.Variables).toSorted()).toEqual(
-        [FILES_BUCKET_ENV, "POWERTOOLS_LOG_LEVEL", "POWERTOOLS_SERVICE_NAME", ROUTE_KEY_ENV, ...inference, ...machines, ...tables.map((t) => tableEnvVar(t.name))].toSorted(),
+        [FILES_BUCKET_ENV, "POWERTOOLS_LOG_LEVEL", "POWERTOOLS_SERVICE_NAME", ROUTE_KEY_ENV, ...inference, ...machines, ...workflows, ...tables.map((t) => tableEnvVar(t.name))].toSorted(),
       );
       // The handler chain reads its row's policy by this key.
       expect(fn.Environment.Variables[ROUTE_KEY_ENV], row.handler).toBe(rowKey(row));

@@ -96,7 +96,7 @@ describe("a route granted workflow rights", () => {
     method: "POST",
     path: "/v1/files",
     handler: "files/upload",
-    grants: { tables: { files: "write" }, workflows: { publish: true, runs: true, timers: "arm" } },
+    grants: { tables: { files: "write" }, workflows: { publish: true, runs: "start-stop", timers: "arm" } },
     auth: "key",
     errors: "platform",
     streaming: false,
