@@ -54,6 +54,10 @@ async function serveOn(backends: Backends, options: LocalStackOptions): Promise<
   // Jobs whose executions died with the previous process: failed before anything else can see them.
   const interrupted = await (await import("./recovery.js")).failInterruptedJobs();
   if (interrupted.length) console.warn(`Marked ${interrupted.length} unfinished batch job(s) FAILED: the local engine restarted while they ran`);
+  // Workflow runs whose executions died with the previous process: resumed from their checkpoints.
+  const runs = await (await import("../../shared/services/workflows/recovery.js")).resumeLostRuns();
+  if (runs.resumed.length) console.warn(`Resumed ${runs.resumed.length} workflow run(s) the local engine was running when it stopped`);
+  if (runs.failed.length) console.warn(`Marked ${runs.failed.length} workflow run(s) FAILED: they could not be resumed`);
   const { startApiServer } = await import("./server.js");
   const { organization, workspace } = await tenants.bootstrap({ organization: "Local organization", workspace: "Default workspace" });
   const apiKey = await devKey(tenants, options, organization.id, workspace.id);

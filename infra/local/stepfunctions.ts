@@ -252,7 +252,8 @@ export async function startStepFunctions(options: LocalStepFunctionsOptions = {}
 
   /** The status change, to every listener, after the call that made it; in order per execution, failures logged. */
   function notify(execution: Execution): void {
-    if (!listeners.length) return;
+    // Executions cut off because the stand-in stops have not ended: the next start resumes their runs (infra/local/recovery.ts).
+    if (!listeners.length || closing) return;
     const event = statusChangeEvent(execution);
     const previous = delivered.get(execution) ?? Promise.resolve();
     const delivery = previous.then(async () => {

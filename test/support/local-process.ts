@@ -42,8 +42,9 @@ function stopped(child: ChildProcess, kill: () => void): Promise<void> {
  * the given data directory and key, and answers once it serves. Env of the test run's own backends is
  * not passed on: the child starts its own.
  */
-export async function startNpmStart(options: { dataDir: string; key: string; timeoutMs?: number }): Promise<StartedProcess> {
-  const port = await freePort();
+export async function startNpmStart(options: { dataDir: string; key: string; timeoutMs?: number; port?: number }): Promise<StartedProcess> {
+  // A restart on the same port keeps the URL that workers and clients already hold.
+  const port = options.port ?? (await freePort());
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (value !== undefined && !/^(AWS_|TABLE_|STATE_MACHINE_|FILES_BUCKET|INFERENCE_|VITEST)/.test(name)) env[name] = value;
