@@ -98,17 +98,6 @@ export function frameOf(workspace: string, stored: StoredWorkflowEvent): string 
   return `id: ${stored.seq}\nevent: workflow.event\ndata: ${JSON.stringify(payload)}\n\n`;
 }
 
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
 
 /**
  * Checks the request and resolves the root before anything is sent (a refusal is a plain JSON error), then
@@ -129,6 +118,7 @@ async function* follow(workspace: string, root: string, start: number, keep: (ev
   let idle = false;
   try {
     while (!options.signal?.aborted && performance.now() - began < maxMs) {
+      const seen = eventStore.appendsTo(workspace, root);
       const batch = await eventStore.listFrom(workspace, root, next, BATCH);
       for (const stored of batch) {
         next = stored.seq + 1;
@@ -156,7 +146,8 @@ async function* follow(workspace: string, root: string, start: number, keep: (ev
         lastSent = performance.now();
       }
       idle = batch.length === 0;
-      await sleep(idle ? IDLE_POLL_MS : POLL_MS, options.signal);
+      // An append in this process wakes the stream at once (locally, where the writers share it); otherwise the poll does.
+      await eventStore.waitForAppend(workspace, root, idle ? IDLE_POLL_MS : POLL_MS, options.signal, seen);
     }
   } catch (error) {
     logger.error("workflow event stream failed", { root, error: error as Error });

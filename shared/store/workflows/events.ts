@@ -22,6 +22,15 @@ export interface EventPosition {
 
 /** The partition of a root's events: a position of the workspace listing must be in one of the workspace's. */
 export const eventPartitionPrefix = (workspace: string) => `EVT#${workspace}#`;
+/**
+ * Readers of a root's log waiting in this process (the SSE stream between two reads). An append wakes
+ * them at once; where the writer runs in another process (another Lambda function) they wake at their
+ * next poll instead.
+ */
+const waiting = new Map<string, Set<() => void>>();
+/** Appends this process made per root log: a reader that read before the latest one need not wait. */
+const appended = new Map<string, number>();
+
 export const eventStore = {
   /** Appends `event` to its root's log and returns its sequence. */
   async append(workspace: string, event: WorkflowEvent): Promise<number> {
@@ -52,7 +61,36 @@ export const eventStore = {
         },
       }),
     );
+    appended.set(pk, (appended.get(pk) ?? 0) + 1);
+    for (const wake of waiting.get(pk) ?? []) wake();
     return seq;
+  },
+
+  /** How many appends to the root's log this process has made: read it before a read, hand it to waitForAppend after. */
+  appendsTo(workspace: string, root: string): number {
+    return appended.get(partition(workspace, root)) ?? 0;
+  },
+
+  /**
+   * Resolves after `ms`, when the client goes (`signal`), or as soon as this process appends to the root's
+   * log; at once if it appended since `seen` (appendsTo before the caller's last read).
+   */
+  waitForAppend(workspace: string, root: string, ms: number, signal?: AbortSignal, seen?: number): Promise<void> {
+    const pk = partition(workspace, root);
+    return new Promise<void>((resolve) => {
+      if (signal?.aborted || (seen !== undefined && (appended.get(pk) ?? 0) > seen)) return resolve();
+      const timer = setTimeout(done, ms);
+      const waiters = waiting.get(pk) ?? new Set<() => void>();
+      waiting.set(pk, waiters.add(done));
+      signal?.addEventListener("abort", done, { once: true });
+      function done() {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", done);
+        waiters.delete(done);
+        if (!waiters.size && waiting.get(pk) === waiters) waiting.delete(pk);
+        resolve();
+      }
+    });
   },
 
   /** Up to `limit` events of a root from sequence `fromSeq` (inclusive), in order. */
