@@ -17,6 +17,7 @@ import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Context } from "aws-lambda";
 import { handlerModule } from "../../functions/routes.js";
+import { lambdaContext as localLambdaContext } from "./stepfunctions/functions.js";
 
 const LOCAL_REGION = "us-east-1";
 const LOCAL_ACCOUNT = "000000000000";
@@ -532,21 +533,6 @@ function send(res: ServerResponse, status: number, errorType: string | undefined
 /** REST-JSON sends timestamps as epoch seconds. */
 const seconds = (ms: number) => ms / 1000;
 
-function lambdaContext(functionArn: string): Context {
-  const deadline = Date.now() + 15 * 60 * 1000;
-  const functionName = functionArn.split(":").pop()!;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName,
-    functionVersion: "$LATEST",
-    invokedFunctionArn: functionArn,
-    memoryLimitInMB: "512",
-    awsRequestId: randomUUID(),
-    logGroupName: "local",
-    logStreamName: "local",
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
+/** The context a Lambda function invoked by Scheduler sees (the longest a function may run). */
+const lambdaContext = (functionArn: string): Context =>
+  localLambdaContext({ handler: "", functionName: functionArn.split(":").pop()!, arn: functionArn, timeoutSeconds: 15 * 60 });
