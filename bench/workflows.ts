@@ -1,7 +1,8 @@
 /**
  * `npm run bench:workflows`: prints figures, asserts nothing.
  *
- *  1. Executions of a two-activity workflow started and completed per second, through the local stack
+ *  1. Executions of the example workflow (two activities, an offline model call, published state) started
+ *     and completed per second, through the local stack
  *     (HTTP execute, the local Step Functions stand-in, the dispatcher, the status handler) with the
  *     reference worker in this process.
  *  2. The event stream's delay: from an event's write (its `event_timestamp`) to its frame's arrival at a
@@ -27,39 +28,22 @@ log(`Workflow benchmark ${new Date().toISOString()}`);
 log(`Machine: ${cpuList.length} cores (${cpuList[0]?.model ?? "?"}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}`);
 log(`Load average at start: ${loadavg().map((x) => x.toFixed(2)).join(", ")} (1, 5, 15 min)`);
 
-/** Two activities in a row, each adding to the input: the smallest program that exercises the worker path twice. */
-const module: WorkflowModule = {
-  workflows: [
-    {
-      name: "bench-two-steps",
-      definition: { input_schema: { type: "object", properties: { n: { type: "integer" } } } },
-      program: {
-        StartAt: "First",
-        States: {
-          First: { Type: "Task", Resource: "activity:add_one", Parameters: { "n.$": "$.n" }, Next: "Second" },
-          Second: { Type: "Task", Resource: "activity:double", Parameters: { "n.$": "$.n" }, End: true },
-        },
-      },
-    },
-  ],
-  activities: {
-    add_one: async ({ n }: { n: number }) => ({ n: n + 1 }),
-    double: async ({ n }: { n: number }) => ({ n: n * 2 }),
-  },
-};
+/** The example workflow (examples/workflows/summarize): two activities on the worker, a model call and published state on the platform. */
+const example = (await import(new URL("../examples/workflows/summarize/activities.mjs", import.meta.url).href)) as WorkflowModule;
+const text = (n: number) => `Report ${n}: the platform runs the program, the workers run the activities, the models answer offline.`;
 
 const dataDir = mkdtempSync(join(tmpdir(), "platform-bench-workflows-"));
 const stack = await startLocalStack({ port: 0, dataDir, persist: false, authorizerCacheSeconds: 60 });
 const auth = { authorization: `Bearer ${stack.apiKey}`, "content-type": "application/json" };
-const worker = runWorker({ url: stack.url, key: stack.apiKey, deployment: "bench", name: "bench", module, concurrency: 32, pollWaitSeconds: 5, log: () => {} });
+const worker = runWorker({ url: stack.url, key: stack.apiKey, deployment: "bench", name: "bench", module: example, concurrency: 32, pollWaitSeconds: 5, log: () => {} });
 
 async function execute(executionId: string, n: number): Promise<void> {
-  const response = await fetch(`${stack.url}/v1/workflows/bench-two-steps/execute`, { method: "POST", headers: auth, body: JSON.stringify({ input: { n }, execution_id: executionId }) });
+  const response = await fetch(`${stack.url}/v1/workflows/summarize/execute`, { method: "POST", headers: auth, body: JSON.stringify({ input: { text: text(n), max_words: 5 }, execution_id: executionId }) });
   if (response.status !== 200) throw new Error(`execute answered ${response.status}: ${await response.text()}`);
 }
 
-async function statusOf(executionId: string): Promise<{ status: string; result: { n: number } | null }> {
-  return (await (await fetch(`${stack.url}/v1/workflows/executions/${executionId}`, { headers: auth })).json()) as { status: string; result: { n: number } | null };
+async function statusOf(executionId: string): Promise<{ status: string; result: { summary: string } | null }> {
+  return (await (await fetch(`${stack.url}/v1/workflows/executions/${executionId}`, { headers: auth })).json()) as { status: string; result: { summary: string } | null };
 }
 
 /** Starts an execution, reads its event stream to the end, and adds each live frame's delay (arrival − event_timestamp). */
@@ -88,7 +72,7 @@ try {
   await worker.registered;
 
   // ------------------------------------------------------------------------------ 1. throughput
-  log(`\n== 1. ${EXECUTIONS} executions of a two-activity workflow, started ${START_CONCURRENCY} at a time`);
+  log(`\n== 1. ${EXECUTIONS} executions of the example workflow (two activities, a model call), started ${START_CONCURRENCY} at a time`);
   const started = Date.now();
   let next = 0;
   await Promise.all(
@@ -107,7 +91,7 @@ try {
       const execution = await statusOf(`bench-${i}`);
       if (execution.status === "RUNNING") continue;
       open.delete(i);
-      if (execution.status !== "COMPLETED" || execution.result?.n !== (i + 1) * 2) wrong += 1;
+      if (execution.status !== "COMPLETED" || execution.result?.summary !== `${text(i).split(" ").slice(0, 5).join(" ")} …`) wrong += 1;
     }
     if (open.size) await new Promise((r) => setTimeout(r, 200));
   }
