@@ -3,3 +3,4 @@ import "./agents.js";
 import "./batch.js";
 import "./files.js";
 import "./registry.js";
+import "./workflows.js";
