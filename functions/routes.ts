@@ -7,6 +7,7 @@
 import { routeKey } from "../shared/http/policy.js";
 import { adminRoutes } from "./admin/routes.js";
 import { agentRoutes } from "./agents/routes.js";
+import { audioRoutes } from "./audio/routes.js";
 import { batchRoutes } from "./batch/routes.js";
 import { fileRoutes } from "./files/routes.js";
 import { inferenceRoutes } from "./inference/routes.js";
@@ -38,6 +39,7 @@ export const routes: readonly RouteRow[] = [
   ...workflowRoutes,
   ...workerRoutes,
   ...retrievalRoutes,
+  ...audioRoutes,
 ];
 
 const byKey = new Map(routes.map((row) => [routeKey(row), row]));

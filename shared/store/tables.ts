@@ -163,7 +163,19 @@ export const retrievalTable = {
   localIndexes: [{ name: "byId", sortKey: { name: "idKey", type: "S" } }],
 } as const satisfies TableDefinition;
 
-export const tables = [tenancyTable, filesTable, modelsTable, usageTable, batchTable, registryTable, agentsTable, ratesTable, workflowsTable, executionsTable, retrievalTable] as const;
+/**
+ * Audio (docs/audio.md): a workspace's custom voices, keyed `VOICE#<id>`; their samples are objects of
+ * the files bucket (`workspaces/<workspace>/voices/<id>.wav`). `byCreated` (`VOICE#<created>#<id>`, on
+ * voices only) lists them oldest first, strongly consistent.
+ */
+export const audioTable = {
+  name: "audio",
+  partitionKey: { name: "workspace", type: "S" },
+  sortKey: { name: "sk", type: "S" },
+  localIndexes: [{ name: "byCreated", sortKey: { name: "createdKey", type: "S" } }],
+} as const satisfies TableDefinition;
+
+export const tables = [tenancyTable, filesTable, modelsTable, usageTable, batchTable, registryTable, agentsTable, ratesTable, workflowsTable, executionsTable, retrievalTable, audioTable] as const;
 
 export type TableName = (typeof tables)[number]["name"];
 

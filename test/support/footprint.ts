@@ -42,7 +42,7 @@ const idsUnder = (items: Record<string, unknown>[], prefix: string) =>
  * call, and its usage record (with the status the caller saw) is written by design (shared/services/inference/usage.ts).
  */
 export async function footprint(workspace: string): Promise<Record<string, unknown>> {
-  const [files, batch, models, agentHeads, prompts, skills, retrieval, stored] = await Promise.all([
+  const [files, batch, models, agentHeads, prompts, skills, retrieval, audio, stored] = await Promise.all([
     partition("files", "workspace", workspace),
     partition("batch", "workspace", workspace),
     partition("models", "scope", `WS#${workspace}`),
@@ -50,6 +50,7 @@ export async function footprint(workspace: string): Promise<Record<string, unkno
     partition("registry", "pk", `prompt#${workspace}`),
     partition("registry", "pk", `skill#${workspace}`),
     partition("retrieval", "workspace", workspace),
+    partition("audio", "workspace", workspace),
     objects(workspace),
   ]);
   const [agentParts, promptParts, skillParts] = await Promise.all([
@@ -57,7 +58,7 @@ export async function footprint(workspace: string): Promise<Record<string, unkno
     Promise.all(idsUnder(prompts, "HEAD#").map((id) => partition("registry", "pk", `prompt#${workspace}#${id}`))),
     Promise.all(idsUnder(skills, "HEAD#").map((id) => partition("registry", "pk", `skill#${workspace}#${id}`))),
   ]);
-  return { files, batch, models, agents: [agentHeads, ...agentParts], prompts: [prompts, ...promptParts], skills: [skills, ...skillParts], retrieval, objects: stored.sort() };
+  return { files, batch, models, agents: [agentHeads, ...agentParts], prompts: [prompts, ...promptParts], skills: [skills, ...skillParts], retrieval, audio, objects: stored.sort() };
 }
 
 const stable = (value: unknown): unknown =>

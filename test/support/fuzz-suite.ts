@@ -39,6 +39,13 @@ const registrableWorkflows: SemanticRefusals = {
 const knownIndexes: SemanticRefusals = {
   indexes: { reason: "index_metrics must name the deployment's indexes", answer: (body) => body.detail.every((i: { msg: string }) => /^Attempted to update unknown index /.test(i.msg)) },
 };
+/** A sample is bytes in base64 that must be WAV audio: its schema can say it is text, not what the text decodes to. */
+const audioSamples: SemanticRefusals = {
+  sample: {
+    reason: "sample_audio must be base64 of a WAV file with audio in it (docs/audio.md)",
+    answer: (body) => body.detail.every((i: { loc: unknown[]; msg: string }) => i.loc.join(".") === "body.sample_audio" && /^The (sample is|WAV sample holds)/.test(i.msg)),
+  },
+};
 
 export const semanticRefusals: Record<string, SemanticRefusals> = {
   "GET /v1/workflows/events/stream": streamNeedsAnExecution,
@@ -48,6 +55,7 @@ export const semanticRefusals: Record<string, SemanticRefusals> = {
   "PUT /v1/service-accounts/{service_account_id}/roles": knownRoles,
   "GET /v1/usage": reportRange,
   "PUT /v1/rag/deployments/{deployment_id}/metrics": knownIndexes,
+  "POST /v1/audio/voices": audioSamples,
 };
 
 export function fuzzSuite(share: string, rows: readonly RouteRow[]): void {

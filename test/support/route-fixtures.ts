@@ -14,6 +14,7 @@ import { filesClient } from "./files-client.js";
 import { aPromptBody, aSkillBody, registryClient } from "./registry-client.js";
 import { aDeploymentBody, retrievalClient } from "./retrieval-client.js";
 import type { TestTenant } from "./tenant.js";
+import { voicesClient } from "./voices-client.js";
 
 export interface FixtureOwner {
   api: Pick<RunningApi, "url">;
@@ -118,6 +119,7 @@ export const pathFixtures: Record<string, PathFixture> = {
   deployment_id: async ({ api, tenant }) => retrievalClient(api, tenant).registered(aDeploymentBody("fixture")),
   // `{id}` is an ingestion pipeline configuration's (the only route with a bare `{id}`).
   id: async ({ api, tenant }) => (await retrievalClient(api, tenant).registeredPipeline({ name: "fixture" })).id as string,
+  voice_id: async ({ api, tenant }) => (await voicesClient(api, tenant).created()).id as string,
 };
 
 /** The scope of each parameter's record where it is not the workspace's own (see FixtureScope). */

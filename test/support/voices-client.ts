@@ -1,0 +1,33 @@
+import type { RunningApi } from "../../infra/local/server.js";
+import { filesClient, type ApiReply } from "./files-client.js";
+import type { TestTenant } from "./tenant.js";
+import { aVoiceBody } from "./wav.js";
+
+/** `/v1/audio/voices` of one running server as one tenant sees it, over plain HTTP. */
+export function voicesClient(api: Pick<RunningApi, "url">, tenant: Pick<TestTenant, "key">) {
+  const { request } = filesClient(api, tenant);
+  const create = (body: unknown = aVoiceBody()) => request("POST", "/v1/audio/voices", { json: body });
+  return {
+    request,
+    list: (query: Record<string, string | number> = {}) => request("GET", "/v1/audio/voices", { query }),
+    create,
+    /** Creates and returns the voice, failing the test on anything but a 200. */
+    created: async (body: unknown = aVoiceBody()): Promise<any> => {
+      const reply: ApiReply = await create(body);
+      if (reply.status !== 200) throw new Error(`create voice answered ${reply.status}: ${JSON.stringify(reply.body)}`);
+      return reply.body;
+    },
+    get: (id: string) => request("GET", `/v1/audio/voices/${encodeURIComponent(id)}`),
+    update: (id: string, body: unknown) => request("PATCH", `/v1/audio/voices/${encodeURIComponent(id)}`, { json: body }),
+    remove: (id: string) => request("DELETE", `/v1/audio/voices/${encodeURIComponent(id)}`),
+    /** The sample route's own answer (a redirect), not followed. */
+    sample: (id: string) => request("GET", `/v1/audio/voices/${encodeURIComponent(id)}/sample`),
+    /** The sample's bytes and content type, following the redirect as the SDK does (without the key on S3). */
+    sampleBytes: async (id: string): Promise<{ status: number; contentType: string | null; bytes: Buffer }> => {
+      const reply = await request("GET", `/v1/audio/voices/${encodeURIComponent(id)}/sample`);
+      if (reply.status !== 302) return { status: reply.status, contentType: reply.headers.get("content-type"), bytes: Buffer.alloc(0) };
+      const response = await fetch(reply.headers.get("location")!, { headers: { accept: "audio/wav" } });
+      return { status: response.status, contentType: response.headers.get("content-type"), bytes: Buffer.from(await response.arrayBuffer()) };
+    },
+  };
+}
