@@ -1,8 +1,9 @@
 /**
  * Voices (docs/audio.md): the record of a custom voice, the rules its sample must meet, and its wire shape.
  */
-import type { VoiceOut, VoiceType } from "../schemas/voices.js";
-import { PayloadTooLarge, Unprocessable } from "./errors.js";
+import type { VoiceOut } from "../schemas/voices.js";
+import { Forbidden, PayloadTooLarge, Unprocessable } from "./errors.js";
+import { PRESET_VOICES, type PresetVoice } from "./voices-presets.js";
 
 /** A workspace's custom voice. Its sample is one WAV object of the files bucket (`sampleKey`). */
 export interface VoiceRecord {
@@ -85,11 +86,40 @@ export function pageOf(total: number, limit: number, offset: number) {
   return { total, page: Math.floor(offset / limit), page_size: limit, total_pages: Math.ceil(total / limit) };
 }
 
-export function toVoiceOut(record: VoiceRecord, type: VoiceType = "custom"): VoiceOut {
+/** The preset voice with this id (presets are in every workspace), or undefined. */
+export const presetVoice = (id: string): PresetVoice | undefined => PRESET_VOICES.find((voice) => voice.id === id.toLowerCase());
+
+export const presetVoicesOut = (): VoiceOut[] => PRESET_VOICES.map(toPresetOut);
+
+/** Presets are the same in every workspace and nobody's to change: PATCH and DELETE are refused. */
+export const presetReadOnly = () => new Forbidden("Preset voices are read-only; create a custom voice to change one", "preset_voice_read_only");
+
+export const presetSample = (voice: PresetVoice): Buffer => Buffer.from(voice.wav, "base64");
+
+export function toPresetOut(voice: PresetVoice): VoiceOut {
+  return {
+    id: voice.id,
+    name: voice.name,
+    type: "preset",
+    slug: voice.slug,
+    languages: [],
+    gender: null,
+    age: null,
+    tags: [...voice.tags],
+    color: voice.color,
+    description: voice.description,
+    retention_notice: 30,
+    created_at: voice.createdAt,
+    user_id: null,
+    trimmed_seconds: null,
+  };
+}
+
+export function toVoiceOut(record: VoiceRecord): VoiceOut {
   return {
     id: record.id,
     name: record.name,
-    type,
+    type: "custom",
     slug: record.slug,
     languages: record.languages,
     gender: record.gender,
@@ -99,7 +129,7 @@ export function toVoiceOut(record: VoiceRecord, type: VoiceType = "custom"): Voi
     description: record.description,
     retention_notice: record.retentionNotice,
     created_at: record.createdAt,
-    user_id: type === "preset" ? null : record.userId,
+    user_id: record.userId,
     // We keep the whole sample; nothing is trimmed.
     trimmed_seconds: null,
   };

@@ -6,6 +6,7 @@ import { Mistral } from "@mistralai/mistralai";
 import { HTTPValidationError, SDKError } from "@mistralai/mistralai/models/errors";
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
+import { PRESET_VOICES } from "../../shared/domain/voices-presets.js";
 import { useEmbeddedApi } from "../support/api.js";
 import { errorOf, sdkClient } from "../support/sdk.js";
 import { aWav } from "../support/wav.js";
@@ -66,5 +67,19 @@ describe("client.audio.voices: PATCH /v1/audio/voices/{voice_id}, DELETE /v1/aud
     expect(updated).toMatchObject({ id: voice.id, name: "changed", gender: "female", age: 41, languages: ["en"] });
     expect(deleted).toStrictEqual(updated);
     expect((await errorOf(client.audio.voices.getSampleAudio({ voiceId: voice.id }), SDKError)).statusCode).toBe(404);
+  });
+});
+
+describe("client.audio.voices on preset voices: GET /v1/audio/voices/{voice_id}/sample, DELETE /v1/audio/voices/{voice_id}", () => {
+  it("lists and reads the presets, plays their samples, and cannot delete them", async () => {
+    const preset = PRESET_VOICES[0]!;
+
+    const presets = await client.audio.voices.list({ type: "preset" });
+    const sample = await client.audio.voices.getSampleAudio({ voiceId: preset.id });
+
+    expect(presets.items.map((v) => v.id)).toEqual(PRESET_VOICES.map((v) => v.id));
+    expect(presets.items[0]).toMatchObject({ name: preset.name, slug: preset.slug, userId: null });
+    expect(Buffer.from(await new Response(sample).arrayBuffer()).toString("base64")).toBe(preset.wav);
+    expect((await errorOf(client.audio.voices.delete({ voiceId: preset.id }), SDKError)).statusCode).toBe(403);
   });
 });

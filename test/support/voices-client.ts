@@ -22,11 +22,9 @@ export function voicesClient(api: Pick<RunningApi, "url">, tenant: Pick<TestTena
     remove: (id: string) => request("DELETE", `/v1/audio/voices/${encodeURIComponent(id)}`),
     /** The sample route's own answer (a redirect), not followed. */
     sample: (id: string) => request("GET", `/v1/audio/voices/${encodeURIComponent(id)}/sample`),
-    /** The sample's bytes and content type, following the redirect as the SDK does (without the key on S3). */
+    /** The sample's bytes and content type as the SDK gets them: `Accept: audio/wav`, redirects followed (fetch drops the key on the hop to S3). */
     sampleBytes: async (id: string): Promise<{ status: number; contentType: string | null; bytes: Buffer }> => {
-      const reply = await request("GET", `/v1/audio/voices/${encodeURIComponent(id)}/sample`);
-      if (reply.status !== 302) return { status: reply.status, contentType: reply.headers.get("content-type"), bytes: Buffer.alloc(0) };
-      const response = await fetch(reply.headers.get("location")!, { headers: { accept: "audio/wav" } });
+      const response = await fetch(`${api.url}/v1/audio/voices/${encodeURIComponent(id)}/sample`, { headers: { authorization: `Bearer ${tenant.key}`, accept: "audio/wav" } });
       return { status: response.status, contentType: response.headers.get("content-type"), bytes: Buffer.from(await response.arrayBuffer()) };
     },
   };

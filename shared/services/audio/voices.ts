@@ -7,7 +7,20 @@ import { parseBuffer } from "music-metadata";
 import { voiceBlobs } from "../../blobs/voices.js";
 import type { Caller } from "../../domain/caller.js";
 import { NotFound } from "../../domain/errors.js";
-import { checkSampleFormat, decodeSample, pageOf, sampleKeyFor, toVoiceOut, type SampleFormat, type VoiceRecord } from "../../domain/voices.js";
+import {
+  checkSampleFormat,
+  decodeSample,
+  pageOf,
+  presetReadOnly,
+  presetSample,
+  presetVoice,
+  presetVoicesOut,
+  sampleKeyFor,
+  toPresetOut,
+  toVoiceOut,
+  type SampleFormat,
+  type VoiceRecord,
+} from "../../domain/voices.js";
 import type { CreateVoiceBody, UpdateVoiceBody, VoiceListOut, VoiceListQuery, VoiceOut } from "../../schemas/voices.js";
 import { voiceStore, type VoiceChanges } from "../../store/voices.js";
 
@@ -28,10 +41,17 @@ async function found(caller: Caller, id: string): Promise<VoiceRecord> {
   return record;
 }
 
+/** Presets first (type all or preset), then the workspace's custom voices oldest first; offset and limit page through both. */
 export async function listVoices(caller: Caller, query: VoiceListQuery): Promise<VoiceListOut> {
-  if (query.type === "preset") return { items: [], ...pageOf(0, query.limit, query.offset) };
-  const [total, records] = await Promise.all([voiceStore.count(caller.workspace), voiceStore.page(caller.workspace, query.offset, query.limit)]);
-  return { items: records.map((r) => toVoiceOut(r)), ...pageOf(total, query.limit, query.offset) };
+  const { limit, offset } = query;
+  const presets = query.type === "custom" ? [] : presetVoicesOut();
+  const fromPresets = presets.slice(offset, offset + limit);
+  if (query.type === "preset") return { items: fromPresets, ...pageOf(presets.length, limit, offset) };
+  const [customTotal, records] = await Promise.all([
+    voiceStore.count(caller.workspace),
+    voiceStore.page(caller.workspace, Math.max(0, offset - presets.length), limit - fromPresets.length),
+  ]);
+  return { items: [...fromPresets, ...records.map(toVoiceOut)], ...pageOf(presets.length + customTotal, limit, offset) };
 }
 
 /** The sample is checked (base64, WAV, duration) before anything is stored; the object goes first, then the record. */
@@ -74,11 +94,13 @@ export async function createVoice(caller: Caller, body: CreateVoiceBody): Promis
 }
 
 export async function getVoice(caller: Caller, id: string): Promise<VoiceOut> {
-  return toVoiceOut(await found(caller, id));
+  const preset = presetVoice(id);
+  return preset ? toPresetOut(preset) : toVoiceOut(await found(caller, id));
 }
 
 /** Fields given change; `null` clears one (`languages` to []), except `name`, which a voice always has. */
 export async function updateVoice(caller: Caller, id: string, body: UpdateVoiceBody): Promise<VoiceOut> {
+  if (presetVoice(id)) throw presetReadOnly();
   const changes: VoiceChanges = {
     name: body.name ?? undefined,
     languages: body.languages === null ? [] : body.languages,
@@ -95,13 +117,19 @@ export async function updateVoice(caller: Caller, id: string, body: UpdateVoiceB
 
 /** The record goes first, so a failure never leaves a voice whose sample is gone; the answer is the voice as it was. */
 export async function deleteVoice(caller: Caller, id: string): Promise<VoiceOut> {
+  if (presetVoice(id)) throw presetReadOnly();
   const record = await voiceStore.remove(caller.workspace, id.toLowerCase());
   if (!record) throw new NotFound("voice", id);
   await voiceBlobs.remove(record.sampleKey);
   return toVoiceOut(record);
 }
 
-/** A short-lived URL that serves the sample's bytes as stored, as `audio/wav`. */
-export async function sampleUrl(caller: Caller, id: string): Promise<string> {
-  return voiceBlobs.sampleUrl((await found(caller, id)).sampleKey);
+/**
+ * Where the sample is: a custom voice's as a short-lived URL that serves the bytes as stored, as
+ * `audio/wav`; a preset's as its bytes, shipped with the function.
+ */
+export async function voiceSample(caller: Caller, id: string): Promise<{ url: string } | { wav: Buffer }> {
+  const preset = presetVoice(id);
+  if (preset) return { wav: presetSample(preset) };
+  return { url: await voiceBlobs.sampleUrl((await found(caller, id)).sampleKey) };
 }

@@ -1,6 +1,7 @@
 import { DeleteObjectCommand } from "@aws-sdk/client-s3";
 import { beforeEach, describe, expect, it } from "vitest";
 import { handler } from "../../../functions/audio/delete-voice.js";
+import { PRESET_VOICES } from "../../../shared/domain/voices-presets.js";
 import { mockDynamo, mockS3 } from "../../support/aws-mocks.js";
 import { aCaller, anEvent, invoke } from "../../support/builders.js";
 import { serveTables, type FakeTables } from "../../support/fake-table.js";
@@ -44,6 +45,17 @@ describe("DELETE /v1/audio/voices/{voice_id}", () => {
 
     expect(response.statusCode).toBe(404);
     expect(tables.items("audio")).toHaveLength(1);
+    expect(s3.calls()).toHaveLength(0);
+  });
+});
+
+describe("DELETE /v1/audio/voices/{voice_id} of a preset voice", () => {
+  it("answers 403 preset_voice_read_only and removes nothing", async () => {
+    const response = await invoke(handler, remove(PRESET_VOICES[0]!.id));
+
+    expect(response.statusCode).toBe(403);
+    expect(response.json).toMatchObject({ code: "preset_voice_read_only" });
+    expect(dynamo.calls()).toHaveLength(0);
     expect(s3.calls()).toHaveLength(0);
   });
 });

@@ -1,6 +1,7 @@
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/audio/get-voice.js";
+import { PRESET_VOICES } from "../../../shared/domain/voices-presets.js";
 import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, anEvent, invoke } from "../../support/builders.js";
 import { useFakeTables } from "../../support/fake-table.js";
@@ -38,5 +39,16 @@ describe("GET /v1/audio/voices/{voice_id}", () => {
 
     expect(response.statusCode).toBe(404);
     expect(dynamo.commandCalls(GetCommand)).toHaveLength(0);
+  });
+});
+
+describe("GET /v1/audio/voices/{voice_id} of a preset voice", () => {
+  it("answers the preset, type preset with no owner, in any workspace", async () => {
+    const preset = PRESET_VOICES[1]!;
+
+    const response = await invoke(handler, get(preset.id.toUpperCase()));
+
+    expect(response.statusCode).toBe(200);
+    expect(response.json).toMatchObject({ id: preset.id, name: preset.name, type: "preset", user_id: null, slug: preset.slug });
   });
 });

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { handler } from "../../../functions/audio/update-voice.js";
+import { PRESET_VOICES } from "../../../shared/domain/voices-presets.js";
 import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, aJsonEvent, invoke } from "../../support/builders.js";
 import { serveTables, type FakeTables } from "../../support/fake-table.js";
@@ -57,5 +58,15 @@ describe("PATCH /v1/audio/voices/{voice_id}", () => {
     tables.put("audio", aVoiceItem(record));
     expect((await invoke(handler, update(record.id, { description: "x".repeat(501) }))).statusCode).toBe(422);
     expect((await invoke(handler, update("nope", { name: "x" }))).json.detail[0].loc).toEqual(["path", "voice_id"]);
+  });
+});
+
+describe("PATCH /v1/audio/voices/{voice_id} of a preset voice", () => {
+  it("answers 403 preset_voice_read_only and writes nothing", async () => {
+    const response = await invoke(handler, update(PRESET_VOICES[0]!.id, { name: "mine" }));
+
+    expect(response.statusCode).toBe(403);
+    expect(response.json).toMatchObject({ object: "error", type: "permission_error", code: "preset_voice_read_only" });
+    expect(dynamo.calls()).toHaveLength(0);
   });
 });

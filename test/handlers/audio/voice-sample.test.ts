@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/audio/voice-sample.js";
+import { PRESET_VOICES } from "../../../shared/domain/voices-presets.js";
 import { mockDynamo, mockS3 } from "../../support/aws-mocks.js";
 import { aCaller, anEvent, invoke } from "../../support/builders.js";
 import { useFakeTables } from "../../support/fake-table.js";
@@ -35,5 +36,19 @@ describe("GET /v1/audio/voices/{voice_id}/sample", () => {
 
     expect(response.statusCode).toBe(404);
     expect(response.headers?.location).toBeUndefined();
+  });
+});
+
+describe("GET /v1/audio/voices/{voice_id}/sample of a preset voice", () => {
+  it("answers its shipped WAV bytes as audio/wav, base64 for API Gateway, in any workspace", async () => {
+    const preset = PRESET_VOICES[0]!;
+
+    const response = await invoke(handler, sample(preset.id));
+
+    expect(response.statusCode).toBe(200);
+    expect(response.headers?.["content-type"]).toBe("audio/wav");
+    expect(response.isBase64Encoded).toBe(true);
+    expect(response.body).toBe(preset.wav);
+    expect(dynamo.calls()).toHaveLength(0);
   });
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { HeadObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { describe, expect, it } from "vitest";
+import { PRESET_VOICES } from "../../../shared/domain/voices-presets.js";
 import { useEmbeddedApi } from "../../support/api.js";
 import { footprint } from "../../support/footprint.js";
 import { newTenant } from "../../support/tenant.js";
@@ -68,21 +69,23 @@ describe("GET /v1/audio/voices", () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i += 1) ids.push((await voices.created(aVoiceBody(`v${i}`, { sample_audio: aWav({ seconds: 0.1 }).toString("base64") }))).id);
 
-    const first = await voices.list({ limit: 2 });
-    const last = await voices.list({ limit: 2, offset: 4 });
-    const defaults = await voices.list();
+    const first = await voices.list({ limit: 2, type: "custom" });
+    const last = await voices.list({ limit: 2, offset: 4, type: "custom" });
+    const all = await voices.list();
 
     expect(first.body).toMatchObject({ total: 5, page: 0, page_size: 2, total_pages: 3 });
     expect(first.body.items.map((v: any) => v.id)).toEqual(ids.slice(0, 2));
     expect(last.body).toMatchObject({ total: 5, page: 2, page_size: 2, total_pages: 3 });
     expect(last.body.items.map((v: any) => v.id)).toEqual([ids[4]]);
-    expect(defaults.body).toMatchObject({ total: 5, page_size: 10, total_pages: 1 });
-    expect((await voices.list({ type: "custom" })).body.total).toBe(5);
+    expect(all.body).toMatchObject({ total: PRESET_VOICES.length + 5, page: 0, page_size: 10, total_pages: 1 });
+    expect(all.body.items.map((v: any) => v.id)).toEqual([...PRESET_VOICES.map((p) => p.id), ...ids]);
   });
 
-  it("never shows another workspace's voices", async () => {
+  it("never shows another workspace's voices, only the presets every workspace has", async () => {
     await voices.created();
-    expect((await (await stranger()).list()).body).toStrictEqual({ items: [], total: 0, page: 0, page_size: 10, total_pages: 0 });
+    const theirs = await (await stranger()).list();
+    expect(theirs.body).toMatchObject({ total: PRESET_VOICES.length, page: 0, page_size: 10, total_pages: 1 });
+    expect(theirs.body.items.every((v: any) => v.type === "preset")).toBe(true);
   });
 });
 
@@ -129,6 +132,34 @@ describe("GET /v1/audio/voices/{voice_id}/sample", () => {
 
     expect((await voices.sample(voice.id)).status).toBe(302);
     expect((await voices.sample(randomUUID())).status).toBe(404);
+  });
+});
+
+describe("GET /v1/audio/voices/{voice_id}/sample of a preset voice", () => {
+  it("answers its WAV bytes directly, audio/wav, in every workspace", async () => {
+    const preset = PRESET_VOICES[2]!;
+
+    const mine = await voices.sampleBytes(preset.id);
+    const theirs = await (await stranger()).sampleBytes(preset.id);
+
+    expect(mine).toMatchObject({ status: 200, contentType: "audio/wav" });
+    expect(mine.bytes.toString("base64")).toBe(preset.wav);
+    expect(theirs.bytes.toString("base64")).toBe(preset.wav);
+  });
+});
+
+describe("PATCH /v1/audio/voices/{voice_id} and DELETE of a preset voice", () => {
+  it("answers 403 preset_voice_read_only, and the preset stays as it was", async () => {
+    const preset = PRESET_VOICES[0]!;
+    const before = (await voices.get(preset.id)).body;
+
+    const patch = await voices.update(preset.id, { name: "mine" });
+    const del = await voices.remove(preset.id);
+
+    expect(patch.status).toBe(403);
+    expect(patch.body).toMatchObject({ object: "error", code: "preset_voice_read_only" });
+    expect(del.status).toBe(403);
+    expect((await voices.get(preset.id)).body).toStrictEqual(before);
   });
 });
 
