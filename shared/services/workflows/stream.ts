@@ -22,6 +22,8 @@ export const PING_MS = 15_000;
 const POLL_MS = 100;
 const IDLE_POLL_MS = 500;
 const BATCH = 100;
+/** How long a missing sequence is waited for before the stream goes past it (a writer that died mid-append). */
+const GAP_WAIT_MS = 2_000;
 /** A root closed in a status that writes an event is followed this long for that event (its writer moves the run first). */
 const CLOSING_EVENT_WAIT_MS = 5_000;
 
@@ -114,13 +116,27 @@ async function* follow(workspace: string, root: string, start: number, keep: (ev
   const maxMs = options.maxMs ?? STREAM_MAX_MS;
   const pingMs = options.pingMs ?? PING_MS;
   let lastSent = performance.now();
-  let next = start;
+  // Sequences start at 1.
+  let next = Math.max(start, 1);
   let idle = false;
+  /** Since when the next sequence is missing while a later one is there (performance.now()), if it is. */
+  let gapSince: number | undefined;
   try {
     while (!options.signal?.aborted && performance.now() - began < maxMs) {
       const seen = eventStore.appendsTo(workspace, root);
       const batch = await eventStore.listFrom(workspace, root, next, BATCH);
+      let waiting = false;
       for (const stored of batch) {
+        if (stored.seq > next) {
+          // A writer took the missing number first and has not written its event yet: wait for it, in
+          // order, unless it stays missing (its writer died between the two writes): then skip the gap.
+          gapSince ??= performance.now();
+          if (performance.now() - gapSince < GAP_WAIT_MS) {
+            waiting = true;
+            break;
+          }
+        }
+        gapSince = undefined;
         next = stored.seq + 1;
         if (keep(stored.event)) {
           yield frameOf(workspace, stored);
@@ -132,7 +148,7 @@ async function* follow(workspace: string, root: string, start: number, keep: (ev
           if (!execution || execution.latestRunId === stored.event.workflow_run_id) return;
         }
       }
-      if (batch.length === BATCH) continue;
+      if (batch.length === BATCH && !waiting) continue;
       if (batch.length === 0) {
         const execution = await runStore.getExecution(workspace, root);
         if (!execution) return;

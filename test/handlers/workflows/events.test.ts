@@ -2,6 +2,10 @@ import { randomUUID } from "node:crypto";
 import { beforeEach, describe, expect, it } from "vitest";
 import { handler as listEvents } from "../../../functions/workflows/list-events.js";
 import { handler as streamEvents } from "../../../functions/workflows/stream-events.js";
+import { PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { tableName } from "../../../shared/config.js";
+import { eventOf } from "../../../shared/domain/workflows/events.js";
+import { documents } from "../../../shared/store/client.js";
 import { runStore } from "../../../shared/store/workflows/runs.js";
 import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, anEvent, invoke, invokeStream } from "../../support/builders.js";
@@ -123,6 +127,42 @@ describe("GET /v1/workflows/events/stream", () => {
     const response = await stream({ root_workflow_exec_id: "s-3" });
 
     expect(sseFrames(response.body).map((f) => f.data.data.event_type)).toEqual(["WORKFLOW_EXECUTION_STARTED", "ACTIVITY_TASK_STARTED", "WORKFLOW_EXECUTION_COMPLETED"]);
+  });
+
+  it("waits for a sequence a writer has taken but not written yet, and sends every event in order", async () => {
+    const run = await seedRun(caller.workspace, { executionId: "s-gap" });
+    await seedEvents(run, ["WORKFLOW_EXECUTION_STARTED"]);
+    // A writer takes sequence 2 (the counter) and is slow to write its event; another writes 3 meanwhile.
+    const pk = `EVT#${caller.workspace}#s-gap`;
+    await documents.send(new UpdateCommand({ TableName: tableName("executions"), Key: { pk, sk: "COUNTER" }, UpdateExpression: "ADD #seq :one", ExpressionAttributeNames: { "#seq": "seq" }, ExpressionAttributeValues: { ":one": 1 } }));
+    await seedEvents(run, ["ACTIVITY_TASK_STARTED"]);
+    setTimeout(async () => {
+      const late = eventOf(run, "ACTIVITY_TASK_COMPLETED", {}, { id: "late", nowMs: Date.now() });
+      await documents.send(new PutCommand({ TableName: tableName("executions"), Item: { pk, sk: "SEQ#000000000002", workspace: caller.workspace, seq: 2, event: late } }));
+      await runStore.transition(caller.workspace, run.runId, "COMPLETED", { endTime: new Date().toISOString() });
+      await seedEvents(run, ["WORKFLOW_EXECUTION_COMPLETED"]);
+    }, 300);
+
+    const response = await stream({ root_workflow_exec_id: "s-gap" });
+
+    expect(sseFrames(response.body).map((f) => [f.id, f.data.data.event_type])).toEqual([
+      ["1", "WORKFLOW_EXECUTION_STARTED"],
+      ["2", "ACTIVITY_TASK_COMPLETED"],
+      ["3", "ACTIVITY_TASK_STARTED"],
+      ["4", "WORKFLOW_EXECUTION_COMPLETED"],
+    ]);
+  });
+
+  it("goes past a sequence whose writer never wrote it, after waiting for it", async () => {
+    const run = await seedRun(caller.workspace, { executionId: "s-lost", status: "COMPLETED" });
+    await seedEvents(run, ["WORKFLOW_EXECUTION_STARTED"]);
+    const pk = `EVT#${caller.workspace}#s-lost`;
+    await documents.send(new UpdateCommand({ TableName: tableName("executions"), Key: { pk, sk: "COUNTER" }, UpdateExpression: "ADD #seq :one", ExpressionAttributeNames: { "#seq": "seq" }, ExpressionAttributeValues: { ":one": 1 } }));
+    await seedEvents(run, ["WORKFLOW_EXECUTION_COMPLETED"]);
+
+    const response = await stream({ root_workflow_exec_id: "s-lost" });
+
+    expect(sseFrames(response.body).map((f) => f.id)).toEqual(["1", "3"]);
   });
 
   it("ends when the root closed without an event (terminated) once everything is sent", async () => {
