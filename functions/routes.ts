@@ -8,6 +8,7 @@ import { routeKey } from "../shared/http/policy.js";
 import { adminRoutes } from "./admin/routes.js";
 import { agentRoutes } from "./agents/routes.js";
 import { batchRoutes } from "./batch/routes.js";
+import { deploymentRoutes } from "./deployments/routes.js";
 import { fileRoutes } from "./files/routes.js";
 import { inferenceRoutes } from "./inference/routes.js";
 import { modelRoutes } from "./models/routes.js";
@@ -37,6 +38,7 @@ export const routes: readonly RouteRow[] = [
   ...userRoutes,
   ...workflowRoutes,
   ...workerRoutes,
+  ...deploymentRoutes,
   ...retrievalRoutes,
 ];
 

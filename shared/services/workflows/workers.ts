@@ -32,6 +32,11 @@ export async function touchWorker(caller: Caller, deployment: string, worker: st
   await workflowRegistry.touchWorker({ workspace: caller.workspace, deploymentName: deployment, name: worker, lastHeartbeatMs: Date.now(), principal: principalOf(caller) });
 }
 
+/** Whether the deployment's restart flagged this worker (cleared by its next register). */
+export async function restartRequested(caller: Caller, deployment: string, worker: string): Promise<boolean> {
+  return (await workflowRegistry.getWorker(caller.workspace, deployment, worker))?.restartRequested === true;
+}
+
 export const toTaskOut = (task: TaskRecord): TaskOut => ({
   task_id: task.taskId,
   activity: task.activity,
