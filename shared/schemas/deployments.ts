@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { Uuid } from "./common.js";
-import { queryBoolean, queryInt } from "./query.js";
+import { queryBoolean, queryInt, repeated } from "./query.js";
 import { DeploymentName } from "./workers.js";
 
 /**
@@ -15,6 +15,9 @@ export const DeploymentListQuery = z.object({
   active_only: queryBoolean(true),
   is_hardened: z.stringbool().optional(),
   workflow_name: z.string().max(256).optional(),
+  /** The SDK's: the creator's user id, and location types (OR) a deployment must have a worker or a record on. */
+  created_by: z.string().max(256).optional(),
+  location_types: repeated(z.enum(["local", "k8s", "managed"])).optional(),
   search: z.string().max(256).optional(),
   order_by: z.enum(["updated_at", "created_at"]).optional(),
   order: z.enum(["asc", "desc"]).default("desc"),

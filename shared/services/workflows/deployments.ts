@@ -150,6 +150,7 @@ export async function list(caller: Caller, query: DeploymentListQuery) {
   }
   if (query.search) deployments = deployments.filter((d) => d.name.toLowerCase().includes(query.search!.toLowerCase()));
   if (query.is_hardened !== undefined) deployments = deployments.filter((d) => (d.principals ?? []).length > 0 === query.is_hardened);
+  if (query.created_by) deployments = deployments.filter((d) => d.createdBy === query.created_by);
   const keyOf = (d: DeploymentRecord) => (by === "created_at" ? d.createdAt : d.updatedAt);
   const sign = query.order === "asc" ? 1 : -1;
   deployments.sort((a, b) => sign * (keyOf(a).localeCompare(keyOf(b)) || a.name.localeCompare(b.name)));
@@ -159,6 +160,7 @@ export async function list(caller: Caller, query: DeploymentListQuery) {
   for (const deployment of deployments) {
     const pool = await poolOf(deployment, nowMs);
     if (query.active_only && pool.active === 0) continue;
+    if (query.location_types?.length && !toDeploymentOut(pool).locations.some((l) => query.location_types!.includes(l))) continue;
     if (out.length === query.limit) {
       more = true;
       break;
