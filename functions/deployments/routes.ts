@@ -19,5 +19,7 @@ export const deploymentRoutes = area({ errors: "workflow", permissions: { read: 
   { method: "POST", path: "/v1/workflows/deployments/{name}/start", handler: "deployments/start", grants: writes },
   { method: "POST", path: "/v1/workflows/deployments/{name}/restart", handler: "deployments/restart", grants: writes },
   { method: "GET", path: "/v1/workflows/deployments/{name}/workers", handler: "deployments/workers", grants: reads },
+  // Extension: adds and removes the principals that alone may register into the deployment (hardening).
+  { method: "POST", path: "/v1/workflows/deployments/{name}/principals", handler: "deployments/principals", grants: writes, permission: "service-accounts:manage", extension: true },
   { method: "POST", path: "/v1/workflows/deployments/{deployment_id}/unharden", handler: "deployments/unharden", grants: writes, permission: "service-accounts:manage" },
 ]);

@@ -156,3 +156,12 @@ export const DeploymentDetailOut = DeploymentOut.extend({ workers: z.array(Worke
 
 export const DeploymentListOut = z.object({ deployments: z.array(DeploymentOut), next_cursor: z.string().nullable(), workspace_id: z.string() });
 export const WorkerListOut = z.object({ workers: z.array(WorkerOut), next_cursor: z.string().nullable() });
+
+/** Extension: who may register into a hardened deployment (key ids or service account ids). */
+const Principal = z.string().min(1).max(200);
+export const PrincipalsRequest = z
+  .strictObject({ add: z.array(Principal).max(100).optional(), remove: z.array(Principal).max(100).optional() })
+  .refine((r) => Boolean(r.add?.length || r.remove?.length), { message: "Name principals to add or remove", path: ["add"] });
+export type PrincipalsRequest = z.infer<typeof PrincipalsRequest>;
+
+export const PrincipalsOut = z.object({ id: z.string(), name: z.string(), is_hardened: z.boolean(), authorized_principals: z.array(z.string()) });

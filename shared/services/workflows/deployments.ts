@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import * as z from "zod";
 import type { Caller } from "../../domain/caller.js";
-import { ApiError, InvalidPageToken, Unprocessable } from "../../domain/errors.js";
+import { ApiError, Forbidden, InvalidPageToken, Unprocessable } from "../../domain/errors.js";
 import { isWorkerActive } from "../../domain/workflows/liveness.js";
 import type { DeploymentRecord, ManagedSpec, WorkerRecord } from "../../domain/workflows/records.js";
-import type { CreateDeploymentRequest, DeploymentListQuery, ManagedDeploymentOut, UpdateDeploymentRequest, WorkerListQuery } from "../../schemas/deployments.js";
+import type { CreateDeploymentRequest, DeploymentListQuery, ManagedDeploymentOut, PrincipalsRequest, UpdateDeploymentRequest, WorkerListQuery } from "../../schemas/deployments.js";
 import { encodeCursor, readCursor } from "../../store/cursor.js";
 import { workflowRegistry } from "../../store/workflows/registry.js";
 import { runStore } from "../../store/workflows/runs.js";
@@ -299,4 +299,30 @@ export async function unharden(caller: Caller, deploymentId: string) {
   const updated = await workflowRegistry.updateDeployment(caller.workspace, deployment.name, { principals: [], updatedAt: new Date().toISOString(), updatedBy: caller.principal });
   if (!updated) throw new DeploymentNotFound(deploymentId);
   return toDeploymentOut(await poolOf(updated, Date.now()));
+}
+
+/** At most this many authorized principals per deployment (they are read on every register). */
+export const MAX_PRINCIPALS = 100;
+
+/**
+ * POST …/{name}/principals (extension, workspace admins): adds and removes authorized principals; a
+ * non-empty set hardens the deployment, and register then refuses (403) every other principal.
+ */
+export async function changePrincipals(caller: Caller, name: string, request: PrincipalsRequest) {
+  const deployment = await found(caller, name);
+  const set = new Set(deployment.principals ?? []);
+  for (const p of request.add ?? []) set.add(p);
+  for (const p of request.remove ?? []) set.delete(p);
+  if (set.size > MAX_PRINCIPALS) throw new Unprocessable([{ loc: ["body", "add"], msg: `A deployment has at most ${MAX_PRINCIPALS} authorized principals`, type: "value_error" }]);
+  const principals = [...set].sort();
+  const updated = await workflowRegistry.updateDeployment(caller.workspace, name, { principals, updatedAt: new Date().toISOString(), updatedBy: caller.principal });
+  if (!updated) throw new DeploymentNotFound(name);
+  return { id: updated.id, name: updated.name, is_hardened: principals.length > 0, authorized_principals: principals };
+}
+
+/** Register's guard: into a hardened deployment only its authorized principals may register (403 otherwise). */
+export async function assertMayRegister(caller: Caller, name: string): Promise<void> {
+  const principals = (await workflowRegistry.getDeployment(caller.workspace, name))?.principals ?? [];
+  if (principals.length && !principals.includes(principalOf(caller)))
+    throw new Forbidden(`Deployment '${name}' is hardened: only its authorized principals may register into it`, "deployment_hardened");
 }

@@ -3,6 +3,8 @@ import { handler as create } from "../../../functions/deployments/create.js";
 import { handler as remove } from "../../../functions/deployments/delete.js";
 import { handler as get } from "../../../functions/deployments/get.js";
 import { handler as list } from "../../../functions/deployments/list.js";
+import { handler as principals } from "../../../functions/deployments/principals.js";
+import { handler as register } from "../../../functions/workers/register.js";
 import { handler as restart } from "../../../functions/deployments/restart.js";
 import { handler as start } from "../../../functions/deployments/start.js";
 import { handler as stop } from "../../../functions/deployments/stop.js";
@@ -207,5 +209,27 @@ describe("POST /v1/workflows/deployments/{deployment_id}/unharden", () => {
     expect(done.json).toMatchObject({ id: d.id, name: "pool", is_hardened: false });
     expect((await workflowRegistry.getDeployment(ws, "pool"))!.principals).toEqual([]);
     expect(unknown.statusCode).toBe(404);
+  });
+});
+
+describe("POST /v1/workflows/deployments/{name}/principals", () => {
+  it("adds and removes authorized principals for a workspace admin (hardened while the set is non-empty); 403 for a member", async () => {
+    await workflowRegistry.ensureDeployment(aDeployment({ workspace: ws, name: "pool" }));
+    const call = (body: unknown, who = admin) => invoke(principals, aJsonEvent(body, { path: at("pool", "/principals"), pathParameters: named("pool"), caller: who }));
+
+    const added = await call({ add: ["k2", "k1"] });
+    const removed = await call({ remove: ["k1", "k2"] });
+    const member = await call({ add: ["k3"] }, caller);
+
+    expect(added.statusCode).toBe(200);
+    expect(added.json).toMatchObject({ name: "pool", is_hardened: true, authorized_principals: ["k1", "k2"] });
+    expect(removed.json).toMatchObject({ is_hardened: false, authorized_principals: [] });
+    expect(member.statusCode).toBe(403);
+  });
+
+  it("makes register refuse other principals of a hardened deployment with 403, before checking the programs", async () => {
+    await workflowRegistry.ensureDeployment(aDeployment({ workspace: ws, name: "pool", principals: ["someone-else"] }));
+    const refused = await invoke(register, aJsonEvent({ deployment_name: "pool", definitions: [{ name: "x", definition: { input_schema: { type: "object" } }, program: { StartAt: "Nowhere", States: {} } }] }, { path: "/v1/workflows/register", caller }));
+    expect(refused.statusCode).toBe(403);
   });
 });

@@ -196,3 +196,47 @@ describe("POST /v1/workflows/deployments/{deployment_id}/unharden", () => {
     expect((await filesClient(api, admin).request("POST", "/v1/workflows/deployments/not-a-uuid/unharden")).status).toBe(422);
   });
 });
+
+describe("POST /v1/workflows/deployments/{name}/principals", () => {
+  it("hardens a deployment: another key's register gets 403, an authorized one's passes; unharden lifts it; members get 403, unknown names 404", async () => {
+    const name = unique("hard");
+    const created = await http().request("POST", "/v1/workflows/deployments", { json: { name, spec: { github_url: "https://x" } } });
+    const other = await newTenant({ workspace: ws(), organization: tenant.caller.organization, roles: ["workspace_contributor"] });
+    const register = (key: typeof tenant) =>
+      workersClient(api, key, { deployment: name, name: "w1" }).register({ definitions: [{ name: unique("wf"), definition: { input_schema: { type: "object" } }, program: { StartAt: "Done", States: { Done: { Type: "Pass", End: true } } } }] });
+
+    const hardened = await http().request("POST", dep(name, "/principals"), { json: { add: [tenant.caller.keyId] } });
+    expect(hardened.status).toBe(200);
+    expect(hardened.body).toEqual({ id: created.body.service_id, name, is_hardened: true, authorized_principals: [tenant.caller.keyId] });
+    expect((await http().request("GET", dep(name))).body.is_hardened).toBe(true);
+
+    const refused = await register(other);
+    expect(refused.status).toBe(403);
+    expect(refused.body.detail ?? refused.body.message).toMatch(/hardened/);
+    expect((await register(tenant)).status).toBe(200);
+
+    expect((await filesClient(api, other).request("POST", dep(name, "/principals"), { json: { add: [other.caller.keyId] } })).status).toBe(403);
+    expect((await http().request("POST", dep("no-such-deployment", "/principals"), { json: { add: ["k"] } })).status).toBe(404);
+    expect((await http().request("POST", dep(name, "/principals"), { json: {} })).status).toBe(422);
+
+    expect((await http().request("POST", `/v1/workflows/deployments/${created.body.service_id}/unharden`)).status).toBe(200);
+    expect((await register(other)).status).toBe(200);
+  });
+});
+
+describe("POST /v1/workflows/deployments/{name}/stop while a poll waits", () => {
+  it("holds a task that arrives during a long poll begun before the stop", async () => {
+    const name = unique("pool");
+    const { run } = await seededTasks(tenant, 0, { deployment: name });
+    const worker = workersClient(api, tenant, { deployment: name, name: "w1" });
+    const { aTask } = await import("../../support/workflow-builders.js");
+    const { taskStore } = await import("../../../shared/store/workflows/tasks.js");
+
+    const waiting = worker.poll({ wait_seconds: 2 });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await http().request("POST", dep(name, "/stop"));
+    await taskStore.create(aTask(run));
+
+    expect((await waiting).body.task).toBeNull();
+  });
+});
