@@ -9,6 +9,7 @@ import { adminRoutes } from "./admin/routes.js";
 import { agentRoutes } from "./agents/routes.js";
 import { audioRoutes } from "./audio/routes.js";
 import { batchRoutes } from "./batch/routes.js";
+import { deploymentRoutes } from "./deployments/routes.js";
 import { fileRoutes } from "./files/routes.js";
 import { inferenceRoutes } from "./inference/routes.js";
 import { modelRoutes } from "./models/routes.js";
@@ -38,6 +39,7 @@ export const routes: readonly RouteRow[] = [
   ...userRoutes,
   ...workflowRoutes,
   ...workerRoutes,
+  ...deploymentRoutes,
   ...retrievalRoutes,
   ...audioRoutes,
 ];

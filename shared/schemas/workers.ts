@@ -84,7 +84,8 @@ export const TaskOut = z.object({
 });
 export type TaskOut = z.infer<typeof TaskOut>;
 
-export const PollOut = z.object({ task: TaskOut.nullable() });
+/** `restart_requested`: POST /v1/workflows/deployments/{name}/restart asked this worker to restart (its next register clears it). */
+export const PollOut = z.object({ task: TaskOut.nullable(), restart_requested: z.boolean() });
 
 export const TaskParams = z.object({ task_id: Uuid });
 

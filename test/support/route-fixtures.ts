@@ -33,6 +33,13 @@ const ok = <T>(reply: { status: number; body: T }, what: string): T => {
   return reply.body;
 };
 
+async function workflowDeployment({ api, tenant }: FixtureOwner): Promise<Record<string, unknown>> {
+  const body = { name: `fixture-${randomUUID().slice(0, 8)}`, spec: { github_url: "https://github.com/acme/fixture" } };
+  const reply = await filesClient(api, tenant).request("POST", "/v1/workflows/deployments", { json: body });
+  if (reply.status !== 202) throw new Error(`fixture workflow deployment answered ${reply.status}: ${JSON.stringify(reply.body)}`);
+  return reply.body as Record<string, unknown>;
+}
+
 const TERMINAL = new Set(["SUCCESS", "FAILED", "TIMEOUT_EXCEEDED", "CANCELLED"]);
 
 export const pathFixtures: Record<string, PathFixture> = {
@@ -117,7 +124,12 @@ export const pathFixtures: Record<string, PathFixture> = {
   },
   // A search-index deployment with one index, `docs` (retrieval; workflow deployments name theirs otherwise).
   deployment_id: async ({ api, tenant }) => retrievalClient(api, tenant).registered(aDeploymentBody("fixture")),
-  // `{id}` is an ingestion pipeline configuration's (the only route with a bare `{id}`).
+  // A workflow deployment (a managed record, made through the API): `{name}` names one, `{deployment_id}` of
+  // the workflow deployment routes names another's id (see scopedFixtures), so a fuzzed DELETE of the one
+  // leaves the other.
+  name: async (owner) => (await workflowDeployment(owner)).name as string,
+  workflow_deployment_id: async (owner) => (await workflowDeployment(owner)).service_id as string,
+    // `{id}` is an ingestion pipeline configuration's (the only route with a bare `{id}`).
   id: async ({ api, tenant }) => (await retrievalClient(api, tenant).registeredPipeline({ name: "fixture" })).id as string,
   voice_id: async ({ api, tenant }) => (await voicesClient(api, tenant).created()).id as string,
 };
@@ -145,10 +157,21 @@ export function fixtureId(owner: FixtureOwner, param: string): Promise<string> {
 
 export const pathParamsOf = (path: string): string[] => [...path.matchAll(/\{([A-Za-z_]+)\}/g)].map((m) => m[1]!);
 
+/**
+ * Parameters whose record depends on the route, not only on the parameter's name: under these path
+ * prefixes the parameter is named by another fixture (`{deployment_id}` is a search-index deployment's in
+ * retrieval, a workflow deployment's under /v1/workflows/deployments/).
+ */
+const scopedFixtures: { prefix: string; param: string; fixture: string }[] = [{ prefix: "/v1/workflows/deployments/", param: "deployment_id", fixture: "workflow_deployment_id" }];
+
+/** The fixture that names `param` in `path`. */
+export const fixtureNameFor = (path: string, param: string): string =>
+  scopedFixtures.find((s) => s.param === param && path.startsWith(s.prefix))?.fixture ?? param;
+
 /** The row's path with every parameter named by this owner's fixtures. */
 export async function fixturePath(owner: FixtureOwner, path: string): Promise<{ path: string; params: Record<string, string> }> {
   const params: Record<string, string> = {};
-  for (const name of pathParamsOf(path)) params[name] = await fixtureId(owner, name);
+  for (const name of pathParamsOf(path)) params[name] = await fixtureId(owner, fixtureNameFor(path, name));
   return { path: path.replace(/\{([A-Za-z_]+)\}/g, (_, name: string) => encodeURIComponent(params[name]!)), params };
 }
 

@@ -57,8 +57,27 @@ export interface DeploymentRecord {
   name: string;
   createdAt: string;
   updatedAt: string;
-  /** Stopped pools get no tasks until started (issue 13 adds the verbs). */
+  /** Stopped pools get no tasks until started (POST …/stop, …/start). */
   stopped: boolean;
+  /** Who created it through POST /v1/workflows/deployments (a user id); absent for pools made by a worker's register. */
+  owner?: string | null;
+  /** A managed deployment's stored spec and resources (no build runtime runs it in this installation). */
+  managed?: ManagedSpec | null;
+  /** Key ids or service accounts that alone may register into it; non-empty = hardened. */
+  principals?: string[];
+  /** When a restart was last asked for (ISO); workers that beat before it are told to restart. */
+  restartedAt?: string | null;
+  rolloutStatus?: string | null;
+  createdBy?: string | null;
+  updatedBy?: string | null;
+}
+
+export interface ManagedSpec {
+  githubUrl: string;
+  revision: string | null;
+  entrypoint: string | null;
+  workingDir: string | null;
+  resources: { replicas: number | null; cpu_request: string | null; cpu_limit: string | null; memory_request: string | null; memory_limit: string | null };
 }
 
 export interface WorkerRecord {
@@ -70,6 +89,8 @@ export interface WorkerRecord {
   workflows: string[];
   /** The principal (key id or service account) the worker runs as. */
   principal: string;
+  /** Set by POST …/restart; the poll answer tells the worker, its next register clears it. */
+  restartRequested?: boolean;
 }
 
 export interface ExecutionFailure {

@@ -9,6 +9,7 @@ import { dispatcherArn, publishProgram } from "../../engine/workflow-machines.js
 import { logger } from "../../observability/logger.js";
 import type { RegisterOut, RegisterRequest, WorkflowSpec } from "../../schemas/workers.js";
 import { workflowRegistry } from "../../store/workflows/registry.js";
+import { assertMayRegister } from "./deployments.js";
 import { principalOf } from "./workers.js";
 
 /**
@@ -89,6 +90,8 @@ async function publishedBefore(workspace: string, name: string, hash: string): P
 }
 
 export async function register(caller: Caller, request: RegisterRequest): Promise<RegisterOut> {
+  // Who may register comes before what they sent: a hardened deployment takes only its principals.
+  await assertMayRegister(caller, request.deployment_name);
   const definitions = await checked(caller.workspace, request);
   const worker = request.worker_name ?? caller.keyId;
   let registrations: RegistrationRecord[];

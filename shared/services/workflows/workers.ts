@@ -32,6 +32,11 @@ export async function touchWorker(caller: Caller, deployment: string, worker: st
   await workflowRegistry.touchWorker({ workspace: caller.workspace, deploymentName: deployment, name: worker, lastHeartbeatMs: Date.now(), principal: principalOf(caller) });
 }
 
+/** Whether the deployment's restart flagged this worker (cleared by its next register). */
+export async function restartRequested(caller: Caller, deployment: string, worker: string): Promise<boolean> {
+  return (await workflowRegistry.getWorker(caller.workspace, deployment, worker))?.restartRequested === true;
+}
+
 export const toTaskOut = (task: TaskRecord): TaskOut => ({
   task_id: task.taskId,
   activity: task.activity,
@@ -62,8 +67,10 @@ export async function poll(caller: Caller, request: PollRequest, signal?: AbortS
   await touchWorker(caller, request.deployment_name, request.worker_name);
   const deadline = Date.now() + request.wait_seconds * 1000;
   let delay: number = POLL_BACKOFF.firstMs;
-  for (;;) {
-    if (!deployment.stopped) {
+  for (let first = true; ; first = false) {
+    // Stop (and delete) reach a poll that is already waiting: the deployment is read again before each look.
+    const current = first ? deployment : await workflowRegistry.getDeployment(caller.workspace, request.deployment_name);
+    if (current && !current.stopped) {
       const task = await taskStore.claimNext(caller.workspace, request.deployment_name, request.worker_name, request.activities);
       if (task) {
         await recordEvent(task, "ACTIVITY_TASK_STARTED", { task_id: task.taskId, activity_name: task.activity, input: jsonPayload(task.input) });

@@ -231,7 +231,9 @@ export async function listRegistrations(
  * more are); with none live, the newest registration (its tasks wait in the queue for a worker).
  */
 export async function routeExecution(caller: Pick<Caller, "workspace">, workflow: WorkflowRecord, deploymentName: string | null): Promise<RegistrationRecord> {
-  const registrations = (await registrationsByWorkflow(caller.workspace)).get(workflow.id) ?? [];
+  // A deleted deployment's registrations stay for the runs that use them, but no new execution goes there.
+  const existing = new Set((await workflowRegistry.listDeployments(caller.workspace)).map((d) => d.name));
+  const registrations = ((await registrationsByWorkflow(caller.workspace)).get(workflow.id) ?? []).filter((r) => existing.has(r.deploymentName));
   if (!registrations.length) throw new WorkflowNotFound("Registration of workflow", workflow.name);
   if (deploymentName) {
     const named = registrations.find((r) => r.deploymentName === deploymentName);

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import { tableName } from "../../config.js";
 import type { DeploymentRecord, RegistrationRecord, WorkerRecord, WorkflowRecord } from "../../domain/workflows/records.js";
 import { InvalidPageToken } from "../../domain/errors.js";
@@ -229,6 +229,58 @@ export const workflowRegistry = {
   },
 
   getDeployment: (workspace: string, name: string) => getItem<DeploymentRecord>(deploymentKey(workspace, name)),
+
+  /** Writes a new deployment; false when one of that name exists. */
+  async createDeployment(deployment: DeploymentRecord): Promise<boolean> {
+    const out = await ifConditionHolds(
+      documents.send(new PutCommand({ TableName: table(), Item: { ...deploymentKey(deployment.workspace, deployment.name), ...deployment }, ConditionExpression: "attribute_not_exists(sk)" })),
+    );
+    return out !== undefined;
+  },
+
+  /** Changes the given fields of an existing deployment; undefined when there is none. */
+  async updateDeployment(
+    workspace: string,
+    name: string,
+    fields: Partial<Pick<DeploymentRecord, "stopped" | "managed" | "principals" | "restartedAt" | "rolloutStatus" | "updatedAt" | "updatedBy">>,
+  ): Promise<DeploymentRecord | undefined> {
+    const key = deploymentKey(workspace, name);
+    if (!keyFits(key.pk, "partition") || !keyFits(key.sk, "sort")) return undefined;
+    const out = await ifConditionHolds(
+      documents.send(new UpdateCommand({ TableName: table(), Key: key, ...setFields(fields), ConditionExpression: "attribute_exists(sk)", ReturnValues: "ALL_NEW" })),
+    );
+    return out?.Attributes ? strip<DeploymentRecord>(out.Attributes) : undefined;
+  },
+
+  /** Removes the deployment's record (its registrations stay for the runs that use them; routing skips them). */
+  async deleteDeployment(workspace: string, name: string): Promise<boolean> {
+    const key = deploymentKey(workspace, name);
+    if (!keyFits(key.pk, "partition") || !keyFits(key.sk, "sort")) return false;
+    const out = await ifConditionHolds(documents.send(new DeleteCommand({ TableName: table(), Key: key, ConditionExpression: "attribute_exists(sk)" })));
+    return out !== undefined;
+  },
+
+  /** Asks each of the deployment's workers to restart: the flag stays until the worker registers again (a full put). */
+  async flagWorkersForRestart(workspace: string, deployment: string): Promise<number> {
+    const workers = await workflowRegistry.listWorkers(workspace, deployment);
+    for (const worker of workers) {
+      await ifConditionHolds(
+        documents.send(
+          new UpdateCommand({
+            TableName: table(),
+            Key: workerKey(workspace, deployment, worker.name),
+            UpdateExpression: "SET #restart = :yes",
+            ConditionExpression: "attribute_exists(sk)",
+            ExpressionAttributeNames: { "#restart": "restartRequested" },
+            ExpressionAttributeValues: { ":yes": true },
+          }),
+        ),
+      );
+    }
+    return workers.length;
+  },
+
+  getWorker: (workspace: string, deployment: string, name: string) => getItem<WorkerRecord>(workerKey(workspace, deployment, name)),
 
   async listDeployments(workspace: string): Promise<DeploymentRecord[]> {
     const items = await queryAll({

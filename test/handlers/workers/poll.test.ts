@@ -45,6 +45,7 @@ describe("POST /v1/workflows/workers/poll", () => {
         heartbeat_seconds: 30,
         state: "Summarize",
       },
+      restart_requested: false,
     });
     expect(response.body).not.toContain("token");
     const claimed = await taskStore.get(caller.workspace, older.taskId);
@@ -83,7 +84,7 @@ describe("POST /v1/workflows/workers/poll", () => {
     const response = await invoke(handler, poll({ wait_seconds: 0.3 }));
 
     expect(response.statusCode).toBe(200);
-    expect(response.json).toStrictEqual({ task: null });
+    expect(response.json).toStrictEqual({ task: null, restart_requested: false });
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
     // It looked again in between, with a growing pause (100 ms, then 150 ms…).
     expect(dynamo.commandCalls(QueryCommand).length).toBeGreaterThanOrEqual(2);
@@ -117,7 +118,7 @@ describe("POST /v1/workflows/workers/poll", () => {
 
     const response = await invoke(handler, poll({}));
 
-    expect(response.json).toStrictEqual({ task: null });
+    expect(response.json).toStrictEqual({ task: null, restart_requested: false });
     expect((await taskStore.get(caller.workspace, task.taskId))!.status).toBe("PENDING");
   });
 
@@ -128,7 +129,7 @@ describe("POST /v1/workflows/workers/poll", () => {
 
     const response = await invoke(handler, poll({}));
 
-    expect(response.json).toStrictEqual({ task: null });
+    expect(response.json).toStrictEqual({ task: null, restart_requested: false });
     expect(await taskStore.get(caller.workspace, task.taskId)).toMatchObject({ status: "EXPIRED", closedAtMs: expect.any(Number) });
   });
 
@@ -139,7 +140,7 @@ describe("POST /v1/workflows/workers/poll", () => {
 
     const response = await invoke(handler, poll({}));
 
-    expect(response.json).toStrictEqual({ task: null });
+    expect(response.json).toStrictEqual({ task: null, restart_requested: false });
   });
 
   it("answers at once for a deployment nobody registered, and records no worker for it", async () => {
@@ -148,7 +149,7 @@ describe("POST /v1/workflows/workers/poll", () => {
 
     const response = await invoke(handler, poll({ deployment_name: "never-registered", wait_seconds: 5 }));
 
-    expect(response.json).toStrictEqual({ task: null });
+    expect(response.json).toStrictEqual({ task: null, restart_requested: false });
     expect(Date.now() - started).toBeLessThan(1000);
     expect(tables.items("workflows").filter((item) => String(item.sk).startsWith("WORKER#"))).toStrictEqual([]);
   });

@@ -87,6 +87,6 @@ describe("POST /v1/workflows/register", () => {
     const reply = await worker.poll({ wait_seconds: 0 });
 
     expect(reply.status).toBe(200);
-    expect(reply.body).toStrictEqual({ task: null });
+    expect(reply.body).toStrictEqual({ task: null, restart_requested: false });
   });
 });

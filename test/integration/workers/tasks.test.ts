@@ -57,6 +57,7 @@ describe("POST /v1/workflows/workers/poll", () => {
     expect(reply.status).toBe(200);
     expect(reply.body).toStrictEqual({
       task: { task_id: tasks[0]!.taskId, activity: "summarize", input: { n: 0 }, workflow_name: run.workflowName, execution_id: run.executionId, run_id: run.runId, attempt: 1, heartbeat_seconds: 30, state: "Summarize" },
+      restart_requested: false,
     });
     expect(JSON.stringify(reply.body)).not.toContain(tasks[0]!.token);
     expect(await eventTypes(run)).toStrictEqual(["ACTIVITY_TASK_STARTED"]);
@@ -77,7 +78,7 @@ describe("POST /v1/workflows/workers/poll", () => {
 
     const reply = await worker.poll({ wait_seconds: 0.2 });
 
-    expect(reply.body).toStrictEqual({ task: null });
+    expect(reply.body).toStrictEqual({ task: null, restart_requested: false });
   });
 
   it("never hands a task to a worker of another workspace, even with the same deployment name", async () => {
@@ -87,7 +88,7 @@ describe("POST /v1/workflows/workers/poll", () => {
 
     const reply = await workersClient(api, intruder).poll({ wait_seconds: 0.2 });
 
-    expect(reply.body).toStrictEqual({ task: null });
+    expect(reply.body).toStrictEqual({ task: null, restart_requested: false });
   });
 
   it("refuses a key without workflows:write with 403 WF_", async () => {

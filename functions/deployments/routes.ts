@@ -1,0 +1,25 @@
+import { area, type Grants } from "../route-row.js";
+
+/**
+ * Workflow deployments (docs/workflows.md, "Deployments"): worker pools and managed deployment records.
+ * Reads need workflows:read, the verbs workflows:write, unharden service-accounts:manage (workspace admins: hardening is about which keys and service accounts may act). Errors are the workflow
+ * family's (WF_ codes). The verbs answer 202 with a ManagedDeploymentResponse (decision 0017).
+ */
+const reads: Grants = { tables: { workflows: "read" } };
+const writes: Grants = { tables: { workflows: "readwrite" } };
+
+export const deploymentRoutes = area({ errors: "workflow", permissions: { read: "workflows:read", write: "workflows:write" } }, [
+  { method: "GET", path: "/v1/workflows/deployments", handler: "deployments/list", grants: reads },
+  { method: "POST", path: "/v1/workflows/deployments", handler: "deployments/create", grants: writes },
+  { method: "GET", path: "/v1/workflows/deployments/{name}", handler: "deployments/get", grants: reads },
+  { method: "PATCH", path: "/v1/workflows/deployments/{name}", handler: "deployments/update", grants: writes },
+  // Reads the runs (a running execution refuses an unforced delete).
+  { method: "DELETE", path: "/v1/workflows/deployments/{name}", handler: "deployments/delete", grants: { tables: { workflows: "readwrite", executions: "read" } } },
+  { method: "POST", path: "/v1/workflows/deployments/{name}/stop", handler: "deployments/stop", grants: writes },
+  { method: "POST", path: "/v1/workflows/deployments/{name}/start", handler: "deployments/start", grants: writes },
+  { method: "POST", path: "/v1/workflows/deployments/{name}/restart", handler: "deployments/restart", grants: writes },
+  { method: "GET", path: "/v1/workflows/deployments/{name}/workers", handler: "deployments/workers", grants: reads },
+  // Extension: adds and removes the principals that alone may register into the deployment (hardening).
+  { method: "POST", path: "/v1/workflows/deployments/{name}/principals", handler: "deployments/principals", grants: writes, permission: "service-accounts:manage", extension: true },
+  { method: "POST", path: "/v1/workflows/deployments/{deployment_id}/unharden", handler: "deployments/unharden", grants: writes, permission: "service-accounts:manage" },
+]);
