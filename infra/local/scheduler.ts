@@ -14,10 +14,9 @@ import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { dirname, join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import type { Context } from "aws-lambda";
 import { handlerModule } from "../../functions/routes.js";
-import { lambdaContext as localLambdaContext } from "./stepfunctions/functions.js";
+import { lambdaContext as localLambdaContext, LocalFunctions } from "./stepfunctions/functions.js";
 
 const LOCAL_REGION = "us-east-1";
 const LOCAL_ACCOUNT = "000000000000";
@@ -76,7 +75,6 @@ export interface LocalScheduler {
 }
 
 type Json = Record<string, any>;
-type TimerHandler = (event: unknown, context: Context) => unknown;
 
 /** A schedule as stored: every field the SDK sent, plus what the stand-in keeps to fire it. */
 interface Schedule {
@@ -169,21 +167,9 @@ export async function startScheduler(options: LocalSchedulerOptions = {}): Promi
 
   // ---- firing
 
-  const modules = new Map<string, Promise<TimerHandler>>();
-  async function loadHandler(handler: string): Promise<TimerHandler> {
-    const file = taskModule(handler);
-    if (!modules.has(file)) {
-      // Not cached when missing: a module written later (the engine's timer handler) loads on a later attempt.
-      if (!existsSync(file)) throw Object.assign(new Error(`Cannot find module '${file}'`), { name: "Runtime.ImportModuleError" });
-      const loading = import(pathToFileURL(file).href).then((m: { handler?: TimerHandler }) => {
-        if (typeof m.handler !== "function") throw Object.assign(new Error(`${file} does not export handler`), { name: "Runtime.HandlerNotFound" });
-        return m.handler;
-      });
-      modules.set(file, loading);
-      loading.catch(() => modules.delete(file));
-    }
-    return modules.get(file)!;
-  }
+  // The same in-process Lambda runtime as the Step Functions stand-in's (a missing module is not cached:
+  // the engine's timer handler written later loads on a later attempt).
+  const functionModules = new LocalFunctions(taskModule, log);
 
   const nextFire = (s: Schedule): number | undefined => (s.State !== "ENABLED" || s.completed ? undefined : (s.retryAt ?? s.dueAt));
   const firing = new Set<string>();
@@ -193,7 +179,7 @@ export async function startScheduler(options: LocalSchedulerOptions = {}): Promi
     const functionArn = String(s.Target.Arn);
     const handlerName = functions[functionArn];
     if (!handlerName) throw new Error(`No local function has the ARN ${functionArn} (known: ${Object.keys(functions).join(", ")})`);
-    const handler = await loadHandler(handlerName);
+    const handler = await functionModules.load(handlerName);
     const event: unknown = s.Target.Input === undefined ? {} : JSON.parse(String(s.Target.Input));
     await handler(event, lambdaContext(functionArn));
   }

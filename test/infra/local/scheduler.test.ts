@@ -248,7 +248,7 @@ describe("the local Scheduler, through @aws-sdk/client-scheduler", () => {
       const stub = aStub();
       await client.send(new CreateScheduleCommand(aTimer(stub, 0)));
       await running.tick();
-      expect(log).toEqual([expect.stringMatching(/Runtime\.ImportModuleError: Cannot find module .*late\.ts.*retry 1 of 4/)]);
+      expect(log).toEqual([expect.stringMatching(/Runtime\.ImportModuleError: (Error: )?Cannot find module .*late\.ts.*retry 1 of 4/)]);
       writeFileSync(join(dir, "late.ts"), `export { handler } from ${JSON.stringify(taskModule("record"))};\n`);
       clock.advance(1_000);
       await running.tick();
