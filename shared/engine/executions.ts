@@ -8,7 +8,7 @@ import {
   StopExecutionCommand,
 } from "@aws-sdk/client-sfn";
 import { setting } from "../config.js";
-import { deployedMachines, type MachineRef } from "./machines.js";
+import { deployedMachines, executionArnOf, type MachineRef } from "./machines.js";
 
 /**
  * The only way handlers reach Step Functions. One client per process; the endpoint comes from the
@@ -20,8 +20,6 @@ const sfn = new SFNClient({});
 
 const arnOf = (machine: MachineRef): string => (typeof machine === "string" ? setting(deployedMachines[machine].arnEnv) : machine.arn);
 
-/** arn:…:stateMachine:<machine> → arn:…:execution:<machine>:<name> */
-const executionArnOf = (stateMachineArn: string, name: string) => `${stateMachineArn.replace(":stateMachine:", ":execution:")}:${name}`;
 
 /**
  * Starts an execution named `name` (the job's id) and returns its ARN. Starting it again with the same

@@ -12,3 +12,12 @@ export type MachineName = keyof typeof deployedMachines;
 
 /** A machine to run: a deployed one by name, or one created at run time by its ARN. */
 export type MachineRef = MachineName | { arn: string };
+
+/**
+ * The ARN Step Functions gives execution `name` of a machine, started on the machine or on one of its
+ * published versions: arn:…:stateMachine:<machine>[:<version>] → arn:…:execution:<machine>:<name>.
+ */
+export function executionArnOf(stateMachineArn: string, name: string): string {
+  const [arn, partition, service, region, account, , machine] = stateMachineArn.split(":");
+  return [arn, partition, service, region, account, "execution", machine, name].join(":");
+}

@@ -5,6 +5,7 @@ import { keyFits, keyTooLong, storageProblem, storageRefusal } from "../../domai
 import { jsonPayload } from "../../domain/workflows/events.js";
 import type { RegistrationRecord, RunRecord, WorkflowRecord } from "../../domain/workflows/records.js";
 import { isClosed } from "../../domain/workflows/statuses.js";
+import { executionArnOf } from "../../engine/machines.js";
 import { armTimer } from "../../engine/timers.js";
 import { startRun, stopRun } from "../../engine/workflow-machines.js";
 import { logger } from "../../observability/logger.js";
@@ -55,12 +56,6 @@ export function toExecutionOut(run: RunRecord, options: { searchKeys?: boolean }
     result: run.result ?? null,
     ...(options.searchKeys ? { search_keys: {} } : {}),
   };
-}
-
-/** The execution ARN Step Functions gives a run started on `versionArn` (…:stateMachine:<name>[:<version>]). */
-export function executionArnOf(versionArn: string, runId: string): string {
-  const [arn, partition, service, region, account, , name] = versionArn.split(":");
-  return [arn, partition, service, region, account, "execution", name, runId].join(":");
 }
 
 function checkInput(registration: RegistrationRecord, input: Record<string, unknown>, executionId: string): void {
