@@ -13,6 +13,7 @@ import type { ExecutionOut, RunListQuery, WorkflowExecutionRequest } from "../..
 import { encodeCursor, readCursor } from "../../store/cursor.js";
 import { workflowRegistry } from "../../store/workflows/registry.js";
 import { runStore } from "../../store/workflows/runs.js";
+import { taskStore } from "../../store/workflows/tasks.js";
 import { schemaIssues } from "./executions-schema.js";
 import { closeRun, graceTimerName, timeoutTimerName, writeEvent } from "./status.js";
 import { ExecutionAlreadyStarted, ExecutionNotRunning, findWorkflow, getRegistration, routeExecution, WorkflowNotFound } from "./workflows.js";
@@ -185,12 +186,6 @@ export async function terminate(caller: Pick<Caller, "workspace">, executionId: 
 }
 
 /**
- * Whether a worker holds one of the run's activity tasks now (its task items, status CLAIMED). A run with
- * none has nothing to hand the cancel to, so it is stopped at once.
- */
-const hasClaimedActivity = (workspace: string, runId: string): Promise<boolean> => runStore.hasClaimedTask(workspace, runId);
-
-/**
  * POST …/cancel: graceful. The run is marked `cancelRequested` (workers see it in their heartbeat replies);
  * with an activity in a worker's hands it is stopped after the grace period (a timer), otherwise at once.
  * It ends CANCELED either way.
@@ -203,7 +198,8 @@ export async function cancel(caller: Pick<Caller, "workspace">, executionId: str
     throw new ExecutionNotRunning(executionId, now.status);
   }
   const grace = cancelGraceSeconds();
-  if (grace > 0 && (await hasClaimedActivity(caller.workspace, run.runId))) {
+  // A run whose activities no worker holds has nothing to hand the cancel to: it is stopped at once.
+  if (grace > 0 && (await taskStore.hasClaimed(caller.workspace, run.runId))) {
     await armTimer({ name: graceTimerName(run.runId), at: new Date(Date.now() + grace * 1000), payload: { kind: "cancel-grace", workspace: caller.workspace, runId: run.runId } });
     return;
   }

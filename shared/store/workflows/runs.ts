@@ -283,28 +283,4 @@ export const runStore = {
     }
     return found;
   },
-  /**
-   * Whether a worker holds one of the run's activity tasks now (a TASK item of the run, CLAIMED). Reads the
-   * workspace's task items (tasks are short-lived records), stopping at the first.
-   */
-  async hasClaimedTask(workspace: string, runId: string): Promise<boolean> {
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await documents.send(
-        new QueryCommand({
-          TableName: table(),
-          KeyConditionExpression: "pk = :pk AND begins_with(sk, :task)",
-          FilterExpression: "runId = :run AND #status = :claimed",
-          ExpressionAttributeNames: { "#status": "status" },
-          ExpressionAttributeValues: { ":pk": ws(workspace), ":task": "TASK#", ":run": runId, ":claimed": "CLAIMED" },
-          ProjectionExpression: "sk",
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      if (out.Items?.length) return true;
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
-    return false;
-  },
 };

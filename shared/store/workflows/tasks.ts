@@ -20,7 +20,8 @@ import { runStore } from "./runs.js";
 const table = () => tableName("executions");
 const ws = (workspace: string) => `WS#${workspace}`;
 const taskKey = (workspace: string, taskId: string) => ({ pk: ws(workspace), sk: `TASK#${taskId}` });
-const lookupPrefix = (runId: string, state: string, inputHash: string) => `TASKOF#${runId}#${state}#${inputHash}#`;
+const runLookupPrefix = (runId: string) => `TASKOF#${runId}#`;
+const lookupPrefix = (runId: string, state: string, inputHash: string) => `${runLookupPrefix(runId)}${state}#${inputHash}#`;
 /** Which dispatches are the same call: the SHA-256 of the input's JSON (Step Functions writes a state's Parameters in a fixed order). */
 export const inputHashOf = (input: unknown): string => createHash("sha256").update(JSON.stringify(input ?? null)).digest("hex");
 
@@ -141,6 +142,19 @@ export const taskStore = {
     const ids = lookups.map((item) => item.taskId as string);
     const found = new Map((await batchGetAll(table(), ids.map((id) => taskKey(workspace, id)))).map((item) => [item.taskId as string, strip(item)]));
     return ids.flatMap((id) => (found.has(id) ? [found.get(id)!] : []));
+  },
+
+  /** Whether a worker holds one of the run's tasks now (CLAIMED), read through the run's task lookups. */
+  async hasClaimed(workspace: string, runId: string): Promise<boolean> {
+    const lookups = await queryAll({
+      TableName: table(),
+      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+      ExpressionAttributeValues: { ":pk": ws(workspace), ":prefix": runLookupPrefix(runId) },
+      ConsistentRead: true,
+    });
+    if (!lookups.length) return false;
+    const tasks = await batchGetAll(table(), lookups.map((item) => taskKey(workspace, item.taskId as string)));
+    return tasks.some((task) => task.status === "CLAIMED");
   },
 
   /**

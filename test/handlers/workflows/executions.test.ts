@@ -10,10 +10,11 @@ import { handler as listRuns } from "../../../functions/workflows/list-runs.js";
 import { handler as terminate } from "../../../functions/workflows/terminate.js";
 import { eventStore } from "../../../shared/store/workflows/events.js";
 import { runStore } from "../../../shared/store/workflows/runs.js";
+import { taskStore } from "../../../shared/store/workflows/tasks.js";
 import { freezeDate, mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, aJsonEvent, anEvent, invoke } from "../../support/builders.js";
 import { serveTables, type FakeTables } from "../../support/fake-table.js";
-import { seedRun } from "../../support/workflow-builders.js";
+import { aTask, seedRun } from "../../support/workflow-builders.js";
 
 const machines = vi.hoisted(() => ({ startRun: vi.fn(), stopRun: vi.fn(), describeRun: vi.fn(), completeTask: vi.fn() }));
 vi.mock("../../../shared/engine/workflow-machines.js", () => machines);
@@ -122,15 +123,17 @@ describe("POST /v1/workflows/executions/{execution_id}/cancel", () => {
 
   it("gives a claimed activity the grace period: cancel_requested now, a timer to stop it later", async () => {
     const run = await seedRun(caller.workspace, { executionId: "c-2" });
-    tables.put("executions", { pk: `WS#${caller.workspace}`, sk: `TASK#${randomUUID()}`, runId: run.runId, status: "CLAIMED" });
+    await taskStore.create(aTask(run));
+    expect(await taskStore.claimNext(caller.workspace, run.deploymentName, "w1")).toBeDefined();
 
     await call("c-2");
 
     expect(machines.stopRun).not.toHaveBeenCalled();
     expect(await runStore.get(caller.workspace, run.runId)).toMatchObject({ status: "RUNNING", intent: "cancel", cancelRequested: true });
     expect(timers.armTimer).toHaveBeenCalledExactlyOnceWith({ name: `cancel-${run.runId}`, at: new Date(Date.parse(NOW) + 10_000), payload: { kind: "cancel-grace", workspace: caller.workspace, runId: run.runId } });
-    const query = dynamo.commandCalls(QueryCommand).map((c) => c.args[0].input).find((i) => i.FilterExpression?.includes("runId"));
-    expect(query).toMatchObject({ FilterExpression: "runId = :run AND #status = :claimed", ExpressionAttributeValues: { ":run": run.runId, ":claimed": "CLAIMED" } });
+    // Only the run's own tasks are read (its task lookups), not the workspace's.
+    const query = dynamo.commandCalls(QueryCommand).map((c) => c.args[0].input).find((i) => String(i.ExpressionAttributeValues?.[":prefix"]).startsWith("TASKOF#"));
+    expect(query).toMatchObject({ ExpressionAttributeValues: { ":prefix": `TASKOF#${run.runId}#` } });
   });
 
   it("refuses a closed execution with 409 WF_1102", async () => {
