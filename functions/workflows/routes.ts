@@ -8,6 +8,9 @@ import { area, type Grants } from "../route-row.js";
  */
 const reads: Grants = { tables: { workflows: "read", executions: "read" } };
 const stops: Grants = { tables: { workflows: "read", executions: "readwrite" }, workflows: { runs: "start-stop", timers: "arm" } };
+/** Signals and updates complete the token of a Task waiting on the inbox; histories cache closed runs'. */
+const delivers: Grants = { tables: { workflows: "read", executions: "readwrite" }, workflows: { tasks: true } };
+const histories: Grants = { tables: { workflows: "read", executions: "readwrite" } };
 
 export const workflowRoutes = area({ errors: "workflow", permissions: { read: "workflows:read", write: "workflows:execute" } }, [
   { method: "GET", path: "/v1/workflows", handler: "workflows/list", grants: { tables: { workflows: "read" } } },
@@ -22,7 +25,15 @@ export const workflowRoutes = area({ errors: "workflow", permissions: { read: "w
   { method: "POST", path: "/v1/workflows/executions/{execution_id}/cancel", handler: "workflows/cancel", grants: stops },
   { method: "POST", path: "/v1/workflows/executions/terminate", handler: "workflows/batch-terminate", grants: stops },
   { method: "POST", path: "/v1/workflows/executions/cancel", handler: "workflows/batch-cancel", grants: stops },
+  { method: "GET", path: "/v1/workflows/executions/{execution_id}/history", handler: "workflows/execution-history", grants: histories },
+  { method: "POST", path: "/v1/workflows/executions/{execution_id}/signals", handler: "workflows/signal", grants: delivers },
+  // A query reads published state: what a read-only key may do.
+  { method: "POST", path: "/v1/workflows/executions/{execution_id}/queries", handler: "workflows/query", grants: reads, permission: "workflows:read" },
+  // Waits up to 25 s for the program's answer: within API Gateway's 29 s.
+  { method: "POST", path: "/v1/workflows/executions/{execution_id}/updates", handler: "workflows/update-execution", grants: delivers },
+  { method: "POST", path: "/v1/workflows/executions/{execution_id}/reset", handler: "workflows/reset", grants: stops },
   { method: "GET", path: "/v1/workflows/runs", handler: "workflows/list-runs", grants: reads },
+  { method: "GET", path: "/v1/workflows/runs/{run_id}/history", handler: "workflows/run-history", grants: histories },
   { method: "GET", path: "/v1/workflows/runs/{run_id}", handler: "workflows/get-run", grants: reads },
   { method: "GET", path: "/v1/workflows/events/list", handler: "workflows/list-events", grants: reads },
   // Server-sent events for up to 14 minutes: API Gateway's STREAM mode, Lambda response streaming.

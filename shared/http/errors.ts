@@ -21,7 +21,7 @@ const renderers: Record<ErrorFamily, (error: ApiError) => unknown> = {
   platform: (error) => (error instanceof Unprocessable ? { detail: error.detail } : { ...errorBody(error.status, error.type, error.message, error.code, error.param), ...error.extra }),
   workflow: (error) => {
     const code = error.familyCodes?.workflow ?? workflowCode(error.status);
-    if (error instanceof Unprocessable) return { detail: error.detail, code };
+    if (error instanceof Unprocessable) return { detail: error.detail, code, ...error.extra };
     return { detail: error.status >= 500 ? "An error occurred" : error.message, code, ...error.extra };
   },
   observability: (error) => ({

@@ -22,7 +22,8 @@ export const WorkflowCodeDefinition = z.strictObject({
   input_schema: JsonSchemaObject,
   output_schema: JsonSchemaObject.nullish(),
   signals: z.array(Handler).max(100).optional(),
-  queries: z.array(ReplyingHandler).max(100).optional(),
+  /** Extension: `projection`, a JSONPath reference path over the run's published state that answers the query (default `$`). */
+  queries: z.array(ReplyingHandler.extend({ projection: z.string().max(1000).regex(/^\$((\.[A-Za-z_][\w-]*)|(\[\d+\])|(\['[^']*'\]))*$/, "A projection is a JSONPath reference path such as $.progress or $.items[0]").optional() })).max(100).optional(),
   updates: z.array(ReplyingHandler).max(100).optional(),
   enforce_determinism: z.boolean().optional(),
   on_behalf_of: z.boolean().optional(),

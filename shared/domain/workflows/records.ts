@@ -10,7 +10,8 @@ export interface WorkflowDefinition {
   input_schema: Record<string, unknown>;
   output_schema?: Record<string, unknown> | null;
   signals?: { name: string; description?: string | null; input_schema: Record<string, unknown> }[];
-  queries?: { name: string; description?: string | null; input_schema: Record<string, unknown>; output_schema?: Record<string, unknown> | null }[];
+  /** `projection` (an extension): the JSONPath reference path over the run's published state that answers the query. */
+  queries?: { name: string; description?: string | null; input_schema: Record<string, unknown>; output_schema?: Record<string, unknown> | null; projection?: string }[];
   updates?: { name: string; description?: string | null; input_schema: Record<string, unknown>; output_schema?: Record<string, unknown> | null }[];
   enforce_determinism?: boolean;
   on_behalf_of?: boolean;

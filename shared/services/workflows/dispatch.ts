@@ -17,6 +17,10 @@ import { inputHashOf, taskStore, type StoredTask } from "../../store/workflows/t
 import * as completions from "../inference/completions.js";
 import { embed } from "../inference/embeddings.js";
 import type { CallContext } from "../inference/usage.js";
+import { awaitSignal } from "./builtins/await-signal.js";
+import { awaitUpdate } from "./builtins/await-update.js";
+import { completeUpdate } from "./builtins/complete-update.js";
+import { inboxStore } from "../../store/workflows/inbox.js";
 
 /**
  * The dispatcher (docs/workflows.md, "The dispatcher"): every Task of every workflow program invokes it
@@ -47,6 +51,7 @@ export async function dispatch(event: DispatchEvent): Promise<void> {
   if (event.checkpoint !== undefined) {
     const checkpoint: Checkpoint = { state: event.state, input: event.checkpoint, atMs: Date.now() };
     await runStore.setCheckpoint(run.workspace, runId, checkpoint);
+    await inboxStore.addStep({ workspace: run.workspace, runId, id: randomUUID(), state: event.state, input: event.checkpoint, atMs: checkpoint.atMs! });
   }
   const resource = parseResource(event.resource);
   if ("rule" in resource) {
@@ -166,6 +171,9 @@ const builtins: Record<PlatformBuiltin, (run: RunRecord, event: DispatchEvent) =
   emit_event: emitEvent,
   publish_state: publishState,
   sleep_until: sleepUntil,
+  await_signal: awaitSignal,
+  await_update: awaitUpdate,
+  complete_update: completeUpdate,
 };
 
 /**

@@ -4,6 +4,7 @@ import { runStore } from "../../store/workflows/runs.js";
 import { workflowRegistry } from "../../store/workflows/registry.js";
 import { logger } from "../../observability/logger.js";
 import { closeRun } from "./status.js";
+import { rewind } from "./inbox.js";
 
 export const LOST_RUN_MESSAGE = "The run's execution was lost and could not be resumed";
 
@@ -26,6 +27,8 @@ export async function resumeLostRuns(options: { only?: (workspace: string) => bo
     const registration = await workflowRegistry.getRegistration(workspace, run.registrationId);
     try {
       if (!registration) throw new Error("its registration is gone");
+      // Signals and updates the lost execution took after its checkpoint are taken again by the resumed one.
+      await rewind(run, (run.checkpoint as { atMs?: number } | null)?.atMs ?? 0);
       await startRun(registration.versionArn, runId, run.checkpoint ? resumeInput(run.checkpoint.state, run.checkpoint.input) : (run.input as object));
       resumed.push(runId);
     } catch (error) {

@@ -2,7 +2,15 @@
  * What a Task may name as its Resource: an activity the deployment's workers run, or a built-in the platform
  * runs. Anything else (an ARN, `http:invoke`, an `aws-sdk:` integration) would reach outside the platform.
  */
-export const PLATFORM_BUILTINS = ["model", "sleep_until", "emit_event", "publish_state"] as const;
+export const PLATFORM_BUILTINS = [
+  "model",
+  "sleep_until",
+  "emit_event",
+  "publish_state",
+  "await_signal",
+  "await_update",
+  "complete_update",
+] as const;
 export type PlatformBuiltin = (typeof PLATFORM_BUILTINS)[number];
 
 /**
@@ -15,6 +23,9 @@ export const BUILTIN_PARAMETERS: Record<PlatformBuiltin, { requires: readonly (r
   sleep_until: { requires: [["until", "seconds"]], means: "a durable timer: `until` (an ISO 8601 time) or `seconds`" },
   emit_event: { requires: [["type"]], means: "a custom workflow event: its `type`, with any other fields as its attributes" },
   publish_state: { requires: [], means: "publishes the Task's input (its Parameters, or the whole state input) as the run's queryable state" },
+  await_signal: { requires: [["name"]], means: "waits for the next signal of that `name` in the execution's inbox and outputs its input" },
+  await_update: { requires: [], means: "waits for the next update (of `name`, when given) and outputs `{update_id, name, input}`" },
+  complete_update: { requires: [["update_id"], ["result", "error"]], means: "answers an update the run took: `update_id`, and `result` or `error` `{message, type?}`" },
 };
 
 export const ACTIVITY_NAME = /^[A-Za-z0-9_.-]{1,128}$/;

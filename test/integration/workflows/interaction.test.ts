@@ -1,0 +1,193 @@
+/**
+ * Talking to running executions on the embedded servers: programs that wait with platform:await_signal /
+ * platform:await_update, published to the local Step Functions stand-in, driven through HTTP (signals,
+ * queries, updates), their histories, and reset.
+ */
+import { describe, expect, it } from "vitest";
+import { aDefinition, seedPublished, workflowsClient } from "../../support/workflow-builders.js";
+import { useEmbeddedApi } from "../../support/api.js";
+
+const { api, tenant } = useEmbeddedApi();
+const http = workflowsClient(api, tenant);
+const ws = () => tenant.caller.workspace;
+
+const APPROVAL = {
+  signals: [{ name: "approve", input_schema: { type: "object", properties: { by: { type: "string" } }, required: ["by"], additionalProperties: false } }],
+  queries: [{ name: "approver", input_schema: {}, projection: "$.approval.by" }],
+};
+
+/** Publishes that it waits, waits for `approve`, publishes the approval, succeeds with it. */
+const APPROVER = {
+  StartAt: "Announce",
+  States: {
+    Announce: { Type: "Task", Resource: "platform:publish_state", Parameters: { waiting: true }, ResultPath: null, Next: "Nap" },
+    Nap: { Type: "Wait", Seconds: 1, Next: "AwaitApproval" },
+    AwaitApproval: { Type: "Task", Resource: "platform:await_signal", Parameters: { name: "approve" }, ResultPath: "$.approval", Next: "Publish" },
+    Publish: { Type: "Task", Resource: "platform:publish_state", Parameters: { "approval.$": "$.approval" }, ResultPath: null, Next: "Hold" },
+    Hold: { Type: "Task", Resource: "platform:await_signal", Parameters: { name: "approve" }, ResultPath: "$.second", Next: "Done" },
+    Done: { Type: "Pass", Parameters: { "approval.$": "$.approval", "second.$": "$.second" }, End: true },
+  },
+};
+
+/** Answers `double` updates until a `finish` update. */
+const DOUBLER = {
+  StartAt: "Take",
+  States: {
+    Take: { Type: "Task", Resource: "platform:await_update", ResultPath: "$.update", Next: "Which" },
+    Which: { Type: "Choice", Choices: [{ Variable: "$.update.name", StringEquals: "finish", Next: "Finish" }], Default: "Answer" },
+    Answer: {
+      Type: "Task",
+      Resource: "platform:complete_update",
+      Parameters: { "update_id.$": "$.update.update_id", result: { "doubled.$": "States.MathAdd($.update.input.n, $.update.input.n)" } },
+      ResultPath: null,
+      Next: "Take",
+    },
+    Finish: { Type: "Task", Resource: "platform:complete_update", Parameters: { "update_id.$": "$.update.update_id", result: "bye" }, ResultPath: null, End: true },
+  },
+};
+const DOUBLING = {
+  updates: [
+    { name: "double", input_schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] } },
+    { name: "finish", input_schema: {} },
+  ],
+};
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 15_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+const execution = async (id: string) => (await http.execution(id)).body;
+const typesOf = (history: { events: { eventType: string }[] }) => history.events.map((e) => e.eventType.replace("EVENT_TYPE_", ""));
+
+describe("POST /v1/workflows/executions/{execution_id}/signals", () => {
+  it("buffers a signal sent before the program waits, delivers each once in order, and completes", async () => {
+    await seedPublished(ws(), APPROVER, { workflow: { name: "approver" }, registration: { definition: aDefinition(APPROVAL) } });
+    await http.execute("approver", { execution_id: "approve-1" });
+
+    const first = await http.signal("approve-1", "approve", { by: "ada" });
+    const second = await http.signal("approve-1", "approve", { by: "bob" });
+
+    expect(first).toMatchObject({ status: 202, body: { message: "Signal accepted" } });
+    expect(second.status).toBe(202);
+    const done = await until(() => execution("approve-1"), (e) => e.status !== "RUNNING");
+    expect(done).toMatchObject({ status: "COMPLETED", result: { approval: { by: "ada" }, second: { by: "bob" } } });
+  });
+
+  it("refuses an undeclared signal and an input its schema refuses (422), an unknown execution (404), a closed one (409)", async () => {
+    await seedPublished(ws(), APPROVER, { workflow: { name: "approver-422" }, registration: { definition: aDefinition(APPROVAL) } });
+    await http.execute("approver-422", { execution_id: "approve-422" });
+
+    const undeclared = await http.signal("approve-422", "reject", {});
+    const invalid = await http.signal("approve-422", "approve", { by: 7 });
+    const extra = await http.signal("approve-422", "approve", { by: "x", more: 1 });
+    const unknown = await http.signal("nobody", "approve", { by: "x" });
+    await http.terminate("approve-422");
+    const closed = await http.signal("approve-422", "approve", { by: "x" });
+
+    expect(undeclared.status).toBe(422);
+    expect(undeclared.body).toMatchObject({ code: "WF_1001", detail: [{ loc: ["body", "name"], msg: expect.stringContaining("declares no signal 'reject' (declared: approve)") }] });
+    expect(invalid.body).toMatchObject({ code: "WF_1001", detail: [{ loc: ["body", "input", "by"], type: "string_type" }] });
+    expect(extra.body.detail).toEqual([expect.objectContaining({ loc: ["body", "input", "more"], type: "extra_forbidden" })]);
+    expect(unknown).toMatchObject({ status: 404, body: { code: "WF_1100" } });
+    expect(closed).toMatchObject({ status: 409, body: { code: "WF_1102", status: "TERMINATED" } });
+  });
+
+  it("takes a NetworkEncodedInput (base64 JSON) and refuses encoded payloads it cannot decode", async () => {
+    await seedPublished(ws(), APPROVER, { workflow: { name: "approver-b64" }, registration: { definition: aDefinition(APPROVAL) } });
+    await http.execute("approver-b64", { execution_id: "approve-b64" });
+    const b64payload = Buffer.from(JSON.stringify({ by: "eve" })).toString("base64");
+
+    const encoded = await http.signal("approve-b64", "approve", { b64payload, encoding_options: [], empty: false });
+    const encrypted = await http.signal("approve-b64", "approve", { b64payload, encoding_options: ["encrypted"], empty: false });
+    await http.signal("approve-b64", "approve", { by: "fin" });
+
+    expect(encoded.status).toBe(202);
+    expect(encrypted).toMatchObject({ status: 422, body: { detail: [{ loc: ["body", "input", "encoding_options"] }] } });
+    expect(await until(() => execution("approve-b64"), (e) => e.status !== "RUNNING")).toMatchObject({ status: "COMPLETED", result: { approval: { by: "eve" } } });
+  });
+});
+
+describe("POST /v1/workflows/executions/{execution_id}/queries", () => {
+  it("answers declared projections over the published state, __state and __status; 422 undeclared; 409 once closed", async () => {
+    await seedPublished(ws(), APPROVER, { workflow: { name: "approver-q" }, registration: { definition: aDefinition(APPROVAL) } });
+    const started = await http.execute("approver-q", { execution_id: "approve-q" });
+
+    const waiting = await until(() => http.query("approve-q", "__status"), (r) => r.body.result?.waiting_for?.length === 1);
+    expect(waiting.body).toEqual({
+      query_name: "__status",
+      result: expect.objectContaining({ status: "RUNNING", run_id: started.body.run_id, current_state: "AwaitApproval", waiting_for: [{ kind: "signal", name: "approve", state: "AwaitApproval" }], pending_signals: 0 }),
+    });
+    expect((await http.query("approve-q", "__state")).body).toEqual({ query_name: "__state", result: { waiting: true } });
+    expect((await http.query("approve-q", "approver")).body).toEqual({ query_name: "approver", result: null });
+    await http.signal("approve-q", "approve", { by: "ada" });
+    const approver = await until(() => http.query("approve-q", "approver"), (r) => r.body.result !== null);
+    expect(approver.body).toEqual({ query_name: "approver", result: "ada" });
+    expect((await http.query("approve-q", "nope")).body).toMatchObject({ code: "WF_1001", detail: [{ msg: expect.stringContaining("declared: approver, __status, __state") }] });
+
+    await http.signal("approve-q", "approve", { by: "bob" });
+    await until(() => execution("approve-q"), (e) => e.status !== "RUNNING");
+    expect((await http.query("approve-q", "__state"))).toMatchObject({ status: 409, body: { code: "WF_1102", status: "COMPLETED" } });
+  });
+});
+
+describe("POST /v1/workflows/executions/{execution_id}/updates", () => {
+  it("answers each update with the program's result, in order, and the last ends the run", async () => {
+    await seedPublished(ws(), DOUBLER, { workflow: { name: "doubler" }, registration: { definition: aDefinition(DOUBLING) } });
+    await http.execute("doubler", { execution_id: "double-1" });
+
+    const first = await http.update("double-1", "double", { n: 2 });
+    const second = await http.update("double-1", "double", { n: 21 });
+    const invalid = await http.update("double-1", "double", { n: "x" });
+    const undeclared = await http.update("double-1", "triple", { n: 1 });
+    const finish = await http.update("double-1", "finish");
+
+    expect(first).toMatchObject({ status: 200, body: { update_name: "double", result: { doubled: 4 } } });
+    expect(second.body).toEqual({ update_name: "double", result: { doubled: 42 } });
+    expect(invalid).toMatchObject({ status: 422, body: { code: "WF_1001" } });
+    expect(undeclared).toMatchObject({ status: 422, body: { detail: [{ msg: expect.stringContaining("declares no update 'triple'") }] } });
+    expect(finish.body).toEqual({ update_name: "finish", result: "bye" });
+    expect(await until(() => execution("double-1"), (e) => e.status !== "RUNNING")).toMatchObject({ status: "COMPLETED" });
+    expect((await http.update("double-1", "double", { n: 1 }))).toMatchObject({ status: 409, body: { code: "WF_1102" } });
+  });
+});
+
+describe("GET /v1/workflows/executions/{execution_id}/history", () => {
+  it("lists the run's events, reset points, signals and updates in time order, payloads encoded unless decode_payloads", async () => {
+    await seedPublished(ws(), APPROVER, { workflow: { name: "approver-h" }, registration: { definition: aDefinition(APPROVAL) } });
+    await http.execute("approver-h", { execution_id: "approve-h", input: { name: "h" } });
+    await until(() => http.query("approve-h", "__state"), (r) => r.body.result !== null);
+    await http.signal("approve-h", "approve", { by: "ada" });
+    await http.signal("approve-h", "approve", { by: "bob" });
+    await until(() => execution("approve-h"), (e) => e.status !== "RUNNING");
+
+    const encoded = (await http.history("approve-h")).body;
+    const decoded = (await http.history("approve-h", { decode_payloads: true })).body;
+
+    expect(typesOf(encoded)).toEqual([
+      "WORKFLOW_EXECUTION_STARTED",
+      "WORKFLOW_TASK_COMPLETED",
+      "WORKFLOW_EXECUTION_SIGNALED",
+      "WORKFLOW_EXECUTION_SIGNALED",
+      "WORKFLOW_TASK_COMPLETED",
+      "WORKFLOW_TASK_COMPLETED",
+      "WORKFLOW_TASK_COMPLETED",
+      "WORKFLOW_EXECUTION_COMPLETED",
+    ]);
+    expect(encoded.events.map((e: { eventId: string }) => e.eventId)).toEqual(["1", "2", "3", "4", "5", "6", "7", "8"]);
+    expect(encoded.events[2].workflowExecutionSignaledEventAttributes).toEqual({
+      signal_name: "approve",
+      inbox_sequence: 1,
+      input: { metadata: { encoding: Buffer.from("json/plain").toString("base64") }, data: Buffer.from(JSON.stringify({ by: "ada" })).toString("base64") },
+    });
+    expect(decoded.events[2].workflowExecutionSignaledEventAttributes.input).toEqual({ by: "ada" });
+    expect(decoded.events[0].workflowExecutionStartedEventAttributes).toMatchObject({ workflow_name: "approver-h", input: { name: "h" } });
+    expect(decoded.events[4].workflowTaskCompletedEventAttributes).toMatchObject({ state_name: "AwaitApproval" });
+
+    const runId = (await execution("approve-h")).run_id;
+    expect((await http.runHistory(runId, { decode_payloads: true })).body).toEqual(decoded);
+  });
+});
