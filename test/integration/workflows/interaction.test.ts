@@ -191,3 +191,75 @@ describe("GET /v1/workflows/executions/{execution_id}/history", () => {
     expect((await http.runHistory(runId, { decode_payloads: true })).body).toEqual(decoded);
   });
 });
+
+describe("POST /v1/workflows/executions/{execution_id}/updates at the deadline", () => {
+  it("answers 504 WF_1103 when the program does not take the update in time, and withdraws it", async () => {
+    await seedPublished(ws(), APPROVER, { workflow: { name: "approver-504" }, registration: { definition: aDefinition({ ...APPROVAL, ...DOUBLING }) } });
+    await http.execute("approver-504", { execution_id: "approve-504" });
+    process.env.WORKFLOW_UPDATE_TIMEOUT_SECONDS = "1";
+    try {
+      const late = await http.update("approve-504", "double", { n: 1 });
+
+      expect(late.status).toBe(504);
+      expect(late.body).toEqual({ code: "WF_1103", detail: expect.stringContaining("did not take update 'double' within 1 s"), update_id: expect.any(String) });
+      const history = (await http.history("approve-504", { decode_payloads: true })).body;
+      expect(typesOf(history)).toEqual(expect.arrayContaining(["WORKFLOW_EXECUTION_UPDATE_ADMITTED", "WORKFLOW_EXECUTION_UPDATE_REJECTED"]));
+    } finally {
+      delete process.env.WORKFLOW_UPDATE_TIMEOUT_SECONDS;
+      await http.terminate("approve-504");
+    }
+  });
+});
+
+describe("POST /v1/workflows/executions/{execution_id}/reset", () => {
+  const resetPoint = async (id: string, state: string) => {
+    const history = (await http.history(id, { decode_payloads: true })).body;
+    const event = history.events.find((e: any) => e.workflowTaskCompletedEventAttributes?.state_name === state);
+    return Number(event.eventId);
+  };
+
+  it("starts a new run at the chosen state; the signals taken after it are taken again, or not with exclude_signals", async () => {
+    await seedPublished(ws(), APPROVER, { workflow: { name: "approver-r" }, registration: { definition: aDefinition(APPROVAL) } });
+    const first = await http.execute("approver-r", { execution_id: "approve-r" });
+    await http.signal("approve-r", "approve", { by: "ada" });
+    await http.signal("approve-r", "approve", { by: "bob" });
+    await until(() => execution("approve-r"), (e) => e.status !== "RUNNING");
+
+    const replayed = await http.reset("approve-r", { event_id: await resetPoint("approve-r", "AwaitApproval"), reason: "again" });
+
+    expect(replayed.status).toBe(204);
+    const second = await until(() => execution("approve-r"), (e) => e.run_id !== first.body.run_id && e.status !== "RUNNING");
+    expect(second).toMatchObject({ status: "COMPLETED", result: { approval: { by: "ada" }, second: { by: "bob" } } });
+    const secondHistory = typesOf((await http.history("approve-r")).body);
+    expect(secondHistory[0]).toBe("WORKFLOW_EXECUTION_STARTED");
+    expect(secondHistory.filter((t) => t === "WORKFLOW_EXECUTION_SIGNALED")).toHaveLength(2);
+
+    const excluded = await http.reset("approve-r", { event_id: await resetPoint("approve-r", "AwaitApproval"), exclude_signals: true });
+    expect(excluded.status).toBe(204);
+    const waiting = await until(() => http.query("approve-r", "__status"), (r) => r.body.result?.waiting_for?.length === 1);
+    expect(waiting.body.result).toMatchObject({ current_state: "AwaitApproval", pending_signals: 0 });
+    await http.signal("approve-r", "approve", { by: "cy" });
+    await http.signal("approve-r", "approve", { by: "dan" });
+    expect(await until(() => execution("approve-r"), (e) => e.status !== "RUNNING")).toMatchObject({ result: { approval: { by: "cy" }, second: { by: "dan" } } });
+    const runs = (await http.runs({ root_execution_id: "approve-r" })).body.executions.map((r: { status: string }) => r.status);
+    expect(runs).toEqual(["COMPLETED", "COMPLETED", "COMPLETED"]);
+  });
+
+  it("answers 422 WF_1001 with the valid reset events for an id that is not one, 404 for an unknown execution", async () => {
+    await seedPublished(ws(), APPROVER, { workflow: { name: "approver-r422" }, registration: { definition: aDefinition(APPROVAL) } });
+    await http.execute("approver-r422", { execution_id: "approve-r422" });
+    await until(() => http.query("approve-r422", "__status"), (r) => r.body.result?.waiting_for?.length === 1);
+
+    const wrong = await http.reset("approve-r422", { event_id: 1 });
+    const unknown = await http.reset("nobody", { event_id: 1 });
+
+    expect(wrong.status).toBe(422);
+    expect(wrong.body).toMatchObject({ code: "WF_1001", valid_reset_events: [2, 3], detail: [{ loc: ["body", "event_id"], ctx: { valid_reset_events: [2, 3] } }] });
+    expect(unknown).toMatchObject({ status: 404, body: { code: "WF_1100" } });
+    const before = await execution("approve-r422");
+    expect((await http.reset("approve-r422", { event_id: 3 })).status).toBe(204);
+    expect((await http.run(before.run_id)).body.status).toBe("TERMINATED");
+    expect(await execution("approve-r422")).toMatchObject({ status: "RUNNING", run_id: expect.not.stringMatching(before.run_id) });
+    await http.terminate("approve-r422");
+  });
+});
