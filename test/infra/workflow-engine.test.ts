@@ -79,6 +79,23 @@ describe("the workflow engine", () => {
     expect(envOf(template, fnId("dispatch"))).toMatchObject({ TIMER_GROUP: engine.refs.timerGroup, TIMER_TARGET_ARN: { "Fn::GetAtt": [fnId("timer"), "Arn"] } });
   });
 
+  it("lets the signal and update routes complete the waiting Task's token, and queries and histories no engine call at all", () => {
+    const actionsOfRoute = (key: string) => {
+      const method = methodsOf(s).find((m) => m.key === key)!;
+      const fn = method.scope.template.Resources[method.functionId].Properties;
+      return actionsOf(roleStatements(method.scope.template, fn.Role["Fn::GetAtt"][0]));
+    };
+    for (const key of ["POST /v1/workflows/executions/{execution_id}/signals", "POST /v1/workflows/executions/{execution_id}/updates"]) {
+      const actions = actionsOfRoute(key);
+      expect(actions, key).toEqual(expect.arrayContaining(["states:SendTaskSuccess"]));
+      expect(actions.filter((a) => /StartExecution|StopExecution|CreateSchedule/.test(a)), key).toEqual([]);
+    }
+    for (const key of ["POST /v1/workflows/executions/{execution_id}/queries", "GET /v1/workflows/executions/{execution_id}/history", "GET /v1/workflows/runs/{run_id}/history"]) {
+      expect(actionsOfRoute(key).filter((a) => a.startsWith("states:") || a.startsWith("scheduler:")), key).toEqual([]);
+    }
+    expect(actionsOfRoute("POST /v1/workflows/executions/{execution_id}/reset")).toEqual(expect.arrayContaining(["states:StartExecution", "states:StopExecution"]));
+  });
+
   it("alarms on failed runs (a metric from the status handler's log), and on dispatcher, status and timer errors", () => {
     const [[, filter]] = resourcesOf(template, "AWS::Logs::MetricFilter") as [[string, Json]];
     expect(filter.Properties.FilterPattern).toContain(RUN_FAILED_MESSAGE);

@@ -1,0 +1,98 @@
+/**
+ * Restarts of `npm start` while a run is talked to (docs/workflows.md, "Restart of npm start"): killed
+ * while the activity of an update's handler is with a worker, and again while the run waits for a signal.
+ * The run resumes under the same run id; the update is answered once (its activity ran once), the signal
+ * is delivered once, nothing is lost.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { freePort } from "../../infra/local/net.js";
+import { runWorker, type Activity, type WorkflowModule } from "../../scripts/worker/run-worker.js";
+import { killAllStarted, startNpmStart } from "../support/local-process.js";
+import { workflowsClient } from "../support/workflow-builders.js";
+
+const approval = (await import(new URL("../../examples/workflows/approval/activities.mjs", import.meta.url).href)) as WorkflowModule;
+
+const dirs: string[] = [];
+afterAll(async () => {
+  await killAllStarted();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const found = await probe().catch(() => undefined);
+    if (found !== undefined) return found;
+    await sleep(200);
+  }
+  throw new Error(`Timed out waiting for ${what}`);
+}
+
+describe("npm start restarted while a workflow run waits for an update's activity and for a signal", () => {
+  it("resumes the run each time: the update answered once, the signal delivered once, each activity run once", { timeout: 300_000 }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "platform-workflow-restart-inbox-"));
+    dirs.push(dataDir);
+    const key = `restart-${randomBytes(16).toString("hex")}`;
+    const port = await freePort();
+    let server = await startNpmStart({ dataDir, key, port });
+
+    const calls: Record<string, number> = {};
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const counted = (name: string, activity: Activity): Activity => async (input, ctx) => {
+      calls[name] = (calls[name] ?? 0) + 1;
+      if (name === "format_note") await released;
+      return activity(input, ctx);
+    };
+    const module: WorkflowModule = {
+      workflows: approval.workflows,
+      activities: Object.fromEntries(Object.entries(approval.activities).map(([name, activity]) => [name, counted(name, activity)])),
+    };
+    const worker = runWorker({ url: server.url, key, deployment: "examples", name: "steady", module, pollWaitSeconds: 1, concurrency: 2, log: () => {} });
+    try {
+      await worker.registered;
+      const http = workflowsClient(server, server);
+      const started = await http.execute("approval", { input: { request: "restart" }, execution_id: "restart-inbox" });
+      const runId = started.body.run_id as string;
+      await until("the run to wait for a note", async () => ((await http.query("restart-inbox", "stage")).body.result === "waiting for a note" ? true : undefined));
+
+      // 1. Killed while the update's activity is with the worker: its caller loses the connection.
+      const update = http.update("restart-inbox", "add_note", { text: "kept" }).catch((error: unknown) => error);
+      await until("the update's activity to be with the worker", async () => (calls.format_note === 1 ? true : undefined));
+      await server.kill();
+      expect(await update).toBeInstanceOf(Error);
+      server = await startNpmStart({ dataDir, key, port });
+      expect((await http.execution("restart-inbox")).body).toMatchObject({ status: "RUNNING", run_id: runId });
+      release();
+      await until("the note to be published", async () => ((await http.query("restart-inbox", "note")).body.result === "[restart] kept" ? true : undefined));
+
+      // 2. Killed while the run waits for the approval signal.
+      await until("the run to wait for approval", async () => ((await http.query("restart-inbox", "__status")).body.result?.waiting_for?.[0]?.name === "approve" ? true : undefined));
+      await server.kill();
+      server = await startNpmStart({ dataDir, key, port });
+      await until("the resumed run to wait for approval", async () => ((await http.query("restart-inbox", "__status")).body.result?.waiting_for?.length === 1 ? true : undefined));
+      expect((await http.signal("restart-inbox", "approve", { by: "ada" })).status).toBe(202);
+      const closed = await until("the run to close", async () => {
+        const execution = (await http.execution("restart-inbox")).body;
+        return execution.status === "RUNNING" ? undefined : execution;
+      });
+
+      expect(closed).toMatchObject({ status: "COMPLETED", run_id: runId, result: { note: "[restart] kept", approved_by: "ada" } });
+      expect(calls).toEqual({ format_note: 1, finalize: 1 });
+      const history = (await http.history("restart-inbox")).body.events.map((e: { eventType: string }) => e.eventType.replace("EVENT_TYPE_", ""));
+      expect(history.filter((t: string) => t === "WORKFLOW_EXECUTION_SIGNALED")).toHaveLength(1);
+      expect(history.filter((t: string) => t === "WORKFLOW_EXECUTION_UPDATE_ACCEPTED")).toHaveLength(1);
+      expect(history.filter((t: string) => t === "WORKFLOW_EXECUTION_UPDATE_COMPLETED")).toHaveLength(1);
+      expect(history.filter((t: string) => t === "WORKFLOW_EXECUTION_FAILED")).toEqual([]);
+    } finally {
+      release();
+      await worker.stop();
+    }
+  });
+});
