@@ -63,7 +63,7 @@ describe("npm start restarted while a workflow run waits for an update's activit
       await until("the run to wait for a note", async () => ((await http.query("restart-inbox", "stage")).body.result === "waiting for a note" ? true : undefined));
 
       // 1. Killed while the update's activity is with the worker: its caller loses the connection.
-      const update = http.update("restart-inbox", "add_note", { text: "kept" }).catch((error: unknown) => error);
+      const update = http.updateExecution("restart-inbox", "add_note", { text: "kept" }).catch((error: unknown) => error);
       await until("the update's activity to be with the worker", async () => (calls.format_note === 1 ? true : undefined));
       await server.kill();
       expect(await update).toBeInstanceOf(Error);

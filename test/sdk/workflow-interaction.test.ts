@@ -82,7 +82,7 @@ describe("GET /v1/workflows/executions/{execution_id}/history, GET /v1/workflows
     expect(types[0]).toBe("EVENT_TYPE_WORKFLOW_EXECUTION_STARTED");
     expect(types.at(-1)).toBe("EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED");
     expect(types).toEqual(expect.arrayContaining(["EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED", "EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_COMPLETED", "EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED", "EVENT_TYPE_ACTIVITY_TASK_COMPLETED"]));
-    const runHistory = await client.workflows.runs.getRunHistory({ runId: first.runId, decodePayloads: true });
+    const runHistory = await client.workflows.runs.getRunHistory({ runId: first.runId!, decodePayloads: true });
     expect(runHistory).toEqual(history);
 
     const point = history.events.find((e) => e.workflowTaskCompletedEventAttributes?.state_name === "AwaitApproval")!;

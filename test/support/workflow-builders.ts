@@ -195,7 +195,7 @@ export function workflowsClient(api: Pick<RunningApi, "url">, tenant: Pick<TestT
     stream: (query: Query = {}, headers: Record<string, string> = {}): Promise<ApiReply> => request("GET", "/v1/workflows/events/stream", { query, headers }),
     signal: (id: string, name: string, input?: unknown): Promise<ApiReply> => request("POST", `/v1/workflows/executions/${enc(id)}/signals`, { json: { name, input } }),
     query: (id: string, name: string, input?: unknown): Promise<ApiReply> => request("POST", `/v1/workflows/executions/${enc(id)}/queries`, { json: { name, input } }),
-    update: (id: string, name: string, input?: unknown): Promise<ApiReply> => request("POST", `/v1/workflows/executions/${enc(id)}/updates`, { json: { name, input } }),
+    updateExecution: (id: string, name: string, input?: unknown): Promise<ApiReply> => request("POST", `/v1/workflows/executions/${enc(id)}/updates`, { json: { name, input } }),
     history: (id: string, query: Query = {}): Promise<ApiReply> => request("GET", `/v1/workflows/executions/${enc(id)}/history`, { query }),
     runHistory: (id: string, query: Query = {}): Promise<ApiReply> => request("GET", `/v1/workflows/runs/${enc(id)}/history`, { query }),
     reset: (id: string, body: unknown): Promise<ApiReply> => request("POST", `/v1/workflows/executions/${enc(id)}/reset`, { json: body }),

@@ -139,11 +139,11 @@ describe("POST /v1/workflows/executions/{execution_id}/updates", () => {
     await seedPublished(ws(), DOUBLER, { workflow: { name: "doubler" }, registration: { definition: aDefinition(DOUBLING) } });
     await http.execute("doubler", { execution_id: "double-1" });
 
-    const first = await http.update("double-1", "double", { n: 2 });
-    const second = await http.update("double-1", "double", { n: 21 });
-    const invalid = await http.update("double-1", "double", { n: "x" });
-    const undeclared = await http.update("double-1", "triple", { n: 1 });
-    const finish = await http.update("double-1", "finish");
+    const first = await http.updateExecution("double-1", "double", { n: 2 });
+    const second = await http.updateExecution("double-1", "double", { n: 21 });
+    const invalid = await http.updateExecution("double-1", "double", { n: "x" });
+    const undeclared = await http.updateExecution("double-1", "triple", { n: 1 });
+    const finish = await http.updateExecution("double-1", "finish");
 
     expect(first).toMatchObject({ status: 200, body: { update_name: "double", result: { doubled: 4 } } });
     expect(second.body).toEqual({ update_name: "double", result: { doubled: 42 } });
@@ -151,7 +151,7 @@ describe("POST /v1/workflows/executions/{execution_id}/updates", () => {
     expect(undeclared).toMatchObject({ status: 422, body: { detail: [{ msg: expect.stringContaining("declares no update 'triple'") }] } });
     expect(finish.body).toEqual({ update_name: "finish", result: "bye" });
     expect(await until(() => execution("double-1"), (e) => e.status !== "RUNNING")).toMatchObject({ status: "COMPLETED" });
-    expect((await http.update("double-1", "double", { n: 1 }))).toMatchObject({ status: 409, body: { code: "WF_1102" } });
+    expect((await http.updateExecution("double-1", "double", { n: 1 }))).toMatchObject({ status: 409, body: { code: "WF_1102" } });
   });
 });
 
@@ -198,7 +198,7 @@ describe("POST /v1/workflows/executions/{execution_id}/updates at the deadline",
     await http.execute("approver-504", { execution_id: "approve-504" });
     process.env.WORKFLOW_UPDATE_TIMEOUT_SECONDS = "1";
     try {
-      const late = await http.update("approve-504", "double", { n: 1 });
+      const late = await http.updateExecution("approve-504", "double", { n: 1 });
 
       expect(late.status).toBe(504);
       expect(late.body).toEqual({ code: "WF_1103", detail: expect.stringContaining("did not take update 'double' within 1 s"), update_id: expect.any(String) });
