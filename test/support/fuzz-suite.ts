@@ -47,7 +47,13 @@ const audioSamples: SemanticRefusals = {
   },
 };
 
+/** A reset goes back to a point of the run's history: an event id is a number its schema accepts, not one the run has. */
+const resetPoints: SemanticRefusals = {
+  point: { reason: "event_id must name an EVENT_TYPE_WORKFLOW_TASK_COMPLETED of the latest run's history", answer: (body) => Array.isArray(body.valid_reset_events) },
+};
+
 export const semanticRefusals: Record<string, SemanticRefusals> = {
+  "POST /v1/workflows/executions/{execution_id}/reset": resetPoints,
   "GET /v1/workflows/events/stream": streamNeedsAnExecution,
   "POST /v1/workflows/register": registrableWorkflows,
   "POST /v2/prompts": variablesMatchContent,
