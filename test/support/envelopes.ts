@@ -28,7 +28,8 @@ export const envelope = (family: ErrorFamily, status: number): z.ZodType => {
   if (family === "observability") return z.strictObject({ detail: z.strictObject({ message: z.string(), error_code: z.string() }) });
   if (family === "workflow") {
     const code = z.string().regex(/^WF_\d{4}$/);
-    return status === 422 ? z.strictObject({ detail: ValidationIssues, code }) : z.looseObject({ detail: z.string(), code });
+    // A reset to an event that is not a reset point adds the ones that are (reference/workflows.md §1.6).
+    return status === 422 ? z.strictObject({ detail: ValidationIssues, code, valid_reset_events: z.array(z.number().int()).optional() }) : z.looseObject({ detail: z.string(), code });
   }
   return status === 422
     ? z.strictObject({ detail: ValidationIssues })

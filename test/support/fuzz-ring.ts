@@ -312,7 +312,9 @@ export async function checkRequest(row: RouteRow, target: RingTarget, request: F
   if (uncaught.length > seen) return `the process had an uncaught exception: ${uncaught[seen]!.message}`;
   if (answer.status >= 500) return `answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 400)}`;
   if (!answer.requestId) return `answered ${answer.status} without x-request-id`;
-  if (answer.status >= 400) {
+  // A '.' or '..' segment is resolved by the client's URL parser: such a request reaches another path, maybe no route at all.
+  const moved = request.path.split("/").some((segment) => segment === "." || segment === "..") && answer.body?.code === "route_not_found";
+  if (answer.status >= 400 && !moved) {
     const problem = envelopeProblem(row, answer);
     if (problem) return problem;
   }

@@ -100,50 +100,70 @@ async function run(caller: Caller, workflow: WorkflowRecord, registration: Regis
   const timeout = registration.definition.execution_timeout;
   const deadlineMs = typeof timeout === "number" && timeout > 0 ? nowMs + timeout * 1000 : null;
   const record: RunRecord = {
-    runId,
+    ...openRun(registration, runId, nowMs),
     workspace: caller.workspace,
     executionId,
     rootExecutionId: executionId,
     parentExecutionId: null,
     workflowId: workflow.id,
     workflowName: workflow.name,
-    registrationId: registration.id,
-    deploymentName: registration.deploymentName,
     userId: caller.principal,
-    status: "RUNNING",
     input,
-    result: null,
-    failure: null,
-    startTime: new Date(nowMs).toISOString(),
-    endTime: null,
-    // Known before the start, so a stop racing the start can name it.
-    executionArn: executionArnOf(registration.versionArn, runId),
-    intent: null,
-    cancelRequested: false,
     checkpoint: null,
     attempt: 1,
     scheduleId: null,
     continuedRunId: null,
     firstExecutionRunId: runId,
   };
-  if (!(await runStore.start(record, deadlineMs))) throw new ExecutionAlreadyStarted(executionId);
-  await writeEvent(record, "WORKFLOW_EXECUTION_STARTED", { task_id: runId, workflow_name: workflow.name, display_name: workflow.displayName, input: jsonPayload(input), attempt: 1 });
-
-  try {
-    if (deadlineMs !== null) await armTimer({ name: timeoutTimerName(runId), at: new Date(deadlineMs), payload: { kind: "execution-timeout", workspace: caller.workspace, runId } });
-    const executionArn = await startRun(registration.versionArn, runId, input);
-    if (executionArn !== record.executionArn) await runStore.setExecutionArn(caller.workspace, runId, executionArn);
-  } catch (error) {
-    // The recorded execution says it never ran, rather than a 500 that leaves a RUNNING run nothing runs.
-    logger.error("workflow execution did not start", { runId, error: error as Error });
-    const failed = await closeRun(record, "FAILED", { failure: { message: "The execution could not be started; execute the workflow again" } });
-    return { kind: "execution", execution: toExecutionOut(failed ?? (await runStore.get(caller.workspace, runId)) ?? record) };
-  }
+  const failed = await launchRun(record, { deadlineMs, versionArn: registration.versionArn, startInput: input, displayName: workflow.displayName, failure: "The execution could not be started; execute the workflow again" });
+  if (failed) return { kind: "execution", execution: toExecutionOut(failed) };
 
   if (!request.wait_for_result) return { kind: "execution", execution: toExecutionOut(record) };
   const waited = await waitForClose(caller.workspace, runId, Math.min(request.timeout_seconds ?? WAIT_FOR_RESULT_MAX_SECONDS, WAIT_FOR_RESULT_MAX_SECONDS) * 1000);
   if (waited?.status === "COMPLETED") return { kind: "result", workflow_name: waited.workflowName, execution_id: executionId, result: waited.result ?? null };
   return { kind: "execution", execution: toExecutionOut(waited ?? record) };
+}
+
+/** The fields of a new open run of `registration`; its execution ARN is known before the start, so a stop racing the start can name it. */
+export function openRun(registration: Pick<RegistrationRecord, "id" | "deploymentName" | "versionArn">, runId: string, nowMs: number) {
+  return {
+    runId,
+    registrationId: registration.id,
+    deploymentName: registration.deploymentName,
+    status: "RUNNING" as const,
+    result: null,
+    failure: null,
+    startTime: new Date(nowMs).toISOString(),
+    endTime: null,
+    executionArn: executionArnOf(registration.versionArn, runId),
+    intent: null,
+    cancelRequested: false,
+  };
+}
+
+/**
+ * Records `record` as its execution's latest run (409 WF_1101 while the execution has an open run), writes its
+ * STARTED event, arms its timeout and starts its execution with `startInput`. A start that throws closes the run
+ * FAILED with `failure` (the record says it never ran, rather than a 500 that leaves a RUNNING run nothing runs)
+ * and returns it; otherwise undefined.
+ */
+export async function launchRun(
+  record: RunRecord,
+  options: { deadlineMs: number | null; versionArn: string; startInput: object; displayName: string | null; failure: string },
+): Promise<RunRecord | undefined> {
+  const { workspace, runId } = record;
+  if (!(await runStore.start(record, options.deadlineMs))) throw new ExecutionAlreadyStarted(record.executionId);
+  await writeEvent(record, "WORKFLOW_EXECUTION_STARTED", { task_id: runId, workflow_name: record.workflowName, display_name: options.displayName, input: jsonPayload(record.input), attempt: record.attempt });
+  try {
+    if (options.deadlineMs !== null) await armTimer({ name: timeoutTimerName(runId), at: new Date(Math.max(options.deadlineMs, Date.now())), payload: { kind: "execution-timeout", workspace, runId } });
+    const executionArn = await startRun(options.versionArn, runId, options.startInput);
+    if (executionArn !== record.executionArn) await runStore.setExecutionArn(workspace, runId, executionArn);
+    return undefined;
+  } catch (error) {
+    logger.error("workflow execution did not start", { runId, error: error as Error });
+    const failed = await closeRun(record, "FAILED", { failure: { message: options.failure } });
+    return failed ?? (await runStore.get(workspace, runId)) ?? record;
+  }
 }
 
 /** Polls the run (consistent reads, backing off from 50 ms to 500 ms) until it closes or `ms` pass. */

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Caller } from "../../domain/caller.js";
 import { PayloadTooLarge, Unprocessable } from "../../domain/errors.js";
-import { decodeInput, declaredHandler, undeclaredIssue, type Handlers } from "../../domain/workflows/inbox.js";
+import { decodeInput, declaredHandler, undeclaredIssue, type Handlers, type InboxMessage } from "../../domain/workflows/inbox.js";
 import type { RegistrationRecord, RunRecord } from "../../domain/workflows/records.js";
 import { isClosed } from "../../domain/workflows/statuses.js";
 import { inboxStore } from "../../store/workflows/inbox.js";
@@ -50,17 +50,13 @@ export async function handlerCall(caller: Pick<Caller, "workspace">, executionId
 /** POST …/signals: 202 once the signal is in the inbox (the program takes it when it waits for it). */
 export async function signal(caller: Pick<Caller, "workspace">, executionId: string, body: { name: string; input?: unknown }): Promise<{ seq: number }> {
   const { run, input } = await handlerCall(caller, executionId, "signals", body.name, body.input);
-  const message = await inboxStore.append({
-    workspace: caller.workspace,
-    executionId,
-    kind: "signal",
-    id: randomUUID(),
-    name: body.name,
-    input,
-    status: "PENDING",
-    receivedAtMs: Date.now(),
-    runId: run.runId,
-  });
-  await deliver(caller.workspace, executionId);
+  const message = await accept(run, "signal", randomUUID(), body.name, input);
   return { seq: message.seq };
+}
+
+/** Appends a message to the run's execution's inbox (the next inbox sequence) and delivers what can be delivered. */
+export async function accept(run: RunRecord, kind: InboxMessage["kind"], id: string, name: string, input: Record<string, unknown>): Promise<InboxMessage> {
+  const message = await inboxStore.append({ workspace: run.workspace, executionId: run.executionId, kind, id, name, input, status: "PENDING", receivedAtMs: Date.now(), runId: run.runId });
+  await deliver(run.workspace, run.executionId);
+  return message;
 }

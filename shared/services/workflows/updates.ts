@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { Caller } from "../../domain/caller.js";
 import { ApiError, Unprocessable } from "../../domain/errors.js";
+import type { InboxMessage } from "../../domain/workflows/inbox.js";
 import { isClosed } from "../../domain/workflows/statuses.js";
 import { inboxStore } from "../../store/workflows/inbox.js";
 import { runStore } from "../../store/workflows/runs.js";
-import { deliver } from "./inbox.js";
-import { handlerCall } from "./signals.js";
+import { accept, handlerCall } from "./signals.js";
 import { ExecutionNotRunning } from "./workflows.js";
 
 /**
@@ -44,37 +44,20 @@ export class UpdateFailed extends Unprocessable {
 export async function update(caller: Pick<Caller, "workspace">, executionId: string, body: { name: string; input?: unknown }): Promise<{ update_name: string; result: unknown }> {
   const { run, input } = await handlerCall(caller, executionId, "updates", body.name, body.input);
   const updateId = randomUUID();
-  const message = await inboxStore.append({
-    workspace: caller.workspace,
-    executionId,
-    kind: "update",
-    id: updateId,
-    name: body.name,
-    input,
-    status: "PENDING",
-    receivedAtMs: Date.now(),
-    runId: run.runId,
-  });
-  await deliver(caller.workspace, executionId);
+  const message = await accept(run, "update", updateId, body.name, input);
 
   const seconds = updateDeadlineSeconds();
   const deadline = performance.now() + seconds * 1000;
   let delay = 20;
   for (let polls = 1; ; polls += 1) {
     const current = await inboxStore.get(caller.workspace, executionId, message.seq);
-    if (current?.status === "COMPLETED") {
-      if (current.error) throw new UpdateFailed(body.name, current.error);
-      return { update_name: body.name, result: current.result ?? null };
-    }
+    if (current?.status === "COMPLETED") return answerOf(body.name, current);
     if (performance.now() >= deadline) {
       // Not taken yet: withdrawn, so the program never handles an update nobody waits for.
       const withdrawn = await inboxStore.move(caller.workspace, executionId, message.seq, "PENDING", "EXPIRED");
       if (!withdrawn) {
         const last = await inboxStore.get(caller.workspace, executionId, message.seq);
-        if (last?.status === "COMPLETED") {
-          if (last.error) throw new UpdateFailed(body.name, last.error);
-          return { update_name: body.name, result: last.result ?? null };
-        }
+        if (last?.status === "COMPLETED") return answerOf(body.name, last);
       }
       throw new UpdateTimedOut(body.name, updateId, seconds, !withdrawn);
     }
@@ -89,4 +72,10 @@ export async function update(caller: Pick<Caller, "workspace">, executionId: str
     await new Promise((resolve) => setTimeout(resolve, Math.min(delay, Math.max(0, deadline - performance.now()))));
     delay = Math.min(250, Math.round(delay * 1.5));
   }
+}
+
+/** A completed update's answer: its result, or its error as a 422. */
+function answerOf(name: string, message: InboxMessage): { update_name: string; result: unknown } {
+  if (message.error) throw new UpdateFailed(name, message.error);
+  return { update_name: name, result: message.result ?? null };
 }

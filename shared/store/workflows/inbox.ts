@@ -30,6 +30,12 @@ function strip<T>(item: Record<string, unknown>): T {
   return rest as T;
 }
 
+/** The items of partition `pk` whose sort keys start with `prefix`, in key order (consistent reads). */
+async function withPrefix<T>(pk: string, prefix: string): Promise<T[]> {
+  const items = await queryAll({ TableName: table(), KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)", ExpressionAttributeValues: { ":pk": pk, ":prefix": prefix }, ConsistentRead: true });
+  return items.map((item) => strip<T>(item));
+}
+
 /** Concurrent appends to one execution retry with a jittered pause; each round one of them wins. */
 const MAX_APPEND_ATTEMPTS = 60;
 
@@ -88,13 +94,7 @@ export const inboxStore = {
 
   /** Every message of the execution, in inbox sequence. */
   async messages(workspace: string, executionId: string): Promise<InboxMessage[]> {
-    const items = await queryAll({
-      TableName: table(),
-      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-      ExpressionAttributeValues: { ":pk": inboxPk(workspace, executionId), ":prefix": "MSG#" },
-      ConsistentRead: true,
-    });
-    return items.map((item) => strip<InboxMessage>(item));
+    return withPrefix<InboxMessage>(inboxPk(workspace, executionId), "MSG#");
   },
 
   /** Records a waiting Task (its token: never returned by the API). */
@@ -109,13 +109,7 @@ export const inboxStore = {
 
   /** The Tasks waiting on the execution's inbox, oldest first. */
   async waiters(workspace: string, executionId: string): Promise<InboxWaiter[]> {
-    const items = await queryAll({
-      TableName: table(),
-      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-      ExpressionAttributeValues: { ":pk": inboxPk(workspace, executionId), ":prefix": "WAIT#" },
-      ConsistentRead: true,
-    });
-    return items.map((item) => strip<InboxWaiter>(item)).sort((a, b) => a.atMs - b.atMs);
+    return (await withPrefix<InboxWaiter>(inboxPk(workspace, executionId), "WAIT#")).sort((a, b) => a.atMs - b.atMs);
   },
 
   async deleteWaiter(waiter: InboxWaiter): Promise<void> {

@@ -254,7 +254,7 @@ describe("POST /v1/workflows/executions/{execution_id}/reset", () => {
     const unknown = await http.reset("nobody", { event_id: 1 });
 
     expect(wrong.status).toBe(422);
-    expect(wrong.body).toMatchObject({ code: "WF_1001", valid_reset_events: [2, 3], detail: [{ loc: ["body", "event_id"], ctx: { valid_reset_events: [2, 3] } }] });
+    expect(wrong.body).toMatchObject({ code: "WF_1001", valid_reset_events: [2, 3], detail: [{ loc: ["body", "event_id"], msg: expect.stringContaining("valid: 2, 3") }] });
     expect(unknown).toMatchObject({ status: 404, body: { code: "WF_1100" } });
     const before = await execution("approve-r422");
     expect((await http.reset("approve-r422", { event_id: 3 })).status).toBe(204);
