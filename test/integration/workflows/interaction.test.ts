@@ -111,6 +111,26 @@ describe("POST /v1/workflows/executions/{execution_id}/signals", () => {
   });
 });
 
+describe("POST /v1/workflows/executions/{execution_id}/signals after an await timed out", () => {
+  it("honours the await's TimeoutSeconds (States.Timeout, caught); a later signal goes to the next wait, not the expired one", async () => {
+    const program = {
+      StartAt: "Brief",
+      States: {
+        Brief: { Type: "Task", Resource: "platform:await_signal", Parameters: { name: "approve" }, TimeoutSeconds: 1, ResultPath: "$.first", Next: "Hold", Catch: [{ ErrorEquals: ["States.Timeout"], ResultPath: "$.timeout", Next: "Hold" }] },
+        Hold: { Type: "Task", Resource: "platform:await_signal", Parameters: { name: "approve" }, ResultPath: "$.second", Next: "Done" },
+        Done: { Type: "Pass", Parameters: { "timedOut.$": "States.ArrayContains(States.Array($.timeout.Error), 'States.Timeout')", "second.$": "$.second" }, End: true },
+      },
+    };
+    await seedPublished(ws(), program, { workflow: { name: "approver-timeout" }, registration: { definition: aDefinition(APPROVAL) } });
+    await http.execute("approver-timeout", { execution_id: "approve-timeout" });
+
+    await until(() => http.query("approve-timeout", "__status"), (r) => r.body.result?.waiting_for?.some((w: { state: string }) => w.state === "Hold"));
+    expect((await http.signal("approve-timeout", "approve", { by: "late" })).status).toBe(202);
+
+    expect(await until(() => execution("approve-timeout"), (e) => e.status !== "RUNNING")).toMatchObject({ status: "COMPLETED", result: { timedOut: true, second: { by: "late" } } });
+  });
+});
+
 describe("POST /v1/workflows/executions/{execution_id}/queries", () => {
   it("answers declared projections over the published state, __state and __status; 422 undeclared; 409 once closed", async () => {
     await seedPublished(ws(), APPROVER, { workflow: { name: "approver-q" }, registration: { definition: aDefinition(APPROVAL) } });
