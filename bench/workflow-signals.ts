@@ -39,14 +39,14 @@ const module: WorkflowModule = {
     {
       name: "bench-update",
       definition: { input_schema: {}, updates: [{ name: "ping", input_schema: {} }] },
-      program: loop({ Type: "Task", Resource: "platform:await_update", ResultPath: "$.update" }, {
+      program: loop({ Type: "Task", Resource: "platform:await_update", Parameters: { name: "ping" }, ResultPath: "$.update" }, {
         Answer: { Type: "Task", Resource: "platform:complete_update", Parameters: { "update_id.$": "$.update.update_id", "result.$": "$.update.input" }, ResultPath: null, Next: "Take" },
       }, "Answer"),
     },
     {
       name: "bench-update-activity",
       definition: { input_schema: {}, updates: [{ name: "ping", input_schema: {} }] },
-      program: loop({ Type: "Task", Resource: "platform:await_update", ResultPath: "$.update" }, {
+      program: loop({ Type: "Task", Resource: "platform:await_update", Parameters: { name: "ping" }, ResultPath: "$.update" }, {
         Echo: { Type: "Task", Resource: "activity:echo", Parameters: { "input.$": "$.update.input" }, ResultPath: "$.echo", Next: "Answer" },
         Answer: { Type: "Task", Resource: "platform:complete_update", Parameters: { "update_id.$": "$.update.update_id", "result.$": "$.echo" }, ResultPath: null, Next: "Take" },
       }, "Echo"),

@@ -79,7 +79,7 @@ describe("platform:await_update and platform:complete_update", () => {
   it("hands the next update as {update_id, name, input}; complete_update records its result once", async () => {
     const update = await message(1, { kind: "update", name: "double", input: { n: 2 } });
 
-    await dispatch({ token: "u-1", resource: "platform:await_update", input: {} });
+    await dispatch({ token: "u-1", resource: "platform:await_update", input: { name: "*" } });
     await dispatch({ token: "c-1", state: "Answer", resource: "platform:complete_update", input: { update_id: update.id, result: { doubled: 4 } } });
     await dispatch({ token: "c-2", state: "Answer", resource: "platform:complete_update", input: { update_id: update.id, result: { doubled: 5 } } });
 
@@ -87,6 +87,12 @@ describe("platform:await_update and platform:complete_update", () => {
     expect(machines.completeTask).toHaveBeenCalledWith("c-1", { update_id: update.id, result: { doubled: 4 } });
     expect(await inboxStore.get(run.workspace, run.executionId, 1)).toMatchObject({ status: "COMPLETED", result: { doubled: 4 }, error: null });
     expect(machines.failTask).toHaveBeenCalledWith("c-2", "Workflow.InvalidInput", expect.stringContaining("already completed"));
+  });
+
+  it("fails await_update without a name (a whole state input must not become a filter by accident)", async () => {
+    await dispatch({ token: "u-0", resource: "platform:await_update", input: { request: "x" } });
+
+    expect(machines.failTask).toHaveBeenCalledWith("u-0", "Workflow.InvalidInput", expect.stringContaining("`*` for any"));
   });
 
   it("records an error answer, and refuses an update this run did not take", async () => {

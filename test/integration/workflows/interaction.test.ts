@@ -33,7 +33,7 @@ const APPROVER = {
 const DOUBLER = {
   StartAt: "Take",
   States: {
-    Take: { Type: "Task", Resource: "platform:await_update", ResultPath: "$.update", Next: "Which" },
+    Take: { Type: "Task", Resource: "platform:await_update", Parameters: { name: "*" }, ResultPath: "$.update", Next: "Which" },
     Which: { Type: "Choice", Choices: [{ Variable: "$.update.name", StringEquals: "finish", Next: "Finish" }], Default: "Answer" },
     Answer: {
       Type: "Task",

@@ -24,7 +24,7 @@ export const BUILTIN_PARAMETERS: Record<PlatformBuiltin, { requires: readonly (r
   emit_event: { requires: [["type"]], means: "a custom workflow event: its `type`, with any other fields as its attributes" },
   publish_state: { requires: [], means: "publishes the Task's input (its Parameters, or the whole state input) as the run's queryable state" },
   await_signal: { requires: [["name"]], means: "waits for the next signal of that `name` in the execution's inbox and outputs its input" },
-  await_update: { requires: [], means: "waits for the next update (of `name`, when given) and outputs `{update_id, name, input}`" },
+  await_update: { requires: [["name"]], means: "waits for the next update of that `name` (`*`: of any name) and outputs `{update_id, name, input}`" },
   complete_update: { requires: [["update_id"], ["result", "error"]], means: "answers an update the run took: `update_id`, and `result` or `error` `{message, type?}`" },
 };
 
