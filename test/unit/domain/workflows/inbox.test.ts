@@ -76,9 +76,9 @@ describe("historyEntries", () => {
       "WORKFLOW_EXECUTION_UPDATE_COMPLETED",
     ]);
     expect(resetPoints(entries)).toEqual([2]);
-    const decoded = renderHistory(entries, true).events;
+    const decoded = renderHistory(entries, true).events as Record<string, any>[];
     expect(decoded[0]).toEqual({ eventId: "1", eventTime: "2026-01-01T00:00:00.000Z", eventType: "EVENT_TYPE_WORKFLOW_EXECUTION_STARTED", workflowExecutionStartedEventAttributes: { event_id: "e1", task_id: "r1", input: { x: 1 } } });
-    expect(decoded[5].workflowExecutionUpdateCompletedEventAttributes).toEqual({ update_id: "m2", update_name: "go", result: { ok: true } });
-    expect(renderHistory(entries, false).events[2].workflowExecutionSignaledEventAttributes.input).toEqual({ metadata: { encoding: "anNvbi9wbGFpbg==" }, data: Buffer.from('{"seq":1}').toString("base64") });
+    expect(decoded[5]!.workflowExecutionUpdateCompletedEventAttributes).toEqual({ update_id: "m2", update_name: "go", result: { ok: true } });
+    expect((renderHistory(entries, false).events[2] as Record<string, any>).workflowExecutionSignaledEventAttributes.input).toEqual({ metadata: { encoding: "anNvbi9wbGFpbg==" }, data: Buffer.from('{"seq":1}').toString("base64") });
   });
 });
