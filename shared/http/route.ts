@@ -29,6 +29,8 @@ export interface RouteSpec<P extends Schema | undefined, Q extends Schema | unde
   parser?: BodyParser;
   /** Shapes a plain return value into the wire body (unknown fields are dropped). */
   response?: Schema;
+  /** Documents the success body of a handler that builds its reply itself (`Reply.json(201, …)`); only the OpenAPI document reads it. */
+  returns?: Schema;
 }
 
 export interface RouteInput<P, Q, B> {
