@@ -1,6 +1,6 @@
 /**
  * Our document against Mistral's, for the spec's operations we serve: same path and method, same required
- * parameters and body fields, the success code the SDK expects. What differs on purpose is listed in
+ * parameters and body fields, the success code the SDK expects and its media types. What differs on purpose is listed in
  * differences.tsv; spec operations not served yet are reported, not compared.
  */
 import { specOperations, type Difference, type MistralOperation } from "./reference.js";
@@ -47,6 +47,12 @@ function compareOperation(document: Json, key: string, ours: Json, theirs: Mistr
 
   const codes = Object.keys(ours.responses ?? {}).filter((c) => /^[23]\d\d$/.test(c));
   if (list(codes) !== list(theirs.successCodes.map(String))) found.push({ key, kind: "success-code", detail: `ours=${list(codes)} mistral=${list(theirs.successCodes.map(String))}` });
+  // Where both answer a code, ours offers every media type Mistral's does (JSON, events, bytes).
+  for (const code of codes.filter((c) => theirs.successContentTypes[c])) {
+    const media = Object.keys(resolve(document, ours.responses[code])?.content ?? {});
+    const missing = theirs.successContentTypes[code]!.filter((type) => !media.includes(type));
+    if (missing.length) found.push({ key, kind: "success-media", detail: `${code} ours=${list(media.toSorted())} mistral=${list(theirs.successContentTypes[code]!.toSorted())}` });
+  }
   return found;
 }
 

@@ -113,6 +113,19 @@ describe("the document against Mistral's OpenAPI (vendored in infra/openapi/mist
     for (const d of intendedDifferences()) expect(d.reason?.trim(), `${d.key} ${d.kind} needs a reason`).toBeTruthy();
   });
 
+  it("notices a route that drifts from Mistral's: a required field, a success code, a media type", () => {
+    const drifted = structuredClone(document);
+    const upload = drifted.paths["/v1/files"].post;
+    upload.requestBody.content["multipart/form-data"].schema.required = ["file", "purpose"];
+    drifted.paths["/v1/models/{model_id}"].delete.responses = { "204": { description: "No content" } };
+    delete drifted.paths["/v1/workflows/events/stream"].get.responses["200"].content["text/event-stream"];
+    const found = compareWithMistral(drifted, mistralReference()).differences.map(differenceLine);
+
+    expect(found).toContain("POST /v1/files\trequired-body-fields\tours=file,purpose mistral=file");
+    expect(found).toContain("DELETE /v1/models/{model_id}\tsuccess-code\tours=204 mistral=200");
+    expect(found.some((line) => line.startsWith("GET /v1/workflows/events/stream\tsuccess-media"))).toBe(true);
+  });
+
   it("takes Mistral's operation ids and its deprecations for the operations both documents have", () => {
     const reference = mistralReference();
     for (const key of comparison.served.filter((k) => reference[k])) {
