@@ -43,6 +43,15 @@ export function rendererDir(): string {
   return dirname(createRequire(import.meta.url).resolve(`${RENDERER_PACKAGE}/package.json`));
 }
 
-export const rendererVersion = (): string => (JSON.parse(readFileSync(join(rendererDir(), "package.json"), "utf8")) as { version: string }).version;
+let version: string | undefined;
 
-export const rendererAsset = (name: RendererAsset): string => readFileSync(join(rendererDir(), name), "utf8");
+/** The renderer's version, for the page's cache-busting asset URLs. */
+export const rendererVersion = (): string => (version ??= (JSON.parse(readFileSync(join(rendererDir(), "package.json"), "utf8")) as { version: string }).version);
+
+const assets = new Map<RendererAsset, string>();
+
+/** A renderer file's text, read once per container. */
+export function rendererAsset(name: RendererAsset): string {
+  if (!assets.has(name)) assets.set(name, readFileSync(join(rendererDir(), name), "utf8"));
+  return assets.get(name)!;
+}
