@@ -1,12 +1,14 @@
 /**
  * Vendors the parts of Mistral's OpenAPI document that the reference test compares with ours
- * (test/contract/openapi-reference.test.ts): for each operation of infra/openapi/operations.tsv, its
- * operationId, summary, deprecation, required parameters, required request-body fields and success codes.
+ * (test/contract/openapi.test.ts): for each operation of infra/openapi/operations.tsv, its operationId,
+ * summary, deprecation, required parameters, required request-body fields and success codes; and the same for
+ * our rows outside the spec that Mistral's document has (their operation ids and summaries name ours too).
  * Run when the spec or Mistral's document changes:
  *   npx tsx scripts/vendor-mistral-openapi.ts <path to mistral-openapi.yaml>
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { parse } from "yaml";
+import { routes } from "../functions/routes.js";
 import { MISTRAL_REFERENCE_FILE, specOperations, type MistralOperation } from "../infra/openapi/reference.js";
 
 type Json = any;
@@ -36,7 +38,8 @@ function requiredFields(schema: Json): string[] {
 }
 
 const operations: Record<string, MistralOperation> = {};
-for (const { method, path } of specOperations()) {
+const wanted = [...specOperations(), ...routes.filter((row) => !specOperations().some((op) => op.method === row.method && op.path === row.path))];
+for (const { method, path } of wanted) {
   const op = doc.paths?.[path]?.[method.toLowerCase()];
   if (!op) continue;
   const parameters = [...(doc.paths[path].parameters ?? []), ...(op.parameters ?? [])].map(resolve);
@@ -55,5 +58,5 @@ for (const { method, path } of specOperations()) {
     successContentTypes: Object.fromEntries(success.map((code) => [code, Object.keys(resolve(op.responses[code])?.content ?? {})])),
   };
 }
-writeFileSync(MISTRAL_REFERENCE_FILE, `${JSON.stringify({ source: "Mistral AI API OpenAPI (mistral-openapi.yaml), the operations of operations.tsv", version: doc.info?.version, operations }, null, 2)}\n`);
-console.log(`${Object.keys(operations).length} of ${specOperations().length} spec operations vendored into ${MISTRAL_REFERENCE_FILE}`);
+writeFileSync(MISTRAL_REFERENCE_FILE, `${JSON.stringify({ source: "Mistral AI API OpenAPI (mistral-openapi.yaml): the operations of operations.tsv and our extension rows it has", version: doc.info?.version, operations }, null, 2)}\n`);
+console.log(`${Object.keys(operations).length} of ${wanted.length} operations (the spec's and our other rows') vendored into ${MISTRAL_REFERENCE_FILE}`);

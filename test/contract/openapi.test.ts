@@ -31,8 +31,10 @@ describe("the OpenAPI document of GET /openapi.json", () => {
     expect(document).toMatchObject({ openapi: "3.1.0", info: { version: "1.0.0" } });
   });
 
-  it("has one operation per route-table row and no other", () => {
+  it("has one operation per route-table row and no other, each with its own operation id", () => {
     expect(operationsOf(document).toSorted()).toEqual(routes.map(routeKey).toSorted());
+    const ids = routes.map((row) => operation(row).operationId);
+    expect(new Set(ids).size).toBe(ids.length);
   });
 
   it("tags each operation with its spec group, and lists every tag it uses", () => {

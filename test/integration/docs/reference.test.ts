@@ -1,3 +1,4 @@
+import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
 import { openApiDocument } from "../../../infra/openapi/document.js";
 import { useEmbeddedApi } from "../../support/api.js";
@@ -14,6 +15,7 @@ describe("GET /openapi.json", () => {
     const { servers, ...document } = body;
     expect(servers).toEqual([{ url: api.url, description: "This deployment" }]);
     expect(document).toEqual(await openApiDocument());
+    expect((await new Validator().validate(body)).valid).toBe(true);
   });
 });
 
