@@ -62,11 +62,16 @@ export interface RowDoc {
   status?: 200 | 201 | 202 | 204 | 302;
   /** The media type of a success body that is bytes, not JSON (e.g. `audio/wav`). A streaming row's events are documented from `streaming`. */
   media?: string;
+  /** Also answers 302 to the bytes elsewhere (a presigned URL), besides its `status`. */
+  redirects?: true;
   /** Marked deprecated in the document. */
   deprecated?: true;
   /** A one-line summary; the document derives one from the handler's name otherwise. */
   summary?: string;
 }
+
+/** The success statuses a row answers, as the OpenAPI document gives them (the fuzz ring holds answers to them). */
+export const successStatuses = (row: Pick<RouteRow, "doc">): number[] => [row.doc?.status ?? 200, ...(row.doc?.redirects ? [302] : [])];
 
 /** A row as an area's routes file writes it: what the area's defaults say need not be repeated. */
 export type RowInput = Omit<RouteRow, "auth" | "errors" | "streaming"> & Partial<Pick<RouteRow, "auth" | "errors" | "streaming">>;

@@ -8,6 +8,7 @@
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import * as z from "zod";
+import { successStatuses } from "../../functions/route-row.js";
 import { areaOf, handlerModule, routes as allRoutes, type RouteRow } from "../../functions/routes.js";
 import { errorEnvelopes } from "../../shared/http/errors.js";
 import type { RouteHandler, RouteSpec } from "../../shared/http/route.js";
@@ -123,6 +124,8 @@ function errorResponses(components: Components): Json {
 
 const ref = (name: string) => ({ $ref: `#/components/responses/${name}` });
 
+const LOCATION = { description: "Where the content is (a short-lived URL); clients follow it", schema: { type: "string", format: "uri" } };
+
 const STATUS_TEXT: Record<number, string> = { 200: "OK", 201: "Created", 202: "Accepted", 204: "No content", 302: "Redirect to the content" };
 
 /** One operation: parameters, body, the success answer and the family's error answers. */
@@ -165,10 +168,10 @@ function operation(row: RouteRow, spec: DeclaredSpec, tag: string, components: C
     op.requestBody = { required: !optional, content: { [multipart ? "multipart/form-data" : "application/json"]: { schema: multipart ? multipartSchema(schema) : schema } } };
   }
 
-  const status = row.doc?.status ?? 200;
+  const [status, ...others] = successStatuses(row) as [number, ...number[]];
   const bodySchema = spec.response ?? spec.returns;
   const success: Json = { description: STATUS_TEXT[status] ?? "Success", headers: { "x-request-id": { $ref: "#/components/headers/RequestId" } } };
-  if (status === 302) success.headers.Location = { description: "Where the content is (a short-lived URL); clients follow it", schema: { type: "string", format: "uri" } };
+  if (status === 302) success.headers.Location = LOCATION;
   else if (status !== 204) {
     const content: Json = {};
     if (row.doc?.media) content[row.doc.media] = { schema: { type: "string", contentMediaType: row.doc.media } };
@@ -178,6 +181,7 @@ function operation(row: RouteRow, spec: DeclaredSpec, tag: string, components: C
   }
   const family = FAMILY_TITLES[row.errors];
   const responses: Json = { [String(status)]: success };
+  for (const other of others) responses[String(other)] = { description: STATUS_TEXT[other], headers: { "x-request-id": { $ref: "#/components/headers/RequestId" }, Location: LOCATION } };
   if (row.auth !== "public") {
     responses["401"] = ref("Unauthorized");
     responses["403"] = ref(`${family}Error`);
