@@ -47,9 +47,31 @@ export interface RouteRow extends RoutePolicy {
   memoryMb?: number;
   /** Set on routes that are ours, not the spec's (documented in the README). */
   extension?: boolean;
+  /** How the OpenAPI document describes the row's success answer (docs/api-reference.md); a row without it is a JSON 200. */
+  doc?: RowDoc;
   /** Also takes the key as `x-api-key` (the official SDK's beta.users sends it so); served by an uncached authorizer. */
   keyHeader?: boolean;
 }
+
+/**
+ * What the OpenAPI document cannot read from the handler's declared schemas (its `route()` spec: params, query,
+ * body, and `response` or `returns` for the success body). Every field is optional.
+ */
+export interface RowDoc {
+  /** The success status: 200 unless set (201, 202; 204 has no body; 302 redirects to the content). */
+  status?: 200 | 201 | 202 | 204 | 302;
+  /** The media type of a success body that is bytes, not JSON (e.g. `audio/wav`). A streaming row's events are documented from `streaming`. */
+  media?: string;
+  /** Also answers 302 to the bytes elsewhere (a presigned URL), besides its `status`. */
+  redirects?: true;
+  /** Marked deprecated in the document. */
+  deprecated?: true;
+  /** A one-line summary; the document derives one from the handler's name otherwise. */
+  summary?: string;
+}
+
+/** The success statuses a row answers, as the OpenAPI document gives them (the fuzz ring holds answers to them). */
+export const successStatuses = (row: Pick<RouteRow, "doc">): number[] => [row.doc?.status ?? 200, ...(row.doc?.redirects ? [302] : [])];
 
 /** A row as an area's routes file writes it: what the area's defaults say need not be repeated. */
 export type RowInput = Omit<RouteRow, "auth" | "errors" | "streaming"> & Partial<Pick<RouteRow, "auth" | "errors" | "streaming">>;
@@ -57,15 +79,16 @@ export type RowInput = Omit<RouteRow, "auth" | "errors" | "streaming"> & Partial
 export interface AreaDefaults {
   auth?: RouteRow["auth"];
   errors?: ErrorFamily;
-  /** The permission of the area's GET rows (`read`) and of its other rows (`write`), unless a row names its own. */
-  permissions: { read: Permission; write: Permission };
+  /** The permission of the area's GET rows (`read`) and of its other rows (`write`), unless a row names its own (an area of public rows has none). */
+  permissions?: { read: Permission; write: Permission };
 }
 
 /** An area's rows with its defaults applied (auth `key`, the platform error family, not streamed, read/write permissions). */
 export function area(defaults: AreaDefaults, rows: RowInput[]): RouteRow[] {
   return rows.map((row) => {
     const auth = row.auth ?? defaults.auth ?? "key";
-    const permission = auth === "public" ? undefined : (row.permission ?? (row.method === "GET" ? defaults.permissions.read : defaults.permissions.write));
+    const permission = auth === "public" ? undefined : (row.permission ?? (row.method === "GET" ? defaults.permissions?.read : defaults.permissions?.write));
+    if (auth !== "public" && !permission) throw new Error(`${row.method} ${row.path} takes a key but names no permission`);
     // Every keyed route counts requests of rate-limited keys (shared/services/identity/rate-limits.ts).
     const grants = auth === "public" ? row.grants : { ...row.grants, rateCounters: true as const };
     return { errors: defaults.errors ?? "platform", streaming: false, ...row, auth, permission, grants };

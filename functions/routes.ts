@@ -10,6 +10,7 @@ import { agentRoutes } from "./agents/routes.js";
 import { audioRoutes } from "./audio/routes.js";
 import { batchRoutes } from "./batch/routes.js";
 import { deploymentRoutes } from "./deployments/routes.js";
+import { docsRoutes } from "./docs/routes.js";
 import { fileRoutes } from "./files/routes.js";
 import { inferenceRoutes } from "./inference/routes.js";
 import { modelRoutes } from "./models/routes.js";
@@ -42,6 +43,7 @@ export const routes: readonly RouteRow[] = [
   ...deploymentRoutes,
   ...retrievalRoutes,
   ...audioRoutes,
+  ...docsRoutes,
 ];
 
 const byKey = new Map(routes.map((row) => [routeKey(row), row]));

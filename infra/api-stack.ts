@@ -4,6 +4,7 @@ import * as logs from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
 import { stateMachines, type StateMachineRow } from "../functions/engine.js";
 import { areaOf, authorizer, type RouteRow } from "../functions/routes.js";
+import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS, type CorsSetting } from "../shared/http/cors.js";
 import { BINARY_MEDIA_TYPES, gatewayAnswers } from "../shared/http/gateway.js";
 import { AreaStack } from "./area-stack.js";
 import { RouteFunction } from "./constructs/route-function.js";
@@ -23,6 +24,34 @@ export interface ApiStackProps extends cdk.StackProps {
   /** Seconds API Gateway reuses an authorizer answer per Authorization header. */
   authorizerCacheSeconds: number;
   inference: InferenceSettings;
+  /** Browser clients' origins (`-c corsOrigins`): `*` or a list; no CORS when unset (decision 0027). */
+  cors?: CorsSetting;
+}
+
+const METHOD_ORDER = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+
+/** Each path with routes, the methods it takes, and the area that holds its 405 mock (that of its first row). */
+function pathsOf(routes: readonly RouteRow[]): { path: string; allowed: string[]; area: string }[] {
+  const byPath = new Map<string, { path: string; allowed: string[]; area: string }>();
+  for (const row of routes) {
+    const entry = byPath.get(row.path) ?? { path: row.path, allowed: [], area: areaOf(row) };
+    entry.allowed.push(row.method);
+    byPath.set(row.path, entry);
+  }
+  return [...byPath.values()].map((p) => ({ ...p, allowed: p.allowed.toSorted((a, b) => METHOD_ORDER.indexOf(a) - METHOD_ORDER.indexOf(b)) }));
+}
+
+/**
+ * CORS headers of the answers API Gateway makes itself (401, 404, 413, 5xx): a gateway response cannot test
+ * the origin against a list, so with a list it echoes the request's origin (these bodies carry no data).
+ */
+function gatewayCors(cors: CorsSetting | undefined): Record<string, string> {
+  if (!cors) return {};
+  return {
+    "Access-Control-Allow-Origin": cors === "*" ? "'*'" : "method.request.header.Origin",
+    "Access-Control-Expose-Headers": `'${CORS_EXPOSE_HEADERS.join(", ")}'`,
+    ...(cors === "*" ? {} : { Vary: "'Origin'" }),
+  };
 }
 
 /** A gateway response body is a VTL template: `$` and `#` would be evaluated, not sent. */
@@ -91,6 +120,18 @@ export class ApiStack extends cdk.Stack {
       // The account-wide CloudWatch role is account state, not this app's to own.
       cloudWatchRole: false,
       defaultMethodOptions: { authorizer: requestAuthorizer, authorizationType: apigw.AuthorizationType.CUSTOM },
+      // Preflights (OPTIONS, a mock on every resource) when browser clients are allowed; the functions add the headers to answers.
+      ...(props.cors
+        ? {
+            defaultCorsPreflightOptions: {
+              allowOrigins: props.cors === "*" ? apigw.Cors.ALL_ORIGINS : props.cors,
+              allowHeaders: CORS_ALLOW_HEADERS,
+              exposeHeaders: CORS_EXPOSE_HEADERS,
+              maxAge: cdk.Duration.seconds(CORS_MAX_AGE_SECONDS),
+              statusCode: 204,
+            },
+          }
+        : {}),
       deployOptions: {
         stageName: props.stageName,
         accessLogDestination: new apigw.LogGroupLogDestination(accessLogs),
@@ -103,7 +144,7 @@ export class ApiStack extends cdk.Stack {
       this.api.addGatewayResponse(pascal(type), {
         type: apigw.ResponseType.of(type),
         statusCode: String(answer.status),
-        responseHeaders: { "x-request-id": "context.requestId" },
+        responseHeaders: { "x-request-id": "context.requestId", ...gatewayCors(props.cors) },
         templates: { "application/json": literalTemplate(answer.body) },
       });
     }
@@ -125,12 +166,13 @@ export class ApiStack extends cdk.Stack {
       machinePrefix,
       timerGroup: `Platform-${props.stageName}-timers`,
     });
+    const paths = pathsOf(props.routes);
     const byArea = new Map<string, RouteRow[]>();
     for (const row of props.routes) byArea.set(areaOf(row), [...(byArea.get(areaOf(row)) ?? []), row]);
     // One nested stack per area keeps each template far below CloudFormation's 500 resources.
     this.areas = [...byArea].map(
       ([area, rows]) =>
-        new AreaStack(this, pascal(area), { area, rows, api: this.api, tree, data: props.data, logLevel: props.logLevel, inference: props.inference, stateMachines: machines, workflows: this.workflowEngine.refs, keyHeaderAuthorizer }),
+        new AreaStack(this, pascal(area), { area, rows, api: this.api, tree, data: props.data, logLevel: props.logLevel, inference: props.inference, stateMachines: machines, workflows: this.workflowEngine.refs, keyHeaderAuthorizer, notAllowed: paths.filter((p) => p.area === area), cors: props.cors }),
     );
 
     // RestApi's own output has a hashed name (ApiEndpoint4F160690); scripts and docs use ApiUrl instead.

@@ -5,6 +5,7 @@ import { ApiStack } from "./api-stack.js";
 import { DataStack } from "./data-stack.js";
 import { inferenceSettings } from "./inference.js";
 import { acknowledgeFindings } from "./nag.js";
+import { corsOrigins } from "../shared/http/cors.js";
 import { AUTHORIZER_CACHE_SECONDS } from "../shared/http/gateway.js";
 
 export interface BuildOptions {
@@ -19,7 +20,8 @@ export interface BuildOptions {
  * The whole app. Context: `stage` (default "prod") names the stacks (Platform-<stage>-Data/-Api) and the
  * API stage, so several deployments can share an account; `logLevel` (default INFO) is the handlers'
  * POWERTOOLS_LOG_LEVEL; `authorizerCacheSeconds` (default 60) how long a key's answer is reused;
- * `modelCatalog` and `upstreamKeySecrets` configure inference (infra/inference.ts).
+ * `modelCatalog` and `upstreamKeySecrets` configure inference (infra/inference.ts); `corsOrigins` (`*` or a
+ * comma-separated list of origins; none by default) lets browser clients call the API (decision 0027).
  * Handlers must be bundled first (infra/build.ts buildHandlers).
  */
 export function buildApp(options: BuildOptions = {}) {
@@ -32,6 +34,8 @@ export function buildApp(options: BuildOptions = {}) {
   if (!Number.isInteger(authorizerCacheSeconds) || authorizerCacheSeconds < 0 || authorizerCacheSeconds > 3600) {
     throw new Error(`-c authorizerCacheSeconds=${authorizerCacheSeconds}: use a whole number of seconds from 0 to 3600`);
   }
+  const corsContext = app.node.tryGetContext("corsOrigins");
+  const cors = corsOrigins(corsContext === undefined ? "" : String(corsContext));
   const prefix = `Platform-${stage}`;
 
   const data = new DataStack(app, `${prefix}-Data`, { description: "Platform API: tables and the files bucket (retained on delete)" });
@@ -43,6 +47,7 @@ export function buildApp(options: BuildOptions = {}) {
     logLevel,
     authorizerCacheSeconds,
     inference: inferenceSettings(app),
+    cors,
   });
 
   cdk.Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -3,6 +3,8 @@ import * as apigw from "aws-cdk-lib/aws-apigateway";
 import type { Construct } from "constructs";
 import type { RouteRow } from "../functions/routes.js";
 import { routeKey } from "../shared/http/policy.js";
+import type { CorsSetting } from "../shared/http/cors.js";
+import { MethodNotAllowed } from "./constructs/method-not-allowed.js";
 import { RouteFunction } from "./constructs/route-function.js";
 import { dataParameters, type DataRefs } from "./data-refs.js";
 import type { StateMachineRefs, WorkflowEngineRefs } from "./grants.js";
@@ -24,6 +26,10 @@ export interface AreaStackProps extends cdk.NestedStackProps {
   workflows: Required<WorkflowEngineRefs>;
   /** The uncached authorizer of rows that also take the key as `x-api-key`. */
   keyHeaderAuthorizer?: apigw.IAuthorizer;
+  /** The paths whose 405 mock this area holds (those where its row comes first), with the methods they take. */
+  notAllowed: { path: string; allowed: string[] }[];
+  /** Browser clients' origins (`-c corsOrigins`): every function adds the CORS headers to its answers. */
+  cors?: CorsSetting;
 }
 
 /**
@@ -34,6 +40,8 @@ export interface AreaStackProps extends cdk.NestedStackProps {
  */
 export class AreaStack extends cdk.NestedStack {
   readonly routes: { row: RouteRow; fn: RouteFunction; method: apigw.Method }[];
+  /** The 405 mocks (ANY) of the paths this area holds. */
+  readonly notAllowed: MethodNotAllowed[];
 
   constructor(scope: Construct, id: string, props: AreaStackProps) {
     super(scope, id, props);
@@ -82,6 +90,7 @@ export class AreaStack extends cdk.NestedStack {
         inference: row.grants.models ? props.inference : undefined,
         stateMachines: machines,
         workflows,
+        cors: props.cors,
       });
       // Created in this stack, not via resource.addMethod, which would put it in the stack owning the resource.
       const method = new apigw.Method(fn, "Method", {
@@ -98,5 +107,6 @@ export class AreaStack extends cdk.NestedStack {
       });
       return { row, fn, method };
     });
+    this.notAllowed = props.notAllowed.map(({ path, allowed }) => new MethodNotAllowed(this, `NotAllowed${path}`, { resource: props.tree.at(this, path), allowed, cors: props.cors }));
   }
 }

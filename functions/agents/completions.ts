@@ -1,7 +1,8 @@
 import * as agentCompletions from "../model-replies.js";
 import { route } from "../route.js";
 import { AgentsCompletionRequest } from "../../shared/schemas/agent.js";
+import { CompletionOut } from "../../shared/schemas/inference.js";
 
-export const handler = route({ body: AgentsCompletionRequest }, ({ body, caller, requestId, signal, route }) =>
+export const handler = route({ body: AgentsCompletionRequest, returns: CompletionOut }, ({ body, caller, requestId, signal, route }) =>
   agentCompletions.complete({ caller, requestId, signal, route }, body),
 );

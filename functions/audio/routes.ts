@@ -7,5 +7,5 @@ export const audioRoutes = area({ permissions: { read: "audio:read", write: "aud
   { method: "GET", path: "/v1/audio/voices/{voice_id}", handler: "audio/get-voice", grants: { tables: { audio: "read" } } },
   { method: "DELETE", path: "/v1/audio/voices/{voice_id}", handler: "audio/delete-voice", grants: { tables: { audio: "write" }, files: "delete" } },
   { method: "PATCH", path: "/v1/audio/voices/{voice_id}", handler: "audio/update-voice", grants: { tables: { audio: "readwrite" } } },
-  { method: "GET", path: "/v1/audio/voices/{voice_id}/sample", handler: "audio/voice-sample", grants: { tables: { audio: "read" }, files: "read" } },
+  { method: "GET", path: "/v1/audio/voices/{voice_id}/sample", handler: "audio/voice-sample", doc: { media: "audio/wav", redirects: true }, grants: { tables: { audio: "read" }, files: "read" } },
 ]);

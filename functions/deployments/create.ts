@@ -4,4 +4,4 @@ import { Reply } from "../../shared/http/reply.js";
 import { route } from "../route.js";
 
 /** 202 with a ManagedDeploymentResponse (decision 0017). */
-export const handler = route({ body: CreateDeploymentRequest }, async ({ body, caller }) => Reply.json(202, ManagedDeploymentOut.parse(await deployments.create(caller, body))));
+export const handler = route({ body: CreateDeploymentRequest, returns: ManagedDeploymentOut }, async ({ body, caller }) => Reply.json(202, ManagedDeploymentOut.parse(await deployments.create(caller, body))));

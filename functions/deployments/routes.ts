@@ -10,14 +10,14 @@ const writes: Grants = { tables: { workflows: "readwrite" } };
 
 export const deploymentRoutes = area({ errors: "workflow", permissions: { read: "workflows:read", write: "workflows:write" } }, [
   { method: "GET", path: "/v1/workflows/deployments", handler: "deployments/list", grants: reads },
-  { method: "POST", path: "/v1/workflows/deployments", handler: "deployments/create", grants: writes },
+  { method: "POST", path: "/v1/workflows/deployments", handler: "deployments/create", doc: { status: 202 }, grants: writes },
   { method: "GET", path: "/v1/workflows/deployments/{name}", handler: "deployments/get", grants: reads },
-  { method: "PATCH", path: "/v1/workflows/deployments/{name}", handler: "deployments/update", grants: writes },
+  { method: "PATCH", path: "/v1/workflows/deployments/{name}", handler: "deployments/update", doc: { status: 202 }, grants: writes },
   // Reads the runs (a running execution refuses an unforced delete).
-  { method: "DELETE", path: "/v1/workflows/deployments/{name}", handler: "deployments/delete", grants: { tables: { workflows: "readwrite", executions: "read" } } },
-  { method: "POST", path: "/v1/workflows/deployments/{name}/stop", handler: "deployments/stop", grants: writes },
-  { method: "POST", path: "/v1/workflows/deployments/{name}/start", handler: "deployments/start", grants: writes },
-  { method: "POST", path: "/v1/workflows/deployments/{name}/restart", handler: "deployments/restart", grants: writes },
+  { method: "DELETE", path: "/v1/workflows/deployments/{name}", handler: "deployments/delete", doc: { status: 202 }, grants: { tables: { workflows: "readwrite", executions: "read" } } },
+  { method: "POST", path: "/v1/workflows/deployments/{name}/stop", handler: "deployments/stop", doc: { status: 202 }, grants: writes },
+  { method: "POST", path: "/v1/workflows/deployments/{name}/start", handler: "deployments/start", doc: { status: 202 }, grants: writes },
+  { method: "POST", path: "/v1/workflows/deployments/{name}/restart", handler: "deployments/restart", doc: { status: 202 }, grants: writes },
   { method: "GET", path: "/v1/workflows/deployments/{name}/workers", handler: "deployments/workers", grants: reads },
   // Extension: adds and removes the principals that alone may register into the deployment (hardening).
   { method: "POST", path: "/v1/workflows/deployments/{name}/principals", handler: "deployments/principals", grants: writes, permission: "service-accounts:manage", extension: true },

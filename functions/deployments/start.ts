@@ -3,4 +3,4 @@ import { DeploymentNameParams, ManagedDeploymentOut } from "../../shared/schemas
 import { Reply } from "../../shared/http/reply.js";
 import { route } from "../route.js";
 
-export const handler = route({ params: DeploymentNameParams }, async ({ params, caller }) => Reply.json(202, ManagedDeploymentOut.parse(await deployments.start(caller, params.name))));
+export const handler = route({ params: DeploymentNameParams, returns: ManagedDeploymentOut }, async ({ params, caller }) => Reply.json(202, ManagedDeploymentOut.parse(await deployments.start(caller, params.name))));

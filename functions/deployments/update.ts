@@ -3,6 +3,6 @@ import { DeploymentNameParams, ManagedDeploymentOut, UpdateDeploymentRequest } f
 import { Reply } from "../../shared/http/reply.js";
 import { route } from "../route.js";
 
-export const handler = route({ params: DeploymentNameParams, body: UpdateDeploymentRequest }, async ({ params, body, caller }) =>
+export const handler = route({ params: DeploymentNameParams, body: UpdateDeploymentRequest, returns: ManagedDeploymentOut }, async ({ params, body, caller }) =>
   Reply.json(202, ManagedDeploymentOut.parse(await deployments.update(caller, params.name, body))),
 );

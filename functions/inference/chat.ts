@@ -1,7 +1,7 @@
 import * as completions from "../model-replies.js";
 import { route } from "../route.js";
-import { ChatCompletionRequest } from "../../shared/schemas/inference.js";
+import { CompletionOut, ChatCompletionRequest } from "../../shared/schemas/inference.js";
 
-export const handler = route({ body: ChatCompletionRequest }, ({ body, caller, requestId, signal, route }) =>
+export const handler = route({ body: ChatCompletionRequest, returns: CompletionOut }, ({ body, caller, requestId, signal, route }) =>
   completions.chat({ caller, requestId, signal, route }, body),
 );

@@ -1,7 +1,7 @@
 import * as completions from "../model-replies.js";
 import { route } from "../route.js";
-import { FimCompletionRequest } from "../../shared/schemas/inference.js";
+import { CompletionOut, FimCompletionRequest } from "../../shared/schemas/inference.js";
 
-export const handler = route({ body: FimCompletionRequest }, ({ body, caller, requestId, signal, route }) =>
+export const handler = route({ body: FimCompletionRequest, returns: CompletionOut }, ({ body, caller, requestId, signal, route }) =>
   completions.fim({ caller, requestId, signal, route }, body),
 );

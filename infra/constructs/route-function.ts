@@ -11,6 +11,7 @@ import { ROUTE_KEY_ENV } from "../../shared/http/policy.js";
 import { tableEnvVar, type TableName } from "../../shared/store/tables.js";
 import { bundleDir } from "../build.js";
 import type { DataRefs } from "../data-refs.js";
+import { CORS_ORIGINS_ENV, type CorsSetting } from "../../shared/http/cors.js";
 import { grantStatements, workflowEnvironment, type StateMachineRefs, type WorkflowEngineRefs } from "../grants.js";
 import { bedrockStatements, keyEnvironment, type InferenceSettings } from "../inference.js";
 
@@ -34,6 +35,8 @@ export interface RouteFunctionProps {
   stateMachines?: StateMachineRefs;
   /** The workflow engine, for functions granted `workflows` rights. */
   workflows?: WorkflowEngineRefs;
+  /** Browser clients' origins, for routes when CORS is on (shared/http/cors.ts reads CORS_ORIGINS). */
+  cors?: CorsSetting;
 }
 
 /** Request/response routes are cut off by API Gateway at 29 s; running longer only costs money. */
@@ -88,6 +91,7 @@ export class RouteFunction extends Construct {
         POWERTOOLS_SERVICE_NAME: "platform-api",
         ...(props.routeKey ? { [ROUTE_KEY_ENV]: props.routeKey } : {}),
         POWERTOOLS_LOG_LEVEL: props.logLevel,
+        ...(props.cors ? { [CORS_ORIGINS_ENV]: props.cors === "*" ? "*" : props.cors.join(",") } : {}),
         ...(props.inference ? { ...props.inference.env, ...keyEnvironment(props.inference) } : {}),
         ...Object.fromEntries(
           Object.keys(props.grants.executions ?? {}).map((m) => [stateMachines[m as keyof StateMachineRefs].arnEnv, props.stateMachines![m as keyof StateMachineRefs]!.arn]),

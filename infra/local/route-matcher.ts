@@ -1,6 +1,9 @@
 import type { RouteRow } from "../../functions/routes.js";
 
-export type Match = { row: RouteRow; pathParameters: Record<string, string> } | { row?: undefined; methodMismatch: boolean };
+/** A row, or why none: a known path (`allowed` names its methods, for a 405) or no path at all. */
+export type Match = { row: RouteRow; pathParameters: Record<string, string> } | { row?: undefined; methodMismatch: false } | { row?: undefined; methodMismatch: true; allowed: string[] };
+
+const METHOD_ORDER = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
 interface Compiled {
   row: RouteRow;
@@ -25,7 +28,7 @@ export function routeMatcher(rows: readonly RouteRow[]) {
     if (!candidates.length) return { methodMismatch: false };
     const best = candidates.filter((c) => compareRank(c.rank, candidates[0]!.rank) === 0);
     const hit = best.find((c) => c.row.method === method);
-    if (!hit) return { methodMismatch: true };
+    if (!hit) return { methodMismatch: true, allowed: best.map((c) => c.row.method).sort((a, b) => METHOD_ORDER.indexOf(a) - METHOD_ORDER.indexOf(b)) };
     const pathParameters: Record<string, string> = {};
     hit.segments.forEach((s, i) => {
       if (isParam(s)) pathParameters[s.slice(1, -1)] = parts[i]!;

@@ -10,7 +10,8 @@ import type {
   Context,
 } from "aws-lambda";
 import { authorizer, handlerModule, routes, type RouteRow } from "../../functions/routes.js";
-import { BINARY_MEDIA_TYPES, LAMBDA_EVENT_MAX_BYTES, gatewayAnswers, type GatewayAnswerType } from "../../shared/http/gateway.js";
+import { corsOrigins, gatewayCorsHeaders, preflightHeaders } from "../../shared/http/cors.js";
+import { BINARY_MEDIA_TYPES, LAMBDA_EVENT_MAX_BYTES, gatewayAnswers, methodNotAllowed, type GatewayAnswer, type GatewayAnswerType } from "../../shared/http/gateway.js";
 import { installLambdaStreaming, ResponseStream } from "./lambda-streaming.js";
 import { routeMatcher } from "./route-matcher.js";
 
@@ -87,14 +88,22 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     const requestId = randomUUID();
     const url = new URL(req.url ?? "/", "http://local");
     const found = match(req.method ?? "GET", url.pathname);
-    if (!found.row) return answer(res, requestId, "MISSING_AUTHENTICATION_TOKEN");
+    if (!found.row && found.methodMismatch) {
+      // API Gateway's OPTIONS mock when CORS is on (a preflight), its ANY mock otherwise: 405 with Allow.
+      if (req.method === "OPTIONS" && corsOrigins()) {
+        res.writeHead(204, { ...preflightHeaders(req.headers, found.allowed), "x-request-id": requestId });
+        return void res.end();
+      }
+      return answer(res, requestId, methodNotAllowed(found.allowed), req);
+    }
+    if (!found.row) return answer(res, requestId, "MISSING_AUTHENTICATION_TOKEN", req);
     const body = await readBody(req, GATEWAY_MAX_BYTES);
-    if (body === "too_large") return answer(res, requestId, "REQUEST_TOO_LARGE");
+    if (body === "too_large") return answer(res, requestId, "REQUEST_TOO_LARGE", req);
     const event = toProxyEvent(req, url, found.row, found.pathParameters, body, requestId, options);
-    if (event.body && Buffer.byteLength(event.body) > LAMBDA_EVENT_MAX_BYTES) return answer(res, requestId, "REQUEST_TOO_LARGE");
+    if (event.body && Buffer.byteLength(event.body) > LAMBDA_EVENT_MAX_BYTES) return answer(res, requestId, "REQUEST_TOO_LARGE", req);
     if (found.row.auth !== "public") {
       const auth = await authorize(event, found.row);
-      if (typeof auth === "string") return answer(res, requestId, auth);
+      if (typeof auth === "string") return answer(res, requestId, auth, req);
       event.requestContext.authorizer = auth;
     }
     // Lambda has no such signal; locally a client that goes away stops the model call it started.
@@ -110,7 +119,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const server = createServer((req, res) => {
     serve(req, res).catch((error: unknown) => {
       console.error("local api: request failed", error);
-      if (!res.headersSent) answer(res, "local", "DEFAULT_5XX");
+      if (!res.headersSent) answer(res, "local", "DEFAULT_5XX", req);
       else res.end();
     });
   });
@@ -254,8 +263,9 @@ function writeResult(res: ServerResponse, result: APIGatewayProxyResult): void {
   res.end(body);
 }
 
-function answer(res: ServerResponse, requestId: string, type: GatewayAnswerType): void {
-  const { status, body } = gatewayAnswers[type];
-  res.writeHead(status, { "content-type": "application/json", "x-request-id": requestId });
+/** An answer API Gateway makes itself: a gateway response (with its CORS headers when CORS is on), or the 405 mock. */
+function answer(res: ServerResponse, requestId: string, type: GatewayAnswerType | (GatewayAnswer & { headers?: Record<string, string> }), req: IncomingMessage): void {
+  const { status, body, headers } = typeof type === "string" ? { ...gatewayAnswers[type], headers: {} } : type;
+  res.writeHead(status, { "content-type": "application/json", ...headers, ...gatewayCorsHeaders(req.headers), "x-request-id": requestId });
   res.end(JSON.stringify(body));
 }

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import "./env.js";
+import { corsOrigins } from "../../shared/http/cors.js";
 import { JAVA_MISSING } from "./dynamodb.js";
 import { startLocalStack } from "./stack.js";
 
@@ -7,6 +8,7 @@ const port = Number(process.env.PORT ?? 8080);
 const dataDir = resolve(process.env.PLATFORM_DATA_DIR ?? ".data");
 
 try {
+  const cors = corsOrigins();
   const stack = await startLocalStack({
     port,
     dataDir,
@@ -22,6 +24,8 @@ try {
     console.log("Models:              OFFLINE provider: answers are labelled echoes and feature-hashing vectors, not model output (set MODEL_CATALOG for real models)");
   }
   console.log(`Try: curl -H "Authorization: Bearer ${stack.apiKey}" ${stack.url}/v1/files`);
+  console.log(`API reference:       ${stack.url}/docs (OpenAPI document: ${stack.url}/openapi.json)`);
+  if (cors) console.log(`CORS:                browser clients of ${cors === "*" ? "any origin" : cors.join(", ")} (CORS_ORIGINS)`);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

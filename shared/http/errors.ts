@@ -1,3 +1,4 @@
+import * as z from "zod";
 import { ApiError, asApiError, Unprocessable, type ErrorFamily } from "../domain/errors.js";
 
 export interface WireError {
@@ -51,3 +52,25 @@ export function renderError(error: unknown, family: ErrorFamily): WireError {
   const known = asApiError(error);
   return { status: known.status, body: renderers[family](known), ...(known.headers ? { headers: known.headers } : {}) };
 }
+
+/** FastAPI's list of validation issues, the `detail` of a 422 in every family but observability. */
+export const ValidationIssues = z.array(z.strictObject({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() })).min(1);
+
+/**
+ * Each family's error body as a schema, for an answer of this status (422s keep FastAPI's list form where the
+ * SDK parses it): what the OpenAPI document publishes and what the contract and fuzz rings check answers against.
+ */
+export const errorEnvelopes = {
+  platform: z.looseObject({ object: z.literal("error"), message: z.string(), type: z.string(), param: z.string().nullable(), code: z.string().nullable() }),
+  platformValidation: z.strictObject({ detail: ValidationIssues }),
+  workflow: z.looseObject({ detail: z.string(), code: z.string().regex(/^WF_\d{4}$/) }),
+  // A reset to an event that is not a reset point adds the ones that are (reference/workflows.md §1.6).
+  workflowValidation: z.strictObject({ detail: ValidationIssues, code: z.string().regex(/^WF_\d{4}$/), valid_reset_events: z.array(z.number().int()).optional() }),
+  observability: z.strictObject({ detail: z.strictObject({ message: z.string(), error_code: z.string() }) }),
+};
+
+export const errorEnvelope = (family: ErrorFamily, status: number): z.ZodType => {
+  if (family === "observability") return errorEnvelopes.observability;
+  if (family === "workflow") return status === 422 ? errorEnvelopes.workflowValidation : errorEnvelopes.workflow;
+  return status === 422 ? errorEnvelopes.platformValidation : errorEnvelopes.platform;
+};

@@ -26,6 +26,15 @@ export const gatewayAnswers = {
 export type GatewayAnswerType = keyof typeof gatewayAnswers;
 
 /**
+ * A method the path does not take: 405 with `Allow` (RFC 9110), not a 404. API Gateway answers it from an
+ * `ANY` method on each resource (a mock integration, infra/area-stack.ts); the local server the same.
+ */
+export function methodNotAllowed(allowed: string[]): GatewayAnswer & { headers: Record<string, string> } {
+  const list = allowed.join(", ");
+  return { status: 405, headers: { allow: list }, body: errorBody(405, "invalid_request_error", `Method not allowed: this path takes ${list}`, "method_not_allowed") };
+}
+
+/**
  * How long API Gateway caches an authorizer answer per Authorization header, unless the deployment sets
  * `-c authorizerCacheSeconds=N` (0–3600): also how long a revoked key, an archived workspace, a removed
  * member or a changed role can still pass. Kept short by default.

@@ -11,6 +11,7 @@ import { validated, type Location } from "../domain/validation.js";
 import { logger } from "../observability/logger.js";
 import { jsonBody, type BodyParser } from "./body.js";
 import { callerFrom } from "./caller.js";
+import { corsHeaders } from "./cors.js";
 import { renderError } from "./errors.js";
 import { routeKey, ROUTE_KEY_ENV, type RoutePolicy } from "./policy.js";
 import { queryObject } from "./query.js";
@@ -29,6 +30,8 @@ export interface RouteSpec<P extends Schema | undefined, Q extends Schema | unde
   parser?: BodyParser;
   /** Shapes a plain return value into the wire body (unknown fields are dropped). */
   response?: Schema;
+  /** Documents the success body of a handler that builds its reply itself (`Reply.json(201, …)`); only the OpenAPI document reads it. */
+  returns?: Schema;
 }
 
 export interface RouteInput<P, Q, B> {
@@ -177,6 +180,7 @@ function requestIdOf(event: APIGatewayProxyEvent): string {
   return event.requestContext?.requestId ?? "local";
 }
 
+/** Every answer's request id, and its CORS headers when the deployment allows browser clients (shared/http/cors.ts). */
 function withRequestId(result: APIGatewayProxyResult, event: APIGatewayProxyEvent): APIGatewayProxyResult {
-  return { ...result, headers: { ...result.headers, "x-request-id": requestIdOf(event) } };
+  return { ...result, headers: { ...result.headers, ...corsHeaders(event.headers), "x-request-id": requestIdOf(event) } };
 }

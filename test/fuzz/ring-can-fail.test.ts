@@ -67,3 +67,15 @@ describe("with one tenant condition disabled", () => {
     expect(await crossTenantProblem(api.url, row("GET /v1/files/{file_id}"), owner, intruder)).toBeUndefined();
   });
 });
+
+describe("with a row that documents another success status than it answers", () => {
+  it("the fuzz ring reports the answer the OpenAPI document does not describe", async () => {
+    const start = row("POST /v1/files/uploads");
+    const target: RingTarget = { api, owner, hints: {} };
+    const request = new FuzzRequest("valid body", "/v1/files/uploads", [], "application/json", JSON.stringify({ filename: "a.jsonl", bytes: 1 }));
+
+    const problem = await checkRequest({ ...start, doc: { status: 201 } }, target, request);
+
+    expect(problem).toBe("answered 200; the OpenAPI document says 201 (the row's doc.status)");
+  });
+});

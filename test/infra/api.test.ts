@@ -9,7 +9,9 @@ import { bundleDir } from "../../infra/build.js";
 import { FILES_BUCKET_ENV } from "../../shared/config.js";
 import { AUTHORIZER_CACHE_SECONDS, BINARY_MEDIA_TYPES, gatewayAnswers } from "../../shared/http/gateway.js";
 import { tableEnvVar, tables } from "../../shared/store/tables.js";
-import { deref, methodsOf, resourcesOf, synth, type Json, type Synth } from "./synth.js";
+import { allMethodsOf, deref, methodsOf, resourcesOf, synth, type Json, type Synth } from "./synth.js";
+import { buildApp } from "../../infra/app.js";
+import { CORS_ORIGINS_ENV } from "../../shared/http/cors.js";
 import { ROUTE_KEY_ENV } from "../../shared/http/policy.js";
 import { pascal } from "../../infra/names.js";
 
@@ -200,5 +202,69 @@ describe("a streaming row", () => {
     const plain = methods.find((m) => m.key === rowKey(buffered))!.method.Properties.Integration;
     expect(plain.ResponseTransferMode).toBeUndefined();
     expect(JSON.stringify(plain.Uri)).toContain("/2015-03-31/functions/");
+  });
+});
+
+describe("answers around the routes", () => {
+  const allowedAt = (path: string) => routes.filter((r) => r.path === path).map((r) => r.method);
+
+  it("gives every path with routes an ANY mock answering 405 with Allow (its methods), without an authorizer", () => {
+    const mocks = allMethodsOf(s).filter((m) => m.method.Properties.HttpMethod === "ANY");
+    expect(mocks.map((m) => m.key.slice("ANY ".length)).toSorted()).toEqual([...new Set(routes.map((r) => r.path))].toSorted());
+    for (const { key, method } of mocks) {
+      const path = key.slice("ANY ".length);
+      expect(method.Properties.AuthorizationType, key).toBe("NONE");
+      expect(method.Properties.Integration.Type, key).toBe("MOCK");
+      const [response] = method.Properties.Integration.IntegrationResponses;
+      expect(response.StatusCode, key).toBe("405");
+      expect(response.SelectionPattern, key).toBeUndefined();
+      expect(response.ResponseParameters["method.response.header.Allow"].replace(/'/g, "").split(", ").toSorted(), key).toEqual(allowedAt(path).toSorted());
+      expect(JSON.parse(response.ResponseTemplates["application/json"]), key).toMatchObject({ object: "error", code: "method_not_allowed" });
+    }
+  });
+
+  it("adds no CORS unless -c corsOrigins asks for it: no preflight methods, no CORS_ORIGINS on functions", () => {
+    expect(allMethodsOf(s).filter((m) => m.method.Properties.HttpMethod === "OPTIONS")).toEqual([]);
+    const fn = methodsOf(s)[0]!;
+    expect(fn.scope.template.Resources[fn.functionId].Properties.Environment.Variables).not.toHaveProperty(CORS_ORIGINS_ENV);
+  });
+
+  describe("with -c corsOrigins=<list>", () => {
+    let cors: Synth;
+    const origins = "https://app.example.test,http://localhost:3000";
+    const rows = routes.filter((r) => r.path.startsWith("/v1/files"));
+
+    beforeAll(async () => {
+      cors = await synth({ routes: rows, context: { corsOrigins: origins }, validate: false });
+    });
+
+    it("answers preflights on every resource of a route, for the listed origins only", () => {
+      const preflights = allMethodsOf(cors).filter((m) => m.method.Properties.HttpMethod === "OPTIONS");
+      for (const path of new Set(rows.map((r) => r.path))) expect(preflights.map((m) => m.key), path).toContain(`OPTIONS ${path}`);
+      const [response] = preflights[0]!.method.Properties.Integration.IntegrationResponses;
+      expect(response.StatusCode).toBe("204");
+      expect(response.ResponseParameters["method.response.header.Access-Control-Allow-Headers"]).toContain("Authorization");
+      expect(response.ResponseTemplates["application/json"]).toContain('$origin == "http://localhost:3000"');
+    });
+
+    it("tells every route function the origins, so its answers carry the headers", () => {
+      for (const m of methodsOf(cors)) expect(m.scope.template.Resources[m.functionId].Properties.Environment.Variables[CORS_ORIGINS_ENV], m.key).toBe(origins);
+    });
+
+    it("lets browsers read API Gateway's own answers and the 405s", () => {
+      const responses = resourcesOf(cors.template(cors.api), "AWS::ApiGateway::GatewayResponse").map(([, r]) => r.Properties);
+      for (const r of responses) expect(r.ResponseParameters["gatewayresponse.header.Access-Control-Allow-Origin"], r.ResponseType).toBe("method.request.header.Origin");
+      const mock = allMethodsOf(cors).find((m) => m.key === "ANY /v1/files")!;
+      expect(mock.method.Properties.Integration.IntegrationResponses[0].ResponseTemplates["application/json"]).toContain("responseOverride.header.Access-Control-Allow-Origin");
+    });
+
+    it("keeps cdk-nag clean (the preflights are acknowledged as mocks browsers call without credentials)", () => {
+      const violations = (cors.validationReport().pluginReports as Json[]).flatMap((p) => (p.violations ?? []).map((v: Json) => `${p.pluginName}: ${v.ruleName}`));
+      expect(violations).toEqual([]);
+    });
+
+    it("refuses a setting that is not origins", () => {
+      expect(() => buildApp({ routes: rows, context: { corsOrigins: "app.example.test" } })).toThrow(/not an origin/);
+    });
   });
 });

@@ -7,7 +7,7 @@ import { routes } from "../../functions/routes.js";
 import { engineHandlers } from "../../functions/engine.js";
 import { buildHandlers, DIST, engineTasks, type Bundle } from "../../infra/build.js";
 import { countTokens } from "../../shared/inference/tokenizer.js";
-import { aContext, aJsonEvent } from "../support/builders.js";
+import { aContext, aJsonEvent, anEvent } from "../support/builders.js";
 import { newTenant } from "../support/tenant.js";
 import { ROUTE_KEY_ENV } from "../../shared/http/policy.js";
 
@@ -57,5 +57,21 @@ describe("the handler bundles", () => {
     const body = JSON.parse(result.body);
     expect(body.data[0].embedding).toHaveLength(1024);
     expect(body.usage.prompt_tokens).toBe(countTokens("v1", "bundled and shipped"));
+  });
+
+  it("ships the reference beside the docs functions: the generated document and the renderer's files, served from the bundle", async () => {
+    vi.stubEnv(ROUTE_KEY_ENV, "GET /openapi.json");
+    const { handler: openapi } = await import(pathToFileURL(join(outdir, "docs/openapi/index.mjs")).href);
+    vi.stubEnv(ROUTE_KEY_ENV, "GET /docs");
+    const { handler: page } = await import(pathToFileURL(join(outdir, "docs/page/index.mjs")).href);
+    vi.unstubAllEnvs();
+    // Nothing of the source tree is beside the bundle: the document can only come from the file the build wrote.
+    const document = await openapi(anEvent({ path: "/openapi.json", resource: "/openapi.json", caller: null }), aContext());
+    expect(document.statusCode).toBe(200);
+    expect(JSON.parse(document.body)).toMatchObject({ openapi: "3.1.0", paths: { "/v1/models": { get: { operationId: "list_models_v1_models_get" } } } });
+    const script = await page(anEvent({ path: "/docs", resource: "/docs", query: { asset: "swagger-ui-bundle.js" }, caller: null }), aContext());
+    expect(script.statusCode).toBe(200);
+    expect(script.body).toContain("SwaggerUIBundle");
+    expect(existsSync(join(outdir, "docs/page/LICENSE"))).toBe(true);
   });
 });

@@ -129,6 +129,13 @@ describe("IAM", () => {
     }
   });
 
+  it("lets the reference's functions (GET /openapi.json, GET /docs) write their logs and nothing else: no table, bucket or model", () => {
+    for (const handler of ["docs/openapi", "docs/page"]) {
+      expect(row(handler).auth, handler).toBe("public");
+      expect(actionsOf(roleStatements(row(handler))).filter((a) => !a.startsWith("logs:")), handler).toEqual([]);
+    }
+  });
+
   it("lets the authorizer read the tenancy table and nothing else", () => {
     const fn = s.template(s.api).Resources[s.api.getLogicalId(s.api.authorizerFunction.fn.node.defaultChild as never)];
     const role = s.template(s.api).Resources[fn.Properties.Role["Fn::GetAtt"][0]];

@@ -88,7 +88,8 @@ export interface SynthMethod {
 }
 
 /** Every AWS::ApiGateway::Method in the app as "<METHOD> <full path>". */
-export function methodsOf(s: Synth): SynthMethod[] {
+/** Every API Gateway method of the app: the routes' (Lambda) and the mocks' (405, CORS preflights). */
+export function allMethodsOf(s: Synth): SynthMethod[] {
   return s.stacks
     .filter((stack) => stack !== s.data)
     .flatMap((stack) => {
@@ -100,6 +101,9 @@ export function methodsOf(s: Synth): SynthMethod[] {
       });
     });
 }
+
+/** The routes' methods: those backed by a function. */
+export const methodsOf = (s: Synth): SynthMethod[] => allMethodsOf(s).filter((m) => m.method.Properties.Integration?.Type !== "MOCK");
 
 /** Allow statements of every identity and resource policy in a template. */
 export function allowStatements(template: Json): { where: string; statement: Json }[] {

@@ -9,6 +9,7 @@
  */
 import fc from "fast-check";
 import * as z from "zod";
+import { successStatuses } from "../../functions/route-row.js";
 import type { RouteRow } from "../../functions/routes.js";
 import { STORAGE_LIMIT_MSG } from "../../shared/domain/storage-limits.js";
 import { routeKey } from "../../shared/http/policy.js";
@@ -312,6 +313,9 @@ export async function checkRequest(row: RouteRow, target: RingTarget, request: F
   if (uncaught.length > seen) return `the process had an uncaught exception: ${uncaught[seen]!.message}`;
   if (answer.status >= 500) return `answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 400)}`;
   if (!answer.requestId) return `answered ${answer.status} without x-request-id`;
+  if (answer.status < 400 && !successStatuses(row).includes(answer.status)) {
+    return `answered ${answer.status}; the OpenAPI document says ${successStatuses(row).join(" or ")} (the row's doc.status)`;
+  }
   // A '.' or '..' segment is resolved by the client's URL parser: such a request reaches another path, maybe no route at all.
   const moved = request.path.split("/").some((segment) => segment === "." || segment === "..") && answer.body?.code === "route_not_found";
   if (answer.status >= 400 && !moved) {

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { handlerModule, routes } from "../../functions/routes.js";
+import { areaOf, handlerModule, routes } from "../../functions/routes.js";
 import { ROOT_DIR } from "../../infra/local/stack.js";
 
 const shape = (path: string) => path.replace(/\{[^}]+\}/g, "{}");
@@ -24,8 +24,10 @@ describe("the route table", () => {
     expect(new Set(handlers).size).toBe(handlers.length);
   });
 
-  it("writes every path as the spec does: absolute, versioned, snake_case parameters", () => {
-    for (const row of routes) expect(row.path).toMatch(/^\/v[12](\/([a-z0-9_.-]+|\{[a-z_]+\}))+$/);
+  it("writes every path as the spec does: absolute, versioned, snake_case parameters (the reference at the root, where clients look for it)", () => {
+    const reference = routes.filter((r) => areaOf(r) === "docs");
+    expect(reference.map((r) => `${r.method} ${r.path}`).toSorted()).toEqual(["GET /docs", "GET /openapi.json"]);
+    for (const row of routes.filter((r) => !reference.includes(r))) expect(row.path).toMatch(/^\/v[12](\/([a-z0-9_.-]+|\{[a-z_]+\}))+$/);
   });
 
   it("leaves only extension routes unauthenticated", () => {

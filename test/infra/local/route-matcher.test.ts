@@ -33,11 +33,12 @@ describe("the local route matcher", () => {
   });
 
   it("does not fall back to the parameter route when the literal route lacks the method", () => {
-    expect(match("GET", "/v1/files/uploads")).toStrictEqual({ methodMismatch: true });
+    expect(match("GET", "/v1/files/uploads")).toStrictEqual({ methodMismatch: true, allowed: ["POST"] });
   });
 
-  it("reports a method mismatch for a known path", () => {
-    expect(match("PUT", "/v1/files")).toStrictEqual({ methodMismatch: true });
+  it("reports a method mismatch for a known path, with the methods it takes (for a 405's Allow)", () => {
+    expect(match("PUT", "/v1/files")).toStrictEqual({ methodMismatch: true, allowed: ["GET", "POST"] });
+    expect(match("POST", "/v1/models/m-1")).toStrictEqual({ methodMismatch: true, allowed: ["GET", "DELETE"] });
   });
 
   it("reports no match for an unknown path", () => {

@@ -87,10 +87,11 @@ describe("routing", () => {
     expect(reply.body).toMatchObject({ object: "error", type: "not_found_error", code: "route_not_found" });
   });
 
-  it("answers 404 route_not_found for a known path with an unknown method", async () => {
+  it("answers 405 method_not_allowed with Allow for a known path with a method it does not take", async () => {
     const reply = await files.request("PUT", "/v1/files");
-    expect(reply.status).toBe(404);
-    expect(reply.body.code).toBe("route_not_found");
+    expect(reply.status).toBe(405);
+    expect(reply.headers.get("allow")).toBe("GET, POST");
+    expect(reply.body.code).toBe("method_not_allowed");
   });
 });
 
