@@ -17,6 +17,7 @@ try {
   });
   console.log(`Platform API listening on ${stack.url}`);
   console.log(`Dev API key (admin): ${stack.apiKey}`);
+  console.log(`Workspace:           ${stack.workspace} (organization ${stack.organization})`);
   console.log(`Data directory:      ${dataDir}`);
   if (stack.offlineModels) {
     console.log("Models:              OFFLINE provider: answers are labelled echoes and feature-hashing vectors, not model output (set MODEL_CATALOG for real models)");

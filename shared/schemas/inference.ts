@@ -124,11 +124,18 @@ export const Usage = z.object({
 });
 export type Usage = z.infer<typeof Usage>;
 
+/** A chunk of answer content: text, or a reasoning model's `thinking` (text chunks). */
+export const ContentChunkOut = z.union([
+  z.object({ type: z.literal("text"), text: z.string() }),
+  z.object({ type: z.literal("thinking"), thinking: z.array(z.object({ type: z.literal("text"), text: z.string() })) }),
+]);
+export type ContentChunkOut = z.infer<typeof ContentChunkOut>;
+
 export const CompletionChoice = z.object({
   index: z.number().int(),
   message: z.object({
     role: z.literal("assistant"),
-    content: z.string().nullable(),
+    content: z.union([z.string(), z.array(ContentChunkOut)]).nullable(),
     tool_calls: z.array(ToolCall).nullable(),
     prefix: z.boolean(),
   }),
@@ -154,7 +161,7 @@ export interface CompletionChunk {
   model: string;
   choices: {
     index: number;
-    delta: { role?: "assistant"; content?: string; tool_calls?: ToolCall[] };
+    delta: { role?: "assistant"; content?: string | ContentChunkOut[]; tool_calls?: ToolCall[] };
     finish_reason: FinishReason | null;
   }[];
   usage?: Usage;
