@@ -6,6 +6,7 @@ import type { Completion, CompletionEvent, InferenceProvider } from "../../infer
 import type { ChatCompletionRequest, CompletionChunk, ContentChunkOut, CompletionOut, FimCompletionRequest, Message } from "../../schemas/inference.js";
 import type { Endpoint } from "../../schemas/model.js";
 import { BadRequest } from "../../domain/errors.js";
+import { requireAnswerableEnd } from "../../domain/messages.js";
 import { resolve } from "../models/catalog.js";
 import { certainlyOverTokens, MAX_BYTES_PER_TOKEN, requireEndpoint, type ModelEntry } from "../../domain/models.js";
 import { failuresRecorded, recordUsage, type CallContext } from "./usage.js";
@@ -69,6 +70,7 @@ async function prepare(ctx: CallContext, modelName: string, endpoint: Endpoint, 
 }
 
 export async function chat(ctx: CallContext, request: ChatCompletionRequest): Promise<ModelAnswer<CompletionOut> | ModelStream> {
+  requireAnswerableEnd(request.messages);
   const prepared = await prepare(ctx, request.model, "chat", chatPromptText(request), request.max_tokens);
   const upstream = { ...request, model: prepared.model.upstream };
   const options = { signal: ctx.signal, countTokens: prepared.count };
