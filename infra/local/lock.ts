@@ -1,4 +1,5 @@
 import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import { join } from "node:path";
 
 /** Who holds a data directory: written when `npm start` takes it, read by a second one and by the CLIs. */
@@ -12,13 +13,20 @@ export interface LockHolder {
 export const LOCK_FILE = "npm-start.lock";
 export const STACK_FILE = "local-stack.json";
 
-/** True while a process with this id exists (signal 0 checks without sending anything). */
+/**
+ * True while a process with this id runs (signal 0 checks without sending anything). A zombie (killed, not
+ * yet reaped: in a container without an init, possibly never) counts as gone, where /proc says so.
+ */
 export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "")[0] !== "Z";
+  } catch {
+    return true; // No /proc (macOS): the signal's answer stands.
   }
 }
 
@@ -53,7 +61,7 @@ export interface DataDirLock {
  * Takes the data directory for this process, so two `npm start`s never run DynamoDB Local on the same
  * files. A lock left by a process that no longer runs (a crash, SIGKILL) is taken over.
  */
-export function lockDataDir(dataDir: string): DataDirLock {
+export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
   const file = join(dataDir, LOCK_FILE);
   const holder: LockHolder = { pid: process.pid, startedAt: new Date().toISOString() };
   for (let attempt = 0; ; attempt++) {
@@ -64,7 +72,12 @@ export function lockDataDir(dataDir: string): DataDirLock {
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 2) throw error;
-      const other = lockHolder(dataDir);
+      // A holder that is still exiting (a restart right after a crash or a stop) gets two seconds to go.
+      let other = lockHolder(dataDir);
+      for (let waited = 0; other && other.pid !== process.pid && waited < 2000; waited += 100) {
+        await sleep(100);
+        other = lockHolder(dataDir);
+      }
       if (other && other.pid !== process.pid) throw new DataDirLocked(dataDir, other);
       rmSync(file, { force: true });
     }

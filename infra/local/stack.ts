@@ -41,7 +41,7 @@ export const ROOT_DIR = resolve(import.meta.dirname, "../..");
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   mkdirSync(options.dataDir, { recursive: true });
   // Before DynamoDB Local opens the files: a second stack on the same directory is refused, naming the first.
-  const lock = lockDataDir(options.dataDir);
+  const lock = await lockDataDir(options.dataDir);
   let backends: Backends | undefined;
   try {
     backends = await startBackends({ dataDir: options.dataDir, persist: options.persist });
