@@ -5,10 +5,19 @@
  */
 import { Reply } from "../shared/http/reply.js";
 import type { AgentsCompletionRequest } from "../shared/schemas/agent.js";
-import type { ChatCompletionRequest, EmbeddingRequest, FimCompletionRequest } from "../shared/schemas/inference.js";
+import type {
+  ChatClassificationRequest,
+  ChatCompletionRequest,
+  ChatModerationRequest,
+  ClassificationRequest,
+  EmbeddingRequest,
+  FimCompletionRequest,
+  ModerationRequest,
+} from "../shared/schemas/inference.js";
 import * as agentCompletions from "../shared/services/agents/completions.js";
 import * as completions from "../shared/services/inference/completions.js";
 import * as embeddings from "../shared/services/inference/embeddings.js";
+import * as moderations from "../shared/services/inference/moderations.js";
 import type { CallContext } from "../shared/services/inference/usage.js";
 
 const BACKEND_HEADER = "x-inference-backend";
@@ -21,4 +30,8 @@ export function toReply(answer: completions.ModelAnswer<unknown> | completions.M
 export const chat = async (ctx: CallContext, request: ChatCompletionRequest): Promise<Reply> => toReply(await completions.chat(ctx, request));
 export const fim = async (ctx: CallContext, request: FimCompletionRequest): Promise<Reply> => toReply(await completions.fim(ctx, request));
 export const embed = async (ctx: CallContext, request: EmbeddingRequest): Promise<Reply> => toReply(await embeddings.embed(ctx, request));
+export const moderate = async (ctx: CallContext, request: ModerationRequest): Promise<Reply> => toReply(await moderations.moderate(ctx, request));
+export const moderateChat = async (ctx: CallContext, request: ChatModerationRequest): Promise<Reply> => toReply(await moderations.moderateChat(ctx, request));
+export const classify = async (ctx: CallContext, request: ClassificationRequest): Promise<Reply> => toReply(await moderations.classify(ctx, request));
+export const classifyChat = async (ctx: CallContext, request: ChatClassificationRequest): Promise<Reply> => toReply(await moderations.classifyChat(ctx, request));
 export const complete = async (ctx: CallContext, request: AgentsCompletionRequest): Promise<Reply> => toReply(await agentCompletions.complete(ctx, request));

@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { parseArgs, type ParseArgsConfig } from "node:util";
 import "../infra/local/env.js";
+import { alive, STACK_FILE } from "../infra/local/lock.js";
 import { tableEnvVar, type TableName } from "../shared/store/tables.js";
 
 export function fail(message: string): never {
@@ -8,16 +10,60 @@ export function fail(message: string): never {
   process.exit(2);
 }
 
+type Options = NonNullable<ParseArgsConfig["options"]>;
+
+/**
+ * The command line of a CLI: `--help` / `-h` prints the usage (exit 0); an unknown option, a missing
+ * value or a stray argument prints what is wrong and the usage (exit 2) instead of a stack trace.
+ */
+export function cliArgs<O extends Options>(usage: string, options: O, allowPositionals = true) {
+  const args = process.argv.slice(2);
+  if (args.some((a) => a === "--help" || a === "-h") || args[0] === "help") {
+    console.log(usage);
+    process.exit(0);
+  }
+  try {
+    return parseArgs({ args, options, allowPositionals, strict: true });
+  } catch (error) {
+    return fail(`${(error as Error).message.replace(/\. To specify a positional argument.*$/, "")}\n\n${usage}`);
+  }
+}
+
+const notRunning = (dataDir: string, why: string) =>
+  `The local stack is not running (${why}).\nStart it with npm start${dataDir === resolve(".data") ? "" : ` (PLATFORM_DATA_DIR=${dataDir})`}, or set TABLE_<NAME> and AWS credentials to work on a deployment.`;
+
+/** A connection refused or reset anywhere in an error (the AWS SDK wraps it, sometimes in an AggregateError). */
+function connectionRefused(error: unknown, depth = 0): boolean {
+  if (!error || typeof error !== "object" || depth > 4) return false;
+  const e = error as { code?: unknown; errors?: unknown[]; cause?: unknown; message?: unknown };
+  return (
+    e.code === "ECONNREFUSED" ||
+    e.code === "ECONNRESET" ||
+    (typeof e.message === "string" && /ECONNREFUSED/.test(e.message)) ||
+    (e.errors ?? []).some((inner) => connectionRefused(inner, depth + 1)) ||
+    connectionRefused(e.cause, depth + 1)
+  );
+}
+
 /**
  * Where an admin CLI works: a deployment's tables when `TABLE_<NAME>` is set (with the usual AWS
  * credentials and region), otherwise the stack `npm start` is running, whose environment it adopts.
+ * A stack that is not running is said so plainly, also when it stops while the CLI works.
  */
 export function useTablesOrLocalStack(table: TableName): "deployment" | "local" {
   if (process.env[tableEnvVar(table)]) return "deployment";
-  const file = join(resolve(process.env.PLATFORM_DATA_DIR ?? ".data"), "local-stack.json");
-  if (!existsSync(file)) fail(`Set ${tableEnvVar(table)} to the ${table} table of a deployment, or start the local stack with npm start.`);
-  const local = JSON.parse(readFileSync(file, "utf8")) as { url: string; env: Record<string, string> };
+  const dataDir = resolve(process.env.PLATFORM_DATA_DIR ?? ".data");
+  const file = join(dataDir, STACK_FILE);
+  if (!existsSync(file)) fail(notRunning(dataDir, `no ${file}`));
+  const local = JSON.parse(readFileSync(file, "utf8")) as { url: string; pid?: number; env: Record<string, string> };
+  if (local.pid !== undefined && !alive(local.pid)) fail(notRunning(dataDir, `the npm start of ${local.url}, process ${local.pid}, has exited without cleaning up`));
   Object.assign(process.env, local.env);
+  const refused = (error: unknown) => {
+    if (!connectionRefused(error)) throw error;
+    fail(notRunning(dataDir, `nothing answers at ${local.url} and its backends`));
+  };
+  process.on("uncaughtException", refused);
+  process.on("unhandledRejection", refused);
   console.error(`Using the local stack of ${local.url} (${file})`);
   return "local";
 }

@@ -10,19 +10,19 @@
  * Real tables: set TABLE_TENANCY (the DataStack output) and the usual AWS credentials and region.
  * Local: with TABLE_TENANCY unset, it uses the stack `npm start` is running (PLATFORM_DATA_DIR/local-stack.json).
  */
-import { parseArgs } from "node:util";
-import { fail, useTablesOrLocalStack } from "./cli-target.js";
+import { cliArgs, fail, useTablesOrLocalStack } from "./cli-target.js";
 
 const USAGE = `Usage:
   npm run keys -- bootstrap [--org-name NAME] [--workspace-name NAME]
   npm run keys -- create --org ORG_ID --workspace WORKSPACE_ID [--name NAME] [--admin] [--roles a,b] [--rate-limit N]
   npm run keys -- create --org ORG_ID --service-account SERVICE_ACCOUNT_ID [--name NAME] [--rate-limit N]
   npm run keys -- list [--org ORG_ID] [--service-account SERVICE_ACCOUNT_ID]
-  npm run keys -- revoke KEY_ID`;
+  npm run keys -- revoke KEY_ID
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: {
+Against a deployment: set TABLE_TENANCY and AWS credentials. Otherwise the stack npm start runs
+(PLATFORM_DATA_DIR, default .data).`;
+
+const { positionals, values } = cliArgs(USAGE, {
     org: { type: "string" },
     workspace: { type: "string" },
     name: { type: "string" },
@@ -32,11 +32,10 @@ const { positionals, values } = parseArgs({
     "service-account": { type: "string" },
     "org-name": { type: "string", default: "Default organization" },
     "workspace-name": { type: "string", default: "Default workspace" },
-  },
 });
 
 const [command, ...rest] = positionals;
-if (!command || !["bootstrap", "create", "list", "revoke"].includes(command)) fail(USAGE);
+if (!command || !["bootstrap", "create", "list", "revoke"].includes(command)) fail(`${command ? `Unknown command '${command}'.\n\n` : ""}${USAGE}`);
 useTablesOrLocalStack("tenancy");
 
 // Loaded after the environment is settled: the SDK clients are built from it.

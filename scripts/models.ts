@@ -9,32 +9,29 @@
  * Real tables: set TABLE_MODELS (a DataStack output) and the usual AWS credentials and region.
  * Local: with TABLE_MODELS unset, it uses the stack `npm start` is running (PLATFORM_DATA_DIR/local-stack.json).
  */
-import { parseArgs } from "node:util";
 import { CLOUD_CATALOG, LOCAL_CATALOG, readCatalog } from "../infra/catalog.js";
-import { fail, useTablesOrLocalStack } from "./cli-target.js";
+import { cliArgs, fail, useTablesOrLocalStack } from "./cli-target.js";
 
 const USAGE = `Usage:
   npm run models -- seed [--catalog FILE]
   npm run models -- list --workspace WORKSPACE_ID
-  npm run models -- register --workspace WS --id MODEL_ID --root BASE_MODEL [--upstream ID] [--provider NAME] [--job ID] [--name N] [--description D]`;
+  npm run models -- register --workspace WS --id MODEL_ID --root BASE_MODEL [--upstream ID] [--provider NAME] [--job ID] [--name N] [--description D]\n\nAgainst a deployment: set TABLE_MODELS and AWS credentials. Otherwise the stack npm start runs
+(PLATFORM_DATA_DIR, default .data).`;
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: {
-    catalog: { type: "string" },
-    workspace: { type: "string" },
-    id: { type: "string" },
-    root: { type: "string" },
-    upstream: { type: "string" },
-    provider: { type: "string" },
-    job: { type: "string" },
-    name: { type: "string" },
-    description: { type: "string" },
-  },
+const { positionals, values } = cliArgs(USAGE, {
+  catalog: { type: "string" },
+  workspace: { type: "string" },
+  id: { type: "string" },
+  root: { type: "string" },
+  upstream: { type: "string" },
+  provider: { type: "string" },
+  job: { type: "string" },
+  name: { type: "string" },
+  description: { type: "string" },
 });
 
 const [command] = positionals;
-if (!command || !["seed", "list", "register"].includes(command)) fail(USAGE);
+if (!command || !["seed", "list", "register"].includes(command)) fail(`${command ? `Unknown command '${command}'.\n\n` : ""}${USAGE}`);
 const local = useTablesOrLocalStack("models") === "local";
 // Loaded after the environment is settled: the SDK clients are built from it.
 const catalogs = await import("../shared/services/models/catalog.js");

@@ -7,29 +7,27 @@
  * Real tables: set TABLE_USAGE and TABLE_TENANCY (DataStack outputs) and the usual AWS credentials and region.
  * Local: with them unset, it uses the stack `npm start` is running (PLATFORM_DATA_DIR/local-stack.json).
  */
-import { parseArgs } from "node:util";
-import { fail, useTablesOrLocalStack } from "./cli-target.js";
+import { cliArgs, fail, useTablesOrLocalStack } from "./cli-target.js";
 
 const USAGE = `Usage:
   npm run usage -- report --workspace WS [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--by day,model,key]
-  npm run usage -- set-limit --org ORG --workspace WS (--value 25 [--currency USD] | --none)`;
+  npm run usage -- set-limit --org ORG --workspace WS (--value 25 [--currency USD] | --none)\n\nAgainst a deployment: set TABLE_USAGE and TABLE_TENANCY and AWS credentials. Otherwise the stack npm start runs
+(PLATFORM_DATA_DIR, default .data).`;
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: {
-    org: { type: "string" },
-    workspace: { type: "string" },
-    from: { type: "string" },
-    to: { type: "string" },
-    by: { type: "string", default: "day,model" },
-    value: { type: "string" },
-    currency: { type: "string", default: "USD" },
-    none: { type: "boolean", default: false },
-  },
+const { positionals, values } = cliArgs(USAGE, {
+  org: { type: "string" },
+  workspace: { type: "string" },
+  from: { type: "string" },
+  to: { type: "string" },
+  by: { type: "string", default: "day,model" },
+  value: { type: "string" },
+  currency: { type: "string", default: "USD" },
+  none: { type: "boolean", default: false },
 });
 
 const [command] = positionals;
-if (!command || !["report", "set-limit"].includes(command) || !values.workspace) fail(USAGE);
+if (!command || !["report", "set-limit"].includes(command)) fail(`${command ? `Unknown command '${command}'.\n\n` : ""}${USAGE}`);
+if (!values.workspace) fail(`${command} needs --workspace\n\n${USAGE}`);
 useTablesOrLocalStack(command === "report" ? "usage" : "tenancy");
 
 const { usageReport, setSpendLimit } = await import("../shared/services/usage/report.js");

@@ -10,31 +10,28 @@
  * DataStack output) and the usual AWS credentials and region. Local: with TABLE_TENANCY unset, it uses the
  * stack `npm start` is running (PLATFORM_DATA_DIR/local-stack.json).
  */
-import { parseArgs } from "node:util";
-import { fail, useTablesOrLocalStack } from "./cli-target.js";
+import { cliArgs, fail, useTablesOrLocalStack } from "./cli-target.js";
 
 const USAGE = `Usage:
   npm run users -- create --email E [--first-name F] [--last-name L] [--roles member|billing_manager|organization_admin,...] [--org ORG_ID]
   npm run users -- list [--org ORG_ID]
   npm run users -- add --user USER_ID --workspace WORKSPACE_ID [--roles user,workspace_admin,...] [--org ORG_ID]
-  npm run users -- key --user USER_ID --workspace WORKSPACE_ID [--name NAME] [--org ORG_ID]`;
+  npm run users -- key --user USER_ID --workspace WORKSPACE_ID [--name NAME] [--org ORG_ID]\n\nAgainst a deployment: set TABLE_TENANCY and AWS credentials. Otherwise the stack npm start runs
+(PLATFORM_DATA_DIR, default .data).`;
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  options: {
-    org: { type: "string" },
-    email: { type: "string" },
-    "first-name": { type: "string" },
-    "last-name": { type: "string" },
-    roles: { type: "string" },
-    user: { type: "string" },
-    workspace: { type: "string" },
-    name: { type: "string" },
-  },
+const { positionals, values } = cliArgs(USAGE, {
+  org: { type: "string" },
+  email: { type: "string" },
+  "first-name": { type: "string" },
+  "last-name": { type: "string" },
+  roles: { type: "string" },
+  user: { type: "string" },
+  workspace: { type: "string" },
+  name: { type: "string" },
 });
 
 const [command] = positionals;
-if (!command || !["create", "list", "add", "key"].includes(command)) fail(USAGE);
+if (!command || !["create", "list", "add", "key"].includes(command)) fail(`${command ? `Unknown command '${command}'.\n\n` : ""}${USAGE}`);
 useTablesOrLocalStack("tenancy");
 
 // Loaded after the environment is settled: the SDK clients are built from it.

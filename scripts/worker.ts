@@ -10,17 +10,21 @@
 import { existsSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
+import { alive } from "../infra/local/lock.js";
+import { cliArgs, fail } from "./cli-target.js";
 import { runWorker, type WorkflowModule } from "./worker/run-worker.js";
 
-function fail(message: string): never {
-  console.error(message);
-  process.exit(2);
-}
+const USAGE = `Usage:
+  npm run worker -- --deployment NAME --module ./activities.mjs [--url URL] [--key KEY] [--name WORKER] [--concurrency N]
 
-const { values } = parseArgs({
-  options: {
+Runs the reference workflow worker: registers the module's workflows for the deployment and runs their
+activities. URL and key default to PLATFORM_URL and PLATFORM_API_KEY, else to the stack npm start runs
+(PLATFORM_DATA_DIR, default .data). Ctrl-C or SIGTERM stops it after its running activities.`;
+
+const { values } = cliArgs(
+  USAGE,
+  {
     deployment: { type: "string" },
     module: { type: "string" },
     url: { type: "string" },
@@ -28,12 +32,16 @@ const { values } = parseArgs({
     name: { type: "string" },
     concurrency: { type: "string" },
   },
-});
-if (!values.deployment || !values.module) fail("Usage: npm run worker -- --deployment NAME --module ./activities.mjs [--url URL] [--key KEY] [--name WORKER] [--concurrency N]");
+  false,
+);
+if (!values.deployment || !values.module) fail(`The worker needs --deployment and --module.\n\n${USAGE}`);
 
 const dataDir = resolve(process.env.PLATFORM_DATA_DIR ?? ".data");
 const localStack = join(dataDir, "local-stack.json");
-const local = existsSync(localStack) ? (JSON.parse(readFileSync(localStack, "utf8")) as { url: string }) : undefined;
+const local = existsSync(localStack) ? (JSON.parse(readFileSync(localStack, "utf8")) as { url: string; pid?: number }) : undefined;
+if (!values.url && !process.env.PLATFORM_URL && local?.pid !== undefined && !alive(local.pid)) {
+  fail(`The local stack is not running (the npm start of ${local.url}, process ${local.pid}, has exited). Start it with npm start, or give --url.`);
+}
 const keyFile = join(dataDir, "dev-api-key");
 const url = values.url ?? process.env.PLATFORM_URL ?? local?.url ?? fail(`Give --url (or PLATFORM_URL), or start the local stack with npm start (${localStack})`);
 const key = values.key ?? process.env.PLATFORM_API_KEY ?? (existsSync(keyFile) ? readFileSync(keyFile, "utf8").trim() : fail(`Give --key (or PLATFORM_API_KEY): no ${keyFile}`));

@@ -7,4 +7,9 @@ export const inferenceRoutes = area({ permissions: { read: "inference:invoke", w
   { method: "POST", path: "/v1/chat/completions", handler: "inference/chat", grants: inference, streaming: true, memoryMb: 1024 },
   { method: "POST", path: "/v1/fim/completions", handler: "inference/fim", grants: inference, streaming: true, memoryMb: 1024 },
   { method: "POST", path: "/v1/embeddings", handler: "inference/embeddings", grants: inference, memoryMb: 1024 },
+  // The SDK's classifiers: the moderation path batch jobs already run, as routes (extensions: not in our spec).
+  { method: "POST", path: "/v1/moderations", handler: "inference/moderations", grants: inference, memoryMb: 1024, extension: true },
+  { method: "POST", path: "/v1/chat/moderations", handler: "inference/chat-moderations", grants: inference, memoryMb: 1024, extension: true },
+  { method: "POST", path: "/v1/classifications", handler: "inference/classifications", grants: inference, memoryMb: 1024, extension: true },
+  { method: "POST", path: "/v1/chat/classifications", handler: "inference/chat-classifications", grants: inference, memoryMb: 1024, extension: true },
 ]);

@@ -25,7 +25,10 @@ type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEvent) => Promise<AP
 
 export interface ApiServerOptions {
   port: number;
+  /** Default 127.0.0.1; `0.0.0.0` (or `::`) listens on every interface, for a container or a VM. */
   host?: string;
+  /** One line per request on stdout: time, method, path (never the query), status, latency, request id. */
+  accessLog?: boolean;
   /** Seconds an authorizer answer is reused per Authorization header (API Gateway's cache); 0 turns it off. */
   authorizerCacheSeconds: number;
   rootDir: string;
@@ -84,8 +87,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     return context;
   }
 
-  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const requestId = randomUUID();
+  async function serve(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     const url = new URL(req.url ?? "/", "http://local");
     const found = match(req.method ?? "GET", url.pathname);
     if (!found.row && found.methodMismatch) {
@@ -117,9 +119,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   }
 
   const server = createServer((req, res) => {
-    serve(req, res).catch((error: unknown) => {
+    const requestId = randomUUID();
+    if (options.accessLog) logAccess(req, res, requestId);
+    serve(req, res, requestId).catch((error: unknown) => {
       console.error("local api: request failed", error);
-      if (!res.headersSent) answer(res, "local", "DEFAULT_5XX", req);
+      if (!res.headersSent) answer(res, requestId, "DEFAULT_5XX", req);
       else res.end();
     });
   });
@@ -131,8 +135,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   });
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : options.port;
+  const host = options.host ?? "127.0.0.1";
+  // A wildcard address is where it listens, not where a client connects: name the loopback then.
+  const reachable = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
   return {
-    url: `http://${options.host ?? "127.0.0.1"}:${port}`,
+    url: `http://${reachable}:${port}`,
     server,
     stop: () =>
       new Promise<void>((resolve) => {
@@ -140,6 +147,17 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
         server.closeAllConnections();
       }),
   };
+}
+
+/** Written when the response is done (or the client went away): the path only, as query strings can hold tokens. */
+function logAccess(req: IncomingMessage, res: ServerResponse, requestId: string): void {
+  const started = process.hrtime.bigint();
+  const path = (req.url ?? "/").split("?")[0];
+  res.once("close", () => {
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    const status = res.writableFinished ? String(res.statusCode) : `${res.headersSent ? res.statusCode : 499} (client closed)`;
+    process.stdout.write(`${new Date().toISOString()} ${req.method} ${path} ${status} ${ms.toFixed(1)}ms ${requestId}\n`);
+  });
 }
 
 async function readBody(req: IncomingMessage, max: number): Promise<Buffer | "too_large"> {

@@ -1,11 +1,16 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import "./env.js";
 import { LOCAL_CATALOG, providersEnv, readCatalog, usesOfflineModels } from "../catalog.js";
 import { startBackends, type Backends } from "./backends.js";
+import { lockDataDir, STACK_FILE, type DataDirLock } from "./lock.js";
 
 export interface LocalStackOptions {
   port: number;
+  /** Where the API listens (default 127.0.0.1; 0.0.0.0 in a container or VM). */
+  host?: string;
+  /** One line per request (method, path, status, latency, request id) on stdout. */
+  accessLog?: boolean;
   dataDir: string;
   /** Keep DynamoDB data on disk (npm start) or in memory (tests). */
   persist: boolean;
@@ -35,16 +40,20 @@ export const ROOT_DIR = resolve(import.meta.dirname, "../..");
  */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   mkdirSync(options.dataDir, { recursive: true });
-  const backends = await startBackends({ dataDir: options.dataDir, persist: options.persist });
+  // Before DynamoDB Local opens the files: a second stack on the same directory is refused, naming the first.
+  const lock = await lockDataDir(options.dataDir);
+  let backends: Backends | undefined;
   try {
-    return await serveOn(backends, options);
+    backends = await startBackends({ dataDir: options.dataDir, persist: options.persist });
+    return await serveOn(backends, lock, options);
   } catch (error) {
-    await backends.stop();
+    await backends?.stop();
+    lock.release();
     throw error;
   }
 }
 
-async function serveOn(backends: Backends, options: LocalStackOptions): Promise<LocalStack> {
+async function serveOn(backends: Backends, lock: DataDirLock, options: LocalStackOptions): Promise<LocalStack> {
   const catalog = readCatalog(options.catalog ?? LOCAL_CATALOG);
   const env = { ...backends.env, ...providersEnv(catalog) };
   Object.assign(process.env, env);
@@ -63,10 +72,14 @@ async function serveOn(backends: Backends, options: LocalStackOptions): Promise<
   const apiKey = await devKey(tenants, options, organization.id, workspace.id);
   const api = await startApiServer({
     port: options.port,
+    host: options.host,
+    accessLog: options.accessLog,
     authorizerCacheSeconds: options.authorizerCacheSeconds ?? 0,
     rootDir: options.rootDir ?? ROOT_DIR,
   });
-  writeFileSync(join(options.dataDir, "local-stack.json"), JSON.stringify({ url: api.url, env }, null, 2));
+  const stackFile = join(options.dataDir, STACK_FILE);
+  writeFileSync(stackFile, JSON.stringify({ url: api.url, pid: process.pid, env }, null, 2));
+  lock.serving(api.url);
   return {
     url: api.url,
     apiKey,
@@ -75,8 +88,14 @@ async function serveOn(backends: Backends, options: LocalStackOptions): Promise<
     env,
     offlineModels: usesOfflineModels(catalog),
     stop: async () => {
-      await api.stop();
-      await backends.stop();
+      // The CLIs read this file to find the stack: gone with it, so they can say it is not running.
+      rmSync(stackFile, { force: true });
+      try {
+        await api.stop();
+        await backends.stop();
+      } finally {
+        lock.release();
+      }
     },
   };
 }

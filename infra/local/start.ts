@@ -2,42 +2,59 @@ import { resolve } from "node:path";
 import "./env.js";
 import { corsOrigins } from "../../shared/http/cors.js";
 import { JAVA_MISSING } from "./dynamodb.js";
+import { DataDirLocked } from "./lock.js";
 import { startLocalStack } from "./stack.js";
 
 const port = Number(process.env.PORT ?? 8080);
+const host = process.env.HOST || "127.0.0.1";
 const dataDir = resolve(process.env.PLATFORM_DATA_DIR ?? ".data");
+const accessLog = !/^(0|off|false|no)$/i.test(process.env.ACCESS_LOG ?? "on");
+const parent = process.ppid;
 
 try {
   const cors = corsOrigins();
   const stack = await startLocalStack({
     port,
+    host,
+    accessLog,
     dataDir,
     persist: true,
     apiKey: process.env.PLATFORM_API_KEY || undefined,
     authorizerCacheSeconds: Number(process.env.AUTHORIZER_CACHE_SECONDS ?? 0),
     catalog: process.env.MODEL_CATALOG || undefined,
   });
-  console.log(`Platform API listening on ${stack.url}`);
+  const everywhere = host === "0.0.0.0" || host === "::";
+  console.log(`Platform API listening on ${stack.url}${everywhere ? ` (and on every interface: HOST=${host})` : ""}`);
   console.log(`Dev API key (admin): ${stack.apiKey}`);
+  console.log(`Workspace:           ${stack.workspace} (organization ${stack.organization})`);
   console.log(`Data directory:      ${dataDir}`);
   if (stack.offlineModels) {
-    console.log("Models:              OFFLINE provider: answers are labelled echoes and feature-hashing vectors, not model output (set MODEL_CATALOG for real models)");
+    console.log("Models:              OFFLINE provider: labelled echoes, protocol-shaped placeholders and feature-hashing vectors, not model output (set MODEL_CATALOG for real models)");
   }
-  console.log(`Try: curl -H "Authorization: Bearer ${stack.apiKey}" ${stack.url}/v1/files`);
+  console.log(`Try: curl -H "Authorization: Bearer ${stack.apiKey}" ${stack.url}/v1/models`);
   console.log(`API reference:       ${stack.url}/docs (OpenAPI document: ${stack.url}/openapi.json)`);
   if (cors) console.log(`CORS:                browser clients of ${cors === "*" ? "any origin" : cors.join(", ")} (CORS_ORIGINS)`);
+  if (accessLog) console.log("Access log (ACCESS_LOG=off to silence): time method path status latency request-id");
   let stopping = false;
-  const stop = async (signal: string) => {
+  const stop = async (why: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`\n${signal}: stopping the local stack…`);
-    await stack.stop();
-    process.exit(0);
+    console.log(`\n${why}: stopping the local stack…`);
+    const timer = setTimeout(() => process.exit(1), 15_000);
+    try {
+      await stack.stop();
+    } finally {
+      clearTimeout(timer);
+      process.exit(0);
+    }
   };
-  process.on("SIGINT", () => void stop("SIGINT"));
-  process.on("SIGTERM", () => void stop("SIGTERM"));
+  // What Ctrl-C, `docker stop`, systemd, `timeout` and a closed terminal send.
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void stop(signal));
+  // `npm start` dies of a SIGHUP without passing it on (npm forwards only SIGINT and SIGTERM): the stack
+  // notices it was orphaned and stops too, rather than keep DynamoDB Local and the port.
+  setInterval(() => process.ppid !== parent && void stop(`parent process ${parent} exited`), 1000).unref();
 } catch (error) {
   const message = (error as Error).message;
-  console.error(message === JAVA_MISSING ? message : `npm start failed: ${message}`);
+  console.error(message === JAVA_MISSING || error instanceof DataDirLocked ? message : `npm start failed: ${message}`);
   process.exit(1);
 }

@@ -57,17 +57,49 @@ export function mimetypeFor(filename: string, declared: string | null | undefine
 export const isJsonl = (filename: string, mimetype: string | null): boolean =>
   extensionOf(filename) === "jsonl" || mimetype === "application/jsonl" || mimetype === "application/x-ndjson";
 
+/**
+ * JSON lines judged by content: at least one line, and every non-blank line a JSON object. How a blob
+ * without a `.jsonl` name (the SDK's `files.upload({ file: blob })`) still counts as JSONL.
+ */
+export function looksLikeJsonl(content: Uint8Array | string): boolean {
+  let text: string;
+  try {
+    text = typeof content === "string" ? content : new TextDecoder("utf-8", { fatal: true }).decode(content);
+  } catch {
+    return false;
+  }
+  let lines = 0;
+  for (const line of text.split("\n")) {
+    if (!line.trim()) continue;
+    try {
+      const value: unknown = JSON.parse(line);
+      if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+    } catch {
+      return false;
+    }
+    lines += 1;
+  }
+  return lines > 0;
+}
+
+/** JSONL by name or declared type, or (when the bytes are at hand) by content. */
+export const isJsonlUpload = (filename: string, mimetype: string | null, content?: Uint8Array): boolean =>
+  isJsonl(filename, mimetype) || (content !== undefined && looksLikeJsonl(content));
+
 export function sampleTypeFor(purpose: FilePurpose): SampleType {
   return purpose === "batch" ? "batch_request" : "instruct";
 }
 
-/** Rules every upload passes, inline or presigned, before any byte is stored. */
-export function checkUpload(filename: string, bytes: number, purpose: FilePurpose): void {
+/**
+ * Rules every upload passes, inline or presigned, before any byte is stored. `fine-tune` files must be
+ * JSON lines: by name or declared type, or by content when the bytes are given (the inline route).
+ */
+export function checkUpload(filename: string, bytes: number, purpose: FilePurpose, jsonl: boolean = isJsonl(filename, null)): void {
   if (bytes > MAX_FILE_BYTES) {
     throw new PayloadTooLarge(`File is ${bytes} bytes; the limit is ${MAX_FILE_BYTES} bytes (512 MB)`, "file_too_large");
   }
-  if (purpose === "fine-tune" && extensionOf(filename) !== "jsonl") {
-    throw new BadRequest("Files with purpose 'fine-tune' must be .jsonl files", "invalid_file_type", "file");
+  if (purpose === "fine-tune" && !jsonl) {
+    throw new BadRequest("Files with purpose 'fine-tune' must be JSON lines (a .jsonl name, or every line a JSON object)", "invalid_file_type", "file");
   }
   if (/[\u0000-\u001f/\\]/.test(filename)) {
     throw new BadRequest("The file name may not contain path separators or control characters", "invalid_filename", "file");

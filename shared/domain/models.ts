@@ -83,6 +83,8 @@ export function toModelCard(model: ModelEntry) {
       fine_tuning: model.capabilities.fine_tuning,
       vision: model.capabilities.vision,
       classification: model.capabilities.classification,
+      reasoning: model.capabilities.reasoning ?? false,
+      audio: model.capabilities.audio ?? false,
       moderation: model.endpoints.includes("moderations"),
     },
     type: model.type,

@@ -28,6 +28,8 @@ export interface CallOptions {
 
 export interface CompletionChoiceResult {
   content: string;
+  /** A reasoning model's thinking, sent as a `thinking` chunk before the text (the content becomes chunks). */
+  thinking?: string;
   toolCalls: ToolCall[];
   finishReason: FinishReason;
 }
@@ -40,7 +42,7 @@ export interface Completion {
 
 /** One step of a streamed completion, per choice index. */
 export type CompletionEvent =
-  | { type: "delta"; index: number; content?: string; toolCalls?: ToolCall[] }
+  | { type: "delta"; index: number; content?: string; thinking?: string; toolCalls?: ToolCall[] }
   | { type: "finish"; index: number; reason: FinishReason }
   | { type: "usage"; promptTokens: number; completionTokens: number };
 

@@ -124,11 +124,18 @@ export const Usage = z.object({
 });
 export type Usage = z.infer<typeof Usage>;
 
+/** A chunk of answer content: text, or a reasoning model's `thinking` (text chunks). */
+export const ContentChunkOut = z.union([
+  z.object({ type: z.literal("text"), text: z.string() }),
+  z.object({ type: z.literal("thinking"), thinking: z.array(z.object({ type: z.literal("text"), text: z.string() })) }),
+]);
+export type ContentChunkOut = z.infer<typeof ContentChunkOut>;
+
 export const CompletionChoice = z.object({
   index: z.number().int(),
   message: z.object({
     role: z.literal("assistant"),
-    content: z.string().nullable(),
+    content: z.union([z.string(), z.array(ContentChunkOut)]).nullable(),
     tool_calls: z.array(ToolCall).nullable(),
     prefix: z.boolean(),
   }),
@@ -154,7 +161,7 @@ export interface CompletionChunk {
   model: string;
   choices: {
     index: number;
-    delta: { role?: "assistant"; content?: string; tool_calls?: ToolCall[] };
+    delta: { role?: "assistant"; content?: string | ContentChunkOut[]; tool_calls?: ToolCall[] };
     finish_reason: FinishReason | null;
   }[];
   usage?: Usage;
@@ -185,3 +192,33 @@ export const ModerationOut = z.object({
   results: z.array(z.object({ categories: z.record(z.string(), z.boolean()), category_scores: z.record(z.string(), z.number()) })),
 });
 export type ModerationOut = z.infer<typeof ModerationOut>;
+
+/** POST /v1/classifications takes the moderation request's shape (Mistral's ClassificationRequest). */
+export const ClassificationRequest = ModerationRequest;
+export type ClassificationRequest = ModerationRequest;
+
+/** A conversation to moderate or classify: at least one message. */
+const Conversation = z.array(Message).min(1, "a conversation needs at least one message");
+
+/** POST /v1/chat/moderations: one conversation, or several. */
+export const ChatModerationRequest = z.strictObject({
+  model: z.string().min(1),
+  input: z.union([Conversation, z.array(Conversation).min(1).max(MAX_MODERATION_INPUTS)]),
+});
+export type ChatModerationRequest = z.infer<typeof ChatModerationRequest>;
+
+/** POST /v1/chat/classifications: one `{messages}` (an InstructRequest), or several. */
+const InstructRequest = z.strictObject({ messages: Conversation });
+export const ChatClassificationRequest = z.strictObject({
+  model: z.string().min(1),
+  input: z.union([InstructRequest, z.array(InstructRequest).min(1).max(MAX_MODERATION_INPUTS)]),
+});
+export type ChatClassificationRequest = z.infer<typeof ChatClassificationRequest>;
+
+/** Per input, its targets' scores by label; the moderation models answer one target, `moderation`. */
+export const ClassificationOut = z.object({
+  id: z.string(),
+  model: z.string(),
+  results: z.array(z.record(z.string(), z.object({ scores: z.record(z.string(), z.number()) }))),
+});
+export type ClassificationOut = z.infer<typeof ClassificationOut>;

@@ -9,6 +9,10 @@ export const CapabilityFlags = z.strictObject({
   vision: z.boolean().default(false),
   fine_tuning: z.boolean().default(false),
   classification: z.boolean().default(false),
+  /** Answers with a `thinking` chunk before its text (always, or when `reasoning_effort` asks). */
+  reasoning: z.boolean().optional(),
+  /** Takes audio input in chat messages. */
+  audio: z.boolean().optional(),
 });
 
 export const Tokenizer = z.enum(["v1", "v2", "v3", "tekken"]);

@@ -71,6 +71,15 @@ beforeAll(async () => {
 });
 
 describe("files.upload", () => {
+  it("takes a JSON-lines blob without a name for fine-tuning, as the SDK's own example uploads it", async () => {
+    const blob = new Blob([tuneJsonl], { type: "application/json" });
+
+    const file = await client.files.upload({ file: blob });
+
+    expect(file).toMatchObject({ purpose: "fine-tune", numLines: tuneJsonl.trim().split("\n").length });
+    await client.files.delete({ fileId: file.id });
+  });
+
   it("uploads a batch JSONL file and returns it in the SDK's shape", () => {
     expectParsedFile(batchFile);
     expect(batchFile).toMatchObject({

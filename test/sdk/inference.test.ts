@@ -10,6 +10,7 @@ import { HTTPValidationError, ResponseValidationError, SDKError } from "@mistral
 import { beforeAll, describe, expect, it } from "vitest";
 import { useEmbeddedApi } from "../support/api.js";
 import { errorOf, sdkClient } from "../support/sdk.js";
+import { contextLengthOf } from "../support/inference-client.js";
 
 const { api, tenant } = useEmbeddedApi({ tenant: "per-file" });
 const sdk = (apiKey: string) => sdkClient(api, apiKey);
@@ -197,7 +198,7 @@ describe("chat", () => {
     const call = choice.message!.toolCalls![0]!;
     expect(call.function.name).toBe("get_weather");
     const args = typeof call.function.arguments === "string" ? JSON.parse(call.function.arguments) : call.function.arguments;
-    expect(args).toEqual({ city: "", unit: "c" });
+    expect(args).toEqual({ city: "[offline]", unit: "c" });
   });
 
   it("streams toolCalls with toolChoice any", async () => {
@@ -226,11 +227,11 @@ describe("errors", () => {
   });
 
   it("context length exceeded: 400 SDKError, plain and streamed", async () => {
-    const tooLong = { model: "mistral-small-latest", messages: [{ role: "user" as const, content: "hi" }], maxTokens: 40_000 };
+    const tooLong = { model: "mistral-small-latest", messages: [{ role: "user" as const, content: "hi" }], maxTokens: contextLengthOf("mistral-small-latest") };
     for (const call of [
       () => client.chat.complete(tooLong),
       () => client.chat.stream(tooLong),
-      () => client.fim.complete({ model: "codestral-latest", prompt: "x", maxTokens: 40_000 }),
+      () => client.fim.complete({ model: "codestral-latest", prompt: "x", maxTokens: contextLengthOf("codestral-latest") }),
     ]) {
       const error = await errorOf(call(), SDKError);
       expect(error.statusCode).toBe(400);

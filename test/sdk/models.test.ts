@@ -11,6 +11,7 @@ import { LOCAL_CATALOG, readCatalog } from "../../infra/catalog.js";
 import { registerFineTuned } from "../../shared/services/models/catalog.js";
 import { useEmbeddedApi } from "../support/api.js";
 import { errorOf, sdkClient } from "../support/sdk.js";
+import { contextLengthOf } from "../support/inference-client.js";
 import { newTenant, type TestTenant } from "../support/tenant.js";
 
 const { api, tenant } = useEmbeddedApi({ tenant: "per-file" });
@@ -72,7 +73,7 @@ describe("models.retrieve", () => {
   it("returns a base model by id", async () => {
     const card = await client.models.retrieve({ modelId: "mistral-small-latest" });
     expectKnownCard(card);
-    expect(card).toMatchObject({ id: "mistral-small-latest", type: "base", aliases: ["mistral-small"], maxContextLength: 32768 });
+    expect(card).toMatchObject({ id: "mistral-small-latest", type: "base", aliases: ["mistral-small", "mistral-small-2506", "mistral-small-3-2"], maxContextLength: contextLengthOf("mistral-small-latest") });
   });
 
   it("returns a base model by alias, under its canonical id", async () => {

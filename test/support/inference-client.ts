@@ -1,4 +1,5 @@
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { LOCAL_CATALOG, readCatalog } from "../../infra/catalog.js";
 import type { RunningApi } from "../../infra/local/server.js";
 import { documents } from "../../shared/store/client.js";
 import type { UsageRecord } from "../../shared/domain/usage.js";
@@ -198,6 +199,13 @@ export const userSays = (model: string, content: string, extra: Record<string, u
 });
 
 /** The label and shape of the offline provider's chat answer. */
+/** A model's context length in the offline catalog (config/models.offline.json), by id or alias. */
+export function contextLengthOf(name: string): number {
+  const model = readCatalog(LOCAL_CATALOG).models.find((m) => m.id === name || m.aliases.includes(name));
+  if (!model) throw new Error(`no model ${name} in ${LOCAL_CATALOG}`);
+  return model.max_context_length;
+}
+
 export const offlineEcho = (said: string) => `[offline] No language model is configured. You said: «${said}»`;
 export const offlineFim = (lastLine: string) => `[offline] No code model is configured; the prompt ends with: «${lastLine}»`;
 

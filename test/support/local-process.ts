@@ -5,6 +5,8 @@ import { ROOT_DIR } from "../../infra/local/stack.js";
 
 /** `npm start` as a child process: its URL, its key, and a way to kill it with everything it started. */
 export interface StartedProcess {
+  /** The process started: `npm` itself with `viaNpm`, else tsx. */
+  pid: number;
   url: string;
   key: string;
   /** Everything it printed (stdout and stderr), for failure messages. */
@@ -42,15 +44,31 @@ function stopped(child: ChildProcess, kill: () => void): Promise<void> {
  * the given data directory and key, and answers once it serves. Env of the test run's own backends is
  * not passed on: the child starts its own.
  */
-export async function startNpmStart(options: { dataDir: string; key: string; timeoutMs?: number; port?: number }): Promise<StartedProcess> {
+export async function startNpmStart(options: {
+  dataDir: string;
+  key: string;
+  timeoutMs?: number;
+  port?: number;
+  /** The per-request access lines, off in tests unless asked for. */
+  accessLog?: boolean;
+  /** Run the real `npm start` (npm, its shell, node) instead of tsx directly. */
+  viaNpm?: boolean;
+}): Promise<StartedProcess> {
   // A restart on the same port keeps the URL that workers and clients already hold.
   const port = options.port ?? (await freePort());
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (value !== undefined && !/^(AWS_|TABLE_|STATE_MACHINE_|FILES_BUCKET|INFERENCE_|VITEST)/.test(name)) env[name] = value;
   }
-  Object.assign(env, { PORT: String(port), PLATFORM_DATA_DIR: options.dataDir, PLATFORM_API_KEY: options.key, POWERTOOLS_LOG_LEVEL: "ERROR" });
-  const child = spawn(join(ROOT_DIR, "node_modules/.bin/tsx"), ["infra/local/start.ts"], { cwd: ROOT_DIR, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  Object.assign(env, {
+    PORT: String(port),
+    PLATFORM_DATA_DIR: options.dataDir,
+    PLATFORM_API_KEY: options.key,
+    POWERTOOLS_LOG_LEVEL: "ERROR",
+    ACCESS_LOG: options.accessLog ? "on" : "off",
+  });
+  const [command, args] = options.viaNpm ? ["npm", ["start", "--silent"]] : [join(ROOT_DIR, "node_modules/.bin/tsx"), ["infra/local/start.ts"]];
+  const child = spawn(command, args, { cwd: ROOT_DIR, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   running.add(child);
   child.once("exit", () => running.delete(child));
   const chunks: string[] = [];
@@ -74,7 +92,7 @@ export async function startNpmStart(options: { dataDir: string; key: string; tim
   });
   try {
     const url = await serving;
-    return { url, key: options.key, output, kill: () => stopped(child, () => killGroup(child)) };
+    return { pid: child.pid!, url, key: options.key, output, kill: () => stopped(child, () => killGroup(child)) };
   } catch (error) {
     await stopped(child, () => killGroup(child));
     throw error;

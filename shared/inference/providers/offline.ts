@@ -1,6 +1,6 @@
 import type { ChatCompletionRequest, FimCompletionRequest, Message, Tool, ToolCall, ToolChoice } from "../../schemas/inference.js";
 import { hashEmbedding } from "../feature-hashing.js";
-import type { CallOptions, Completion, CompletionEvent, EmbedRequest, Embeddings, InferenceProvider, ModerateRequest, Moderation } from "../types.js";
+import type { CallOptions, Completion, CompletionChoiceResult, CompletionEvent, EmbedRequest, Embeddings, InferenceProvider, ModerateRequest, Moderation } from "../types.js";
 
 /** Every offline answer starts with this, so nobody mistakes it for model output. */
 export const OFFLINE_LABEL = "[offline]";
@@ -8,7 +8,8 @@ const QUOTE_LIMIT = 2000;
 
 /**
  * The embedded default backend: deterministic, never invents content, and says what it is. Chat and
- * FIM answer a labelled echo; embeddings are feature-hashing vectors; moderation is a keyword list.
+ * FIM answer a labelled echo, chat following the protocol (tool calls, tool results, JSON mode, thinking);
+ * embeddings are feature-hashing vectors; moderation is a keyword list.
  */
 export class OfflineProvider implements InferenceProvider {
   readonly backend = "offline";
@@ -33,7 +34,9 @@ export class OfflineProvider implements InferenceProvider {
   }
 
   async embed(request: EmbedRequest): Promise<Embeddings> {
-    return { vectors: request.inputs.map((text) => hashEmbedding(text, request.dimensions ?? 1024)) };
+    // `offline-hash-embed-1536` names its default size; plain `offline-hash-embed` is 1024.
+    const size = request.dimensions ?? Number(/-(\d+)$/.exec(request.model)?.[1] ?? 1024);
+    return { vectors: request.inputs.map((text) => hashEmbedding(text, size)) };
   }
 
   async moderate(request: ModerateRequest): Promise<Moderation[]> {
@@ -56,19 +59,49 @@ function textOf(message: Message | undefined): string {
   return message.content.map((chunk) => (typeof chunk.text === "string" ? chunk.text : "")).join("");
 }
 
-function chatChoice(request: ChatCompletionRequest, options: CallOptions) {
-  const forced = forcedTool(request.tools ?? [], request.tool_choice);
-  if (forced) {
-    return { content: "", toolCalls: [placeholderCall(forced)], finishReason: "tool_calls" as const };
-  }
+/** What the offline "reasoning" says: there is none to show, and it says so. */
+export const OFFLINE_THINKING = `${OFFLINE_LABEL} No reasoning model is configured: nothing was reasoned about.`;
+
+/**
+ * The protocol a client program depends on, with nothing invented (decision 28): a tool call when tools
+ * are offered and allowed and no tool has answered since the user spoke; after a tool result, a labelled
+ * text quoting it; JSON valid for the requested schema in JSON mode; the thinking shape for reasoning models.
+ */
+function chatChoice(request: ChatCompletionRequest, options: CallOptions): CompletionChoiceResult {
+  const tool = toolToCall(request);
+  if (tool) return { content: "", toolCalls: [placeholderCall(tool, request.messages.length)], finishReason: "tool_calls" };
+  const last = request.messages.at(-1);
+  const toolResults = last?.role === "tool" ? trailingToolResults(request.messages) : undefined;
   const said = textOf([...request.messages].reverse().find((m) => m.role === "user"));
-  const echo = `${OFFLINE_LABEL} No language model is configured. You said: «${quote(said)}»`;
-  const text = request.response_format?.type && request.response_format.type !== "text" ? JSON.stringify({ offline: true, echo: said }) : echo;
-  return bounded(text, request.max_tokens, request.stop, options);
+  const text =
+    request.response_format?.type === "json_schema"
+      ? JSON.stringify(placeholder((request.response_format.json_schema?.schema ?? {}) as JsonSchema))
+      : request.response_format?.type === "json_object"
+        ? JSON.stringify(toolResults === undefined ? { offline: true, echo: said } : { offline: true, tool_results: toolResults })
+        : toolResults === undefined
+          ? `${OFFLINE_LABEL} No language model is configured. You said: «${quote(said)}»`
+          : `${OFFLINE_LABEL} No language model is configured. The tool answered: «${quote(toolResults.join("\n"))}»`;
+  const choice = bounded(text, request.max_tokens, request.stop, options);
+  return thinks(request) ? { ...choice, thinking: OFFLINE_THINKING } : choice;
+}
+
+/** Reasoning models (upstream `offline-reasoning`) think unless told `none`; adjustable ones only when asked. */
+function thinks(request: ChatCompletionRequest): boolean {
+  const effort = request.reasoning_effort ?? undefined;
+  if (request.model === "offline-reasoning") return effort !== "none";
+  if (request.model === "offline-adjustable-reasoning") return (effort !== undefined && effort !== "none") || request.prompt_mode === "reasoning";
+  return false;
+}
+
+/** The tool messages that end the conversation, oldest first. */
+function trailingToolResults(messages: Message[]): string[] {
+  const results: string[] = [];
+  for (let i = messages.length - 1; i >= 0 && messages[i]!.role === "tool"; i--) results.unshift(textOf(messages[i]));
+  return results;
 }
 
 /** Cuts at the first stop sequence, then at `max_tokens` (counted with the model's tokenizer). */
-function bounded(text: string, maxTokens: number | null | undefined, stop: string | string[] | null | undefined, options: CallOptions) {
+function bounded(text: string, maxTokens: number | null | undefined, stop: string | string[] | null | undefined, options: CallOptions): CompletionChoiceResult {
   const stops = stop === undefined || stop === null ? [] : Array.isArray(stop) ? stop : [stop];
   const cut = Math.min(...stops.map((s) => (s ? text.indexOf(s) : -1)).filter((i) => i >= 0), text.length);
   let content = text.slice(0, cut);
@@ -86,16 +119,24 @@ function bounded(text: string, maxTokens: number | null | undefined, stop: strin
   return { content, toolCalls: [] as ToolCall[], finishReason };
 }
 
-function forcedTool(tools: Tool[], choice: ToolChoice | undefined): Tool | undefined {
-  if (!tools.length || choice === undefined || choice === "auto" || choice === "none") return undefined;
+/**
+ * The tool to call this turn, if any: the one a named `tool_choice` forces, or the first for `any` /
+ * `required`, every turn; for `auto` (the default) the first tool, unless a tool has answered last.
+ */
+function toolToCall(request: ChatCompletionRequest): Tool | undefined {
+  const tools = (request.tools ?? []).filter((t) => t.type === "function");
+  const choice: ToolChoice = request.tool_choice ?? "auto";
+  if (!tools.length || choice === "none") return undefined;
   if (typeof choice === "object") return tools.find((t) => t.function.name === choice.function.name);
-  return tools[0];
+  if (choice === "any" || choice === "required") return tools[0];
+  const last = request.messages.at(-1);
+  return last?.role === "user" ? tools[0] : undefined;
 }
 
-/** A schema-valid call with placeholder arguments: defaults, consts, first enum values, minimal values. */
-function placeholderCall(tool: Tool): ToolCall {
+/** A schema-valid call with placeholder arguments; its id (9 characters, as Mistral's) differs per turn. */
+function placeholderCall(tool: Tool, turn: number): ToolCall {
   return {
-    id: "offline00",
+    id: `offline${String(turn % 100).padStart(2, "0")}`,
     type: "function",
     function: { name: tool.function.name, arguments: JSON.stringify(placeholder(tool.function.parameters)) },
   };
@@ -103,40 +144,100 @@ function placeholderCall(tool: Tool): ToolCall {
 
 type JsonSchema = Record<string, unknown>;
 
-/** The smallest value a JSON schema accepts, for the schemas tool definitions use in practice. */
-function placeholder(schema: JsonSchema): unknown {
+/** Values for string formats, chosen so nobody takes them for data. */
+const FORMAT_PLACEHOLDERS: Record<string, string> = {
+  "date-time": "1970-01-01T00:00:00Z",
+  date: "1970-01-01",
+  time: "00:00:00Z",
+  duration: "PT0S",
+  email: "offline@example.invalid",
+  hostname: "offline.invalid",
+  ipv4: "0.0.0.0",
+  ipv6: "::",
+  uri: "https://offline.invalid/",
+  url: "https://offline.invalid/",
+  uuid: "00000000-0000-0000-0000-000000000000",
+};
+
+/**
+ * The smallest value a JSON schema accepts, for the schemas tool definitions and structured outputs use
+ * in practice (types, enums, consts, defaults, anyOf/oneOf/allOf, local $refs, bounds, string formats).
+ * Strings say `[offline]` where the schema lets them; `pattern` is not solved.
+ */
+export function placeholder(schema: JsonSchema, root: JsonSchema = schema, depth = 0): unknown {
+  if (depth > 32) return null;
+  const next = (s: unknown) => placeholder((s ?? {}) as JsonSchema, root, depth + 1);
+  if (typeof schema.$ref === "string") return next(resolveRef(root, schema.$ref));
   if ("default" in schema) return schema.default;
   if ("const" in schema) return schema.const;
   if (Array.isArray(schema.enum)) return schema.enum[0];
   const alternatives = (schema.anyOf ?? schema.oneOf) as JsonSchema[] | undefined;
-  if (alternatives?.length) return placeholder(alternatives[0]!);
+  if (alternatives?.length) return next(alternatives.find((a) => a.type !== "null") ?? alternatives[0]);
+  if (Array.isArray(schema.allOf) && schema.allOf.length) {
+    const parts = (schema.allOf as JsonSchema[]).map(next);
+    return parts.every((p) => p && typeof p === "object" && !Array.isArray(p)) ? Object.assign({}, ...parts) : parts[0];
+  }
   const types = Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string | undefined];
-  const type = types.find((t) => t !== "null") ?? types[0];
+  const type = types.find((t) => t !== "null") ?? types[0] ?? (schema.properties ? "object" : schema.items ? "array" : undefined);
   switch (type) {
     case "object": {
       const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
       const required = new Set((schema.required ?? Object.keys(properties)) as string[]);
-      return Object.fromEntries(Object.entries(properties).filter(([k]) => required.has(k)).map(([k, v]) => [k, placeholder(v)]));
+      return Object.fromEntries(Object.entries(properties).filter(([k]) => required.has(k)).map(([k, v]) => [k, next(v)]));
     }
-    case "array":
-      return Array.from({ length: Number(schema.minItems ?? 0) }, () => placeholder((schema.items ?? {}) as JsonSchema));
+    case "array": {
+      const prefix = Array.isArray(schema.prefixItems) ? (schema.prefixItems as JsonSchema[]).map(next) : [];
+      const more = Math.max(0, Number(schema.minItems ?? 0) - prefix.length);
+      return [...prefix, ...Array.from({ length: more }, () => next(schema.items))];
+    }
     case "number":
-    case "integer": {
-      const low = typeof schema.minimum === "number" ? schema.minimum : typeof schema.exclusiveMinimum === "number" ? schema.exclusiveMinimum + (type === "integer" ? 1 : 0.5) : 0;
-      return type === "integer" ? Math.ceil(low) : low;
-    }
+    case "integer":
+      return numberIn(schema, type === "integer");
     case "boolean":
       return false;
     case "null":
       return null;
+    case "string":
+      return stringIn(schema);
     default:
-      return "x".repeat(Number(schema.minLength ?? 0));
+      return type === undefined ? {} : null;
   }
+}
+
+function resolveRef(root: JsonSchema, ref: string): unknown {
+  if (!ref.startsWith("#")) return {};
+  return ref
+    .slice(1)
+    .split("/")
+    .filter(Boolean)
+    .reduce<unknown>((node, key) => (node && typeof node === "object" ? (node as JsonSchema)[key.replaceAll("~1", "/").replaceAll("~0", "~")] : undefined), root);
+}
+
+function numberIn(schema: JsonSchema, integer: boolean): number {
+  const step = integer ? 1 : 0.5;
+  const num = (v: unknown) => (typeof v === "number" ? v : undefined);
+  const low = num(schema.minimum) ?? (num(schema.exclusiveMinimum) !== undefined ? num(schema.exclusiveMinimum)! + step : undefined);
+  const high = num(schema.maximum) ?? (num(schema.exclusiveMaximum) !== undefined ? num(schema.exclusiveMaximum)! - step : undefined);
+  let value = low ?? (high !== undefined && high < 0 ? high : 0);
+  if (integer) value = Math.ceil(value);
+  const multiple = num(schema.multipleOf);
+  if (multiple) value = Math.ceil(value / multiple) * multiple;
+  return value;
+}
+
+function stringIn(schema: JsonSchema): string {
+  const format = typeof schema.format === "string" ? FORMAT_PLACEHOLDERS[schema.format] : undefined;
+  if (format !== undefined) return format;
+  const min = Number(schema.minLength ?? 0);
+  const max = typeof schema.maxLength === "number" ? schema.maxLength : Infinity;
+  const text = OFFLINE_LABEL.slice(0, max);
+  return text.length >= min ? text : text + ".".repeat(min - text.length);
 }
 
 /** The same text as the plain call, in word-sized deltas, so streamed and plain answers agree. */
 async function* streamOf(choices: Completion["choices"]): AsyncIterable<CompletionEvent> {
   for (const [index, choice] of choices.entries()) {
+    if (choice.thinking !== undefined) yield { type: "delta", index, thinking: choice.thinking };
     for (const piece of choice.content.split(/(?<=\s)/)) if (piece) yield { type: "delta", index, content: piece };
     if (choice.toolCalls.length) yield { type: "delta", index, toolCalls: choice.toolCalls };
     yield { type: "finish", index, reason: choice.finishReason };

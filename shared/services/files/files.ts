@@ -11,6 +11,7 @@ import {
   expiresAtFor,
   isExpired,
   isJsonl,
+  isJsonlUpload,
   mimetypeFor,
   objectKeyFor,
   sampleTypeFor,
@@ -64,8 +65,9 @@ function newRecord(caller: Caller, fields: { id: string; filename: string; bytes
 export async function uploadInline(caller: Caller, form: UploadForm): Promise<FileRecord> {
   const { filename, content } = form.file;
   if (form.file.truncated || content.length > INLINE_UPLOAD_MAX_BYTES) throw inlineTooLarge(content.length);
-  checkUpload(filename, content.length, form.purpose);
   const mimetype = mimetypeFor(filename, form.file.mimetype);
+  const jsonl = isJsonlUpload(filename, mimetype, content);
+  checkUpload(filename, content.length, form.purpose, jsonl);
   const nowMs = Date.now();
   const file = newRecord(
     caller,
@@ -76,7 +78,7 @@ export async function uploadInline(caller: Caller, form: UploadForm): Promise<Fi
       purpose: form.purpose,
       visibility: form.visibility,
       mimetype,
-      numLines: isJsonl(filename, mimetype) ? countLines(content) : null,
+      numLines: jsonl ? countLines(content) : null,
       expiryHours: form.expiry,
     },
     Math.floor(nowMs / 1000),
@@ -161,10 +163,10 @@ export function partSizeFor(bytes: number): number {
 }
 
 export async function startUpload(caller: Caller, body: CreateUploadBody) {
-  checkUpload(body.filename, body.bytes, body.purpose);
+  const mimetype = mimetypeFor(body.filename, body.mimetype);
+  checkUpload(body.filename, body.bytes, body.purpose, isJsonl(body.filename, mimetype));
   const id = randomUUID();
   const objectKey = objectKeyFor(caller.workspace, id);
-  const mimetype = mimetypeFor(body.filename, body.mimetype);
   const partSize = partSizeFor(body.bytes);
   const partCount = Math.ceil(body.bytes / partSize);
   const s3UploadId = await fileBlobs.startMultipart(objectKey, mimetype);

@@ -3,9 +3,10 @@ import { logger } from "../../observability/logger.js";
 import { countTokens } from "../../inference/tokenizer.js";
 import { providerNamed } from "../../inference/registry.js";
 import type { Completion, CompletionEvent, InferenceProvider } from "../../inference/types.js";
-import type { ChatCompletionRequest, CompletionChunk, CompletionOut, FimCompletionRequest, Message } from "../../schemas/inference.js";
+import type { ChatCompletionRequest, CompletionChunk, ContentChunkOut, CompletionOut, FimCompletionRequest, Message } from "../../schemas/inference.js";
 import type { Endpoint } from "../../schemas/model.js";
 import { BadRequest } from "../../domain/errors.js";
+import { requireAnswerableEnd } from "../../domain/messages.js";
 import { resolve } from "../models/catalog.js";
 import { certainlyOverTokens, MAX_BYTES_PER_TOKEN, requireEndpoint, type ModelEntry } from "../../domain/models.js";
 import { failuresRecorded, recordUsage, type CallContext } from "./usage.js";
@@ -69,6 +70,7 @@ async function prepare(ctx: CallContext, modelName: string, endpoint: Endpoint, 
 }
 
 export async function chat(ctx: CallContext, request: ChatCompletionRequest): Promise<ModelAnswer<CompletionOut> | ModelStream> {
+  requireAnswerableEnd(request.messages);
   const prepared = await prepare(ctx, request.model, "chat", chatPromptText(request), request.max_tokens);
   const upstream = { ...request, model: prepared.model.upstream };
   const options = { signal: ctx.signal, countTokens: prepared.count };
@@ -89,7 +91,7 @@ export async function fim(ctx: CallContext, request: FimCompletionRequest): Prom
 async function answered(ctx: CallContext, prepared: Prepared, call: () => Promise<Completion>): Promise<ModelAnswer<CompletionOut>> {
   const started = Date.now();
   const result = await failuresRecorded(ctx, prepared, started, call);
-  const completionText = result.choices.map((c) => c.content + c.toolCalls.map((t) => JSON.stringify(t.function)).join("")).join("");
+  const completionText = result.choices.map((c) => (c.thinking ?? "") + c.content + c.toolCalls.map((t) => JSON.stringify(t.function)).join("")).join("");
   // n completions bill the prompt once.
   const usage = {
     prompt_tokens: result.usage?.promptTokens ?? prepared.promptTokens,
@@ -105,7 +107,7 @@ async function answered(ctx: CallContext, prepared: Prepared, call: () => Promis
     usage,
     choices: result.choices.map((choice, index) => ({
       index,
-      message: { role: "assistant", content: choice.content, tool_calls: choice.toolCalls.length ? choice.toolCalls : null, prefix: false },
+      message: { role: "assistant", content: messageContent(choice), tool_calls: choice.toolCalls.length ? choice.toolCalls : null, prefix: false },
       finish_reason: choice.finishReason,
     })),
   };
@@ -146,8 +148,9 @@ async function* sseFrames(
     for (let next = first; !next.done; next = await iterator.next()) {
       const event = next.value;
       if (event.type === "delta") {
-        completionText += (event.content ?? "") + (event.toolCalls ?? []).map((t) => JSON.stringify(t.function)).join("");
-        const delta = { ...(event.content !== undefined ? { content: event.content } : {}), ...(event.toolCalls ? { tool_calls: event.toolCalls } : {}) };
+        completionText += (event.thinking ?? "") + (event.content ?? "") + (event.toolCalls ?? []).map((t) => JSON.stringify(t.function)).join("");
+        const content = event.thinking !== undefined ? [thinkingChunk(event.thinking)] : event.content;
+        const delta = { ...(content !== undefined ? { content } : {}), ...(event.toolCalls ? { tool_calls: event.toolCalls } : {}) };
         yield chunk([{ index: event.index, delta, finish_reason: null }]);
       } else if (event.type === "finish") {
         finishes.set(event.index, event.reason);
@@ -170,6 +173,13 @@ async function* sseFrames(
   yield chunk(last, usage);
   yield "data: [DONE]\n\n";
   await recordUsage(ctx, prepared, { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, started, status });
+}
+
+/** Mistral's reasoning shape: a `thinking` chunk (itself text chunks), then the answer as a text chunk. */
+const thinkingChunk = (text: string): ContentChunkOut => ({ type: "thinking", thinking: [{ type: "text", text }] });
+
+function messageContent(choice: Completion["choices"][number]): string | ContentChunkOut[] {
+  return choice.thinking === undefined ? choice.content : [thinkingChunk(choice.thinking), { type: "text", text: choice.content }];
 }
 
 const completionId = () => `cmpl-${randomUUID().replaceAll("-", "")}`;

@@ -1,27 +1,71 @@
 import { randomUUID } from "node:crypto";
 import { providerNamed } from "../../inference/registry.js";
-import type { ModerationOut, ModerationRequest } from "../../schemas/inference.js";
+import type { Moderation } from "../../inference/types.js";
+import type {
+  ChatClassificationRequest,
+  ChatModerationRequest,
+  ClassificationOut,
+  ClassificationRequest,
+  ModerationOut,
+  ModerationRequest,
+} from "../../schemas/inference.js";
 import type { ModelAnswer } from "./completions.js";
 import { failuresRecorded, recordUsage, type CallContext } from "./usage.js";
 import { tokensPerInput } from "./embeddings.js";
 import { resolve } from "../models/catalog.js";
 import { requireEndpoint } from "../../domain/models.js";
+import { conversationsOf, conversationText, moderationAsClassification } from "../../domain/classifiers.js";
 
-/** POST /v1/moderations: one result per input, in input order, with a usage record like every model call. */
-export async function moderate(ctx: CallContext, request: ModerationRequest): Promise<ModelAnswer<ModerationOut>> {
-  const model = await resolve(ctx.caller, request.model);
+interface Moderated {
+  id: string;
+  model: string;
+  results: Moderation[];
+  backend: string;
+}
+
+/**
+ * The one path every moderation and classification takes, batch jobs' `/v1/moderations` lines included:
+ * the model must serve moderations, each input within its context, one result per input in input order,
+ * and a usage record like every model call.
+ */
+async function moderateTexts(ctx: CallContext, modelName: string, inputs: string[]): Promise<Moderated> {
+  const model = await resolve(ctx.caller, modelName);
   requireEndpoint(model, "moderations");
-  const inputs = typeof request.input === "string" ? [request.input] : request.input;
   const tokens = tokensPerInput(model, inputs);
   const provider = await providerNamed(model.provider);
   const started = Date.now();
   const results = await failuresRecorded(ctx, { model, provider }, started, () => provider.moderate({ model: model.upstream, inputs }, { signal: ctx.signal }));
   const promptTokens = tokens.reduce((a, b) => a + b, 0);
-  const out: ModerationOut = {
-    id: `mod-${randomUUID().replaceAll("-", "")}`,
-    model: model.id,
-    results: results.map((r) => ({ categories: r.categories, category_scores: r.categoryScores })),
-  };
   await recordUsage(ctx, { model, provider }, { promptTokens, completionTokens: 0, started, status: 200 });
-  return { kind: "answer", body: out, backend: provider.backend };
+  return { id: `mod-${randomUUID().replaceAll("-", "")}`, model: model.id, results, backend: provider.backend };
 }
+
+const asModeration = (m: Moderated): ModelAnswer<ModerationOut> => ({
+  kind: "answer",
+  body: { id: m.id, model: m.model, results: m.results.map((r) => ({ categories: r.categories, category_scores: r.categoryScores })) },
+  backend: m.backend,
+});
+
+const asClassification = (m: Moderated): ModelAnswer<ClassificationOut> => ({
+  kind: "answer",
+  body: { id: m.id, model: m.model, results: m.results.map((r) => moderationAsClassification(r.categoryScores)) },
+  backend: m.backend,
+});
+
+const textsOf = (input: string | string[]) => (typeof input === "string" ? [input] : input);
+
+/** POST /v1/moderations (and batch jobs' moderation lines). */
+export const moderate = async (ctx: CallContext, request: ModerationRequest) => asModeration(await moderateTexts(ctx, request.model, textsOf(request.input)));
+
+/** POST /v1/chat/moderations (extension): each conversation as one input. */
+export const moderateChat = async (ctx: CallContext, request: ChatModerationRequest) =>
+  asModeration(await moderateTexts(ctx, request.model, conversationsOf(request.input).map(conversationText)));
+
+/** POST /v1/classifications (extension): a moderation model's categories as the scores of one target. */
+export const classify = async (ctx: CallContext, request: ClassificationRequest) => asClassification(await moderateTexts(ctx, request.model, textsOf(request.input)));
+
+/** POST /v1/chat/classifications (extension): each `{messages}` as one input. */
+export const classifyChat = async (ctx: CallContext, request: ChatClassificationRequest) => {
+  const instructs = Array.isArray(request.input) ? request.input : [request.input];
+  return asClassification(await moderateTexts(ctx, request.model, instructs.map((i) => conversationText(i.messages))));
+};

@@ -178,9 +178,37 @@ describe("POST /v1/files", () => {
     const response = await invoke(handler, upload({ file: { filename: "notes.txt", content: "hello" }, purpose: "fine-tune" }));
 
     expect(response.statusCode).toBe(400);
-    expect(response.json).toStrictEqual(aPlatformError({ message: "Files with purpose 'fine-tune' must be .jsonl files", type: "invalid_request_error", param: "file", code: "invalid_file_type" }));
+    expect(response.json).toStrictEqual(
+      aPlatformError({
+        message: "Files with purpose 'fine-tune' must be JSON lines (a .jsonl name, or every line a JSON object)",
+        type: "invalid_request_error",
+        param: "file",
+        code: "invalid_file_type",
+      }),
+    );
     expect(s3.calls()).toHaveLength(0);
     expect(dynamo.calls()).toHaveLength(0);
+  });
+
+  it("judges a fine-tuning file without a .jsonl name by its content: JSON lines are stored with their line count", async () => {
+    const content = '{"messages":[{"role":"user","content":"a"}]}\n{"messages":[{"role":"user","content":"b"}]}\n';
+    const response = await invoke(handler, upload({ file: { filename: "blob", content, type: "application/json" }, purpose: "fine-tune" }));
+
+    expect(response.statusCode).toBe(200);
+    expect(response.json).toMatchObject({ filename: "blob", purpose: "fine-tune", num_lines: 2, mimetype: "application/json" });
+    expect(s3.commandCalls(PutObjectCommand)).toHaveLength(1);
+  });
+
+  it.each([
+    ["a line that is not JSON", '{"a":1}\nnot json\n'],
+    ["a JSON value that is not an object", '{"a":1}\n[1,2]\n'],
+    ["no line at all", "\n \n"],
+  ])("refuses a fine-tuning file without a .jsonl name holding %s, storing nothing", async (_, content) => {
+    const response = await invoke(handler, upload({ file: { filename: "blob", content }, purpose: "fine-tune" }));
+
+    expect(response.statusCode).toBe(400);
+    expect(response.json).toMatchObject({ code: "invalid_file_type" });
+    expect(s3.calls()).toHaveLength(0);
   });
 
   it("answers 413 for a file larger than the inline route takes and stores nothing", async () => {

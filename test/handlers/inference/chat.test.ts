@@ -63,6 +63,34 @@ const weatherTool = {
 };
 
 describe("POST /v1/chat/completions", () => {
+  it("answers 400 for a conversation ending on an assistant message without prefix, calling no model", async () => {
+    const messages = [
+      { role: "user", content: "hello" },
+      { role: "assistant", content: "hey" },
+    ];
+
+    const response = await invokeStream(handler, chat(hello({ messages })));
+
+    expect(response.metadata?.statusCode).toBe(400);
+    expect(response.json).toStrictEqual(
+      aPlatformError({
+        message: "Expected last role user or tool (or assistant with prefix true) for serving but got assistant",
+        type: "invalid_request_error",
+        param: "messages",
+        code: "invalid_request_message_order",
+      }),
+    );
+    expect(usageRecords()).toHaveLength(0);
+  });
+
+  it("continues an assistant message marked prefix, and answers after a tool result", async () => {
+    const prefixed = await invokeStream(handler, chat(hello({ messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "Sure:", prefix: true }] })));
+    const afterTool = await invokeStream(handler, chat(hello({ messages: [{ role: "user", content: "hi" }, { role: "tool", tool_call_id: "a", content: "42" }] })));
+
+    expect(prefixed.metadata?.statusCode ?? 200).toBe(200);
+    expect(afterTool.metadata?.statusCode ?? 200).toBe(200);
+  });
+
   describe("answered whole", () => {
     it("answers 200 JSON with a labelled echo of the last user message", async () => {
       const event = chat(hello());

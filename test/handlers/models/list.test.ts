@@ -60,6 +60,8 @@ describe("GET /v1/models", () => {
         fine_tuning: true,
         vision: false,
         classification: false,
+        reasoning: false,
+        audio: false,
         moderation: false,
       },
       type: "base",

@@ -56,6 +56,8 @@ describe("GET /v1/models/{model_id}", () => {
         fine_tuning: false,
         vision: false,
         classification: false,
+        reasoning: false,
+        audio: false,
         moderation: false,
       },
       type: "base",

@@ -57,6 +57,8 @@ describe("PATCH /v1/fine_tuning/models/{model_id}", () => {
         fine_tuning: false,
         vision: false,
         classification: false,
+        reasoning: false,
+        audio: false,
         moderation: false,
       },
       max_context_length: tuned.maxContextLength,

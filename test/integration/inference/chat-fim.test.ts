@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { useEmbeddedApi } from "../../support/api.js";
-import { type Chunk, inferenceClient, offlineEcho, offlineFim, type SseFrame, streamedText, userSays } from "../../support/inference-client.js";
+import { type Chunk, contextLengthOf, inferenceClient, offlineEcho, offlineFim, type SseFrame, streamedText, userSays } from "../../support/inference-client.js";
 
 const { api, tenant } = useEmbeddedApi();
 const client = inferenceClient(api, tenant);
@@ -89,9 +89,9 @@ describe("POST /v1/chat/completions", () => {
   it("refuses a prompt plus max_tokens over the context length with 400, and takes exactly the context length", async () => {
     const request = userSays("mistral-small-latest", "how long can you answer?");
     const { prompt_tokens } = (await client.chat(request)).body.usage;
-    const fits = await client.chat({ ...request, max_tokens: 32768 - prompt_tokens });
+    const fits = await client.chat({ ...request, max_tokens: contextLengthOf("mistral-small-latest") - prompt_tokens });
     expect(fits.status).toBe(200);
-    const over = await client.chat({ ...request, max_tokens: 32768 - prompt_tokens + 1 });
+    const over = await client.chat({ ...request, max_tokens: contextLengthOf("mistral-small-latest") - prompt_tokens + 1 });
     expect(over.status).toBe(400);
     expect(over.body).toMatchObject({ type: "invalid_request_error", code: "context_length_exceeded", param: "max_tokens" });
     const huge = await client.chatStream({ ...request, max_tokens: 1_000_000 });
@@ -206,7 +206,7 @@ describe("POST /v1/fim/completions", () => {
     expect(chatOnly.status).toBe(400);
     expect(chatOnly.body).toMatchObject({ code: "model_capability_missing", param: "model" });
     expect(chatOnly.body.message).toContain("completion_fim");
-    const over = await client.fim({ model: "codestral-latest", prompt, max_tokens: 40_000 });
+    const over = await client.fim({ model: "codestral-latest", prompt, max_tokens: contextLengthOf("codestral-latest") });
     expect(over.status).toBe(400);
     expect(over.body).toMatchObject({ code: "context_length_exceeded", param: "max_tokens" });
   });

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { registerFineTuned } from "../../../shared/services/models/catalog.js";
 import { useEmbeddedApi } from "../../support/api.js";
-import { inferenceClient, offlineEcho, userSays } from "../../support/inference-client.js";
+import { contextLengthOf, inferenceClient, offlineEcho, userSays } from "../../support/inference-client.js";
 import { newTenant } from "../../support/tenant.js";
 
 const FT = "ft:mistral-small-latest:test:abc";
@@ -30,7 +30,7 @@ describe("a fine-tuned model", () => {
       job: "job-1",
       archived: false,
       aliases: [],
-      max_context_length: 32768,
+      max_context_length: contextLengthOf("mistral-small-latest"),
       capabilities: { completion_chat: true, completion_fim: false },
     });
     expect(ids((await mine.listModels({ model: FT })).body.data)).toEqual([FT]);

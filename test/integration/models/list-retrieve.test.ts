@@ -80,7 +80,7 @@ describe("GET /v1/models/{model_id}", () => {
   it("answers the model an alias points at, under its own id", async () => {
     const reply = await client.retrieveModel("mistral-small");
     expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ id: "mistral-small-latest", aliases: ["mistral-small"], owned_by: "offline" });
+    expect(reply.body).toMatchObject({ id: "mistral-small-latest", aliases: ["mistral-small", "mistral-small-2506", "mistral-small-3-2"], owned_by: "offline" });
     expect((await client.retrieveModel("codestral-2405")).body.id).toBe("codestral-latest");
   });
 

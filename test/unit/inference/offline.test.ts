@@ -1,6 +1,8 @@
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormatsPlugin from "ajv-formats";
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import { OFFLINE_LABEL, OfflineProvider } from "../../../shared/inference/providers/offline.js";
+import { OFFLINE_LABEL, OFFLINE_THINKING, OfflineProvider } from "../../../shared/inference/providers/offline.js";
 import { countTokens } from "../../../shared/inference/tokenizer.js";
 import type { CompletionEvent } from "../../../shared/inference/types.js";
 import { ChatCompletionRequest, FimCompletionRequest } from "../../../shared/schemas/inference.js";
@@ -177,7 +179,7 @@ describe("offline forced tool calls", () => {
 
     expect(out.choices[0]).toStrictEqual({
       content: "",
-      toolCalls: [{ id: "offline00", type: "function", function: { name: "search", arguments: JSON.stringify({ query: "" }) } }],
+      toolCalls: [{ id: "offline01", type: "function", function: { name: "search", arguments: JSON.stringify({ query: "[offline]" }) } }],
       finishReason: "tool_calls",
     });
   });
@@ -194,10 +196,67 @@ describe("offline forced tool calls", () => {
     expect(out.choices[0]!.toolCalls[0]!.function.name).toBe("get_weather");
   });
 
-  it("calls no tool for tool_choice auto: it echoes", async () => {
-    const out = await provider.chat(chatRequest({ tools: [weather], tool_choice: "auto" }), v3);
+  it("calls the first tool for tool_choice auto, and when tool_choice is left out, once the user has spoken", async () => {
+    for (const toolChoice of ["auto", undefined]) {
+      const out = await provider.chat(chatRequest({ tools: [weather, search], tool_choice: toolChoice }), v3);
 
-    expect(out.choices[0]).toMatchObject({ content: ECHO, toolCalls: [], finishReason: "stop" });
+      expect(out.choices[0]).toMatchObject({ content: "", finishReason: "tool_calls", toolCalls: [{ function: { name: "get_weather" } }] });
+    }
+  });
+
+  it("answers a labelled text quoting the tool's result once a tool has answered (tool_choice auto)", async () => {
+    const messages = [
+      { role: "user", content: "Weather in Paris?" },
+      { role: "assistant", content: "", tool_calls: [{ id: "offline01", type: "function", function: { name: "get_weather", arguments: '{"city":"[offline]"}' } }] },
+      { role: "tool", name: "get_weather", tool_call_id: "offline01", content: '{"temperature":21}' },
+    ];
+
+    const out = await provider.chat(chatRequest({ messages, tools: [weather] }), v3);
+
+    expect(out.choices[0]).toStrictEqual({
+      content: '[offline] No language model is configured. The tool answered: «{"temperature":21}»',
+      toolCalls: [],
+      finishReason: "stop",
+    });
+  });
+
+  it("quotes every tool result of the last turn, in order", async () => {
+    const messages = [
+      { role: "user", content: "Both?" },
+      { role: "assistant", content: "", tool_calls: [{ id: "a", function: { name: "x", arguments: "{}" } }, { id: "b", function: { name: "y", arguments: "{}" } }] },
+      { role: "tool", tool_call_id: "a", content: "first" },
+      { role: "tool", tool_call_id: "b", content: "second" },
+    ];
+
+    const out = await provider.chat(chatRequest({ messages, tools: [weather] }), v3);
+
+    expect(out.choices[0]!.content).toBe("[offline] No language model is configured. The tool answered: «first\nsecond»");
+  });
+
+  it("keeps calling under a forced tool_choice even after a tool result", async () => {
+    const messages = [
+      { role: "user", content: "Go" },
+      { role: "assistant", content: "", tool_calls: [{ id: "a", function: { name: "get_weather", arguments: "{}" } }] },
+      { role: "tool", tool_call_id: "a", content: "done" },
+    ];
+
+    const out = await provider.chat(chatRequest({ messages, tools: [weather], tool_choice: "any" }), v3);
+
+    expect(out.choices[0]).toMatchObject({ finishReason: "tool_calls", toolCalls: [{ id: "offline03" }] });
+  });
+
+  it("gives each turn's call its own 9-character id", async () => {
+    const first = await provider.chat(chatRequest({ tools: [weather] }), v3);
+    const messages = [
+      { role: "user", content: "a" },
+      { role: "assistant", content: "x" },
+      { role: "user", content: "b" },
+    ];
+    const later = await provider.chat(chatRequest({ messages, tools: [weather] }), v3);
+
+    const ids = [first.choices[0]!.toolCalls[0]!.id, later.choices[0]!.toolCalls[0]!.id];
+    expect(ids).toStrictEqual(["offline01", "offline03"]);
+    for (const id of ids) expect(id).toMatch(/^[a-zA-Z0-9]{9}$/);
   });
 
   it("calls no tool for tool_choice none", async () => {
@@ -223,7 +282,7 @@ describe("offline forced tool calls", () => {
 
     const args = await argumentsOf([tool("forecast", parameters)], "any");
 
-    expect(args).toStrictEqual({ city: "", unit: "celsius", days: 3, ratio: 0, detailed: false, hours: [], place: { lat: 0, lon: 0 } });
+    expect(args).toStrictEqual({ city: "[offline]", unit: "celsius", days: 3, ratio: 0, detailed: false, hours: [], place: { lat: 0, lon: 0 } });
   });
 
   it("gives placeholder arguments that the tool's schema accepts", async () => {
@@ -264,7 +323,77 @@ describe("offline forced tool calls", () => {
 
     const args = await argumentsOf([tool("forecast", parameters)], "any");
 
-    expect(args).toStrictEqual({ city: "" });
+    expect(args).toStrictEqual({ city: "[offline]" });
+  });
+});
+
+describe("offline structured outputs", () => {
+  const ajv = new Ajv2020({ strict: false });
+  addFormatsPlugin.default(ajv);
+  const answerFor = async (schema: Record<string, unknown>) => {
+    const out = await provider.chat(chatRequest({ response_format: { type: "json_schema", json_schema: { name: "answer", schema, strict: true } } }), v3);
+    return JSON.parse(out.choices[0]!.content) as unknown;
+  };
+
+  it.each([
+    ["an object of the usual types", { type: "object", properties: { title: { type: "string" }, year: { type: "integer", minimum: 1900 }, score: { type: "number", maximum: -1 }, tags: { type: "array", items: { type: "string" }, minItems: 1 } }, required: ["title", "year", "score", "tags"], additionalProperties: false }],
+    ["string formats and bounded lengths", { type: "object", properties: { at: { type: "string", format: "date-time" }, mail: { type: "string", format: "email" }, id: { type: "string", format: "uuid" }, code: { type: "string", maxLength: 3 }, long: { type: "string", minLength: 12 } }, required: ["at", "mail", "id", "code", "long"] }],
+    ["local $refs into $defs", { type: "object", properties: { steps: { type: "array", items: { $ref: "#/$defs/Step" }, minItems: 2 } }, required: ["steps"], $defs: { Step: { type: "object", properties: { explanation: { type: "string" }, output: { type: "string" } }, required: ["explanation", "output"], additionalProperties: false } } }],
+    ["nullable fields, anyOf and allOf", { type: "object", properties: { a: { type: ["string", "null"] }, b: { anyOf: [{ type: "null" }, { type: "integer", multipleOf: 5, minimum: 3 }] }, c: { allOf: [{ type: "object", properties: { x: { type: "boolean" } }, required: ["x"] }, { type: "object", properties: { y: { const: 1 } }, required: ["y"] }] } }, required: ["a", "b", "c"] }],
+    ["a tuple", { type: "array", prefixItems: [{ type: "string" }, { type: "number" }], minItems: 2 }],
+  ])("answers JSON valid for %s", async (_, schema) => {
+    const answer = await answerFor(schema);
+
+    expect(ajv.validate(schema, answer), JSON.stringify(ajv.errors)).toBe(true);
+  });
+
+  it("labels the strings it may: free strings say [offline]", async () => {
+    expect(await answerFor({ type: "object", properties: { summary: { type: "string" } }, required: ["summary"] })).toStrictEqual({ summary: "[offline]" });
+  });
+
+  it("answers the schema's JSON, not a tool call, once a tool has answered", async () => {
+    const messages = [
+      { role: "user", content: "Go" },
+      { role: "assistant", content: "", tool_calls: [{ id: "a", function: { name: "get_weather", arguments: "{}" } }] },
+      { role: "tool", tool_call_id: "a", content: "done" },
+    ];
+    const schema = { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] };
+
+    const out = await provider.chat(chatRequest({ messages, tools: [tool("get_weather", { type: "object" })], response_format: { type: "json_schema", json_schema: { name: "r", schema } } }), v3);
+
+    expect(JSON.parse(out.choices[0]!.content)).toStrictEqual({ ok: false });
+  });
+});
+
+describe("offline reasoning", () => {
+  const think = (model: string, extra: Record<string, unknown> = {}) => provider.chat(chatRequest({ model, ...extra }), v3);
+
+  it("answers a labelled thinking part before the echo for a reasoning model", async () => {
+    const out = await think("offline-reasoning");
+
+    expect(out.choices[0]).toStrictEqual({ content: ECHO, thinking: OFFLINE_THINKING, toolCalls: [], finishReason: "stop" });
+    expect(OFFLINE_THINKING.startsWith(OFFLINE_LABEL)).toBe(true);
+  });
+
+  it("leaves the thinking out for reasoning_effort none", async () => {
+    expect((await think("offline-reasoning", { reasoning_effort: "none" })).choices[0]!.thinking).toBeUndefined();
+  });
+
+  it("thinks on an adjustable model only when reasoning_effort asks", async () => {
+    expect((await think("offline-adjustable-reasoning")).choices[0]!.thinking).toBeUndefined();
+    expect((await think("offline-adjustable-reasoning", { reasoning_effort: "none" })).choices[0]!.thinking).toBeUndefined();
+    expect((await think("offline-adjustable-reasoning", { reasoning_effort: "high" })).choices[0]!.thinking).toBe(OFFLINE_THINKING);
+  });
+
+  it("never thinks on a model without reasoning, whatever the request says", async () => {
+    expect((await think("offline-echo", { reasoning_effort: "high" })).choices[0]!.thinking).toBeUndefined();
+  });
+
+  it("streams the thinking as its own delta before the text", async () => {
+    const events = await collect(provider.chatStream(chatRequest({ model: "offline-reasoning" }), v3));
+
+    expect(events[0]).toStrictEqual({ type: "delta", index: 0, thinking: OFFLINE_THINKING });
+    expect(joined(events)).toBe(ECHO);
   });
 });
 
@@ -295,7 +424,7 @@ describe("offline streaming", () => {
     const events = await collect(provider.chatStream(chatRequest({ tools: [tool("search", { type: "object", properties: {} })], tool_choice: "any" }), v3));
 
     expect(events).toStrictEqual([
-      { type: "delta", index: 0, toolCalls: [{ id: "offline00", type: "function", function: { name: "search", arguments: "{}" } }] },
+      { type: "delta", index: 0, toolCalls: [{ id: "offline01", type: "function", function: { name: "search", arguments: "{}" } }] },
       { type: "finish", index: 0, reason: "tool_calls" },
     ]);
   });

@@ -1,0 +1,49 @@
+import { readdirSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { LOCAL_CATALOG, readCatalog } from "../../../infra/catalog.js";
+
+const samples = readdirSync(new URL("../../../config/examples/", import.meta.url)).filter((f) => f.endsWith(".json"));
+const offline = readCatalog(LOCAL_CATALOG);
+const names = (catalog: ReturnType<typeof readCatalog>) => catalog.models.flatMap((m) => [m.id, ...m.aliases]);
+
+describe("the sample catalogs (config/examples)", () => {
+  it("has one for Ollama, vLLM and Mistral's API", () => {
+    expect(samples.sort()).toEqual(["models.mistral.json", "models.ollama.json", "models.vllm.json"]);
+  });
+
+  it.each(samples)("%s is a valid catalog whose names are unique and all in the offline lineup", (file) => {
+    const catalog = readCatalog(`config/examples/${file}`);
+
+    expect(new Set(names(catalog)).size).toBe(names(catalog).length);
+    for (const name of names(catalog)) expect(names(offline), name).toContain(name);
+  });
+
+  it("serves the whole offline lineup from Mistral's API, each model under its own name", () => {
+    const mistral = readCatalog("config/examples/models.mistral.json");
+
+    expect(mistral.models.map((m) => m.id)).toEqual(offline.models.map((m) => m.id));
+    for (const model of mistral.models) expect(model).toMatchObject({ provider: "mistral", upstream: model.id });
+  });
+});
+
+describe("the offline catalog (config/models.offline.json)", () => {
+  it("has every name the SDK's examples and README use, each name once", () => {
+    for (const name of ["mistral-tiny", "mistral-tiny-latest", "pixtral-12b", "mistral-medium-3-5", "mistral-medium-latest", "mistral-large-latest", "mistral-small-latest", "codestral-latest", "mistral-embed", "mistral-moderation-latest"]) {
+      expect(names(offline), name).toContain(name);
+    }
+    expect(new Set(names(offline)).size).toBe(names(offline).length);
+  });
+
+  it("marks vision, reasoning, audio, FIM, embeddings and moderation where the lineup has them", () => {
+    const model = (name: string) => offline.models.find((m) => m.id === name || m.aliases.includes(name))!;
+
+    expect(model("pixtral-12b").capabilities.vision).toBe(true);
+    expect(model("mistral-medium-3-5").capabilities).toMatchObject({ reasoning: true, vision: true, function_calling: true });
+    expect(model("magistral-medium-latest").upstream).toBe("offline-reasoning");
+    expect(model("voxtral-small-latest").capabilities.audio).toBe(true);
+    expect(model("codestral-latest").endpoints).toContain("fim");
+    expect(model("codestral-embed").dimensions?.[0]).toBe(1536);
+    expect(model("mistral-moderation-latest").endpoints).toEqual(["moderations"]);
+    for (const m of offline.models) expect(m.owned_by, m.id).toBe("offline");
+  });
+});
