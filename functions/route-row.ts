@@ -18,6 +18,11 @@ export interface Grants {
   files?: ObjectAccess;
   /** Calls models through the providers: Bedrock invoke rights on the catalog's Bedrock models only. */
   models?: "invoke";
+  /**
+   * Calls speech models through the providers (their settings and keys, never Bedrock rights): `transcribe`
+   * may start Amazon Transcribe streaming transcriptions, `synthesize` may call Amazon Polly.
+   */
+  speech?: "transcribe" | "synthesize";
   /** Counts requests of rate-limited keys: UpdateItem on the rates table, nothing else. Every keyed row has it. */
   rateCounters?: true;
   /** Starts and stops executions of a state machine of functions/engine.ts (its ARN arrives in the row's `arnEnv`). */

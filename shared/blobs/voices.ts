@@ -19,6 +19,12 @@ export const voiceBlobs = {
     await s3.send(new DeleteObjectCommand({ Bucket: filesBucket(), Key: key }));
   },
 
+  /** The sample's bytes (a few MB at most), for upstreams that clone a voice from reference audio. */
+  async bytes(key: string): Promise<Buffer> {
+    const out = await s3.send(new GetObjectCommand({ Bucket: filesBucket(), Key: key }));
+    return Buffer.from(await out.Body!.transformToByteArray());
+  },
+
   /** A short-lived URL that serves the bytes as `audio/wav`, the one type the SDK's getSampleAudio accepts. */
   async sampleUrl(key: string): Promise<string> {
     const command = new GetObjectCommand({ Bucket: filesBucket(), Key: key, ResponseContentType: "audio/wav" });

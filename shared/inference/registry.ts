@@ -30,6 +30,14 @@ async function create(name: string): Promise<InferenceProvider> {
       const { BedrockProvider } = await import("./providers/bedrock.js");
       return new BedrockProvider({ region: config.region });
     }
+    case "amazon-transcribe": {
+      const { AmazonTranscribeProvider } = await import("./providers/amazon-transcribe.js");
+      return new AmazonTranscribeProvider({ region: config.region });
+    }
+    case "amazon-polly": {
+      const { AmazonPollyProvider } = await import("./providers/amazon-polly.js");
+      return new AmazonPollyProvider({ region: config.region });
+    }
     case "openai-compatible": {
       const { OpenAICompatibleProvider } = await import("./providers/openai-compatible.js");
       return new OpenAICompatibleProvider(config);
