@@ -16,6 +16,8 @@ export interface Grants {
   tables?: Partial<Record<TableName, Access>>;
   /** The files bucket, limited to the workspace object prefix. */
   files?: ObjectAccess;
+  /** Sets tags on the objects it writes (s3:PutObjectTagging, same prefix): voice samples carry the tag the voices lifecycle rule selects. */
+  tagObjects?: true;
   /** Calls models through the providers: Bedrock invoke rights on the catalog's Bedrock models only. */
   models?: "invoke";
   /**

