@@ -2,6 +2,7 @@ import { Readable } from "node:stream";
 import { GetObjectCommand } from "@aws-sdk/client-s3";
 import { StartStreamTranscriptionCommand, TranscribeStreamingClient, type AudioStream, type TranscriptResultStream } from "@aws-sdk/client-transcribe-streaming";
 import { mockClient } from "aws-sdk-client-mock";
+import fc from "fast-check";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { handler } from "../../../functions/audio/transcribe.js";
 import { PROVIDERS_ENV, providerNamed } from "../../../shared/inference/registry.js";
@@ -201,6 +202,30 @@ describe("POST /v1/audio/transcriptions", () => {
     expect(usageWrites().map((w) => [w.Item!.model, w.Item!.route, w.Item!.status, w.Item!.backend])).toStrictEqual([
       ["voxtral-mini-latest", "POST /v1/audio/transcriptions", 200, "offline"],
     ]);
+  });
+
+  it("answers 200, 413 or 422, never a 5xx, for any bytes: garbage, cut-off WAVs, headers that lie", async () => {
+    const real = aWav({ seconds: 1, sampleRate: 8000 });
+    const bytes = fc.oneof(
+      fc.uint8Array({ minLength: 1, maxLength: 2000 }).map((b) => Buffer.from(b)),
+      fc.integer({ min: 1, max: real.length - 1 }).map((n) => real.subarray(0, n)),
+      fc.tuple(fc.integer({ min: 4, max: 43 }), fc.integer({ min: 0, max: 0xffffffff })).map(([at, value]) => {
+        const lying = Buffer.from(real);
+        lying.writeUInt32LE(value, at - (at % 4));
+        return lying;
+      }),
+    );
+    await fc.assert(
+      fc.asyncProperty(bytes, fc.constantFrom("voxtral-mini-latest", "cloud-transcriber"), async (content, model) => {
+        transcribeClient.on(StartStreamTranscriptionCommand).callsFake(async (input: { AudioStream: AsyncIterable<AudioStream> }) => {
+          for await (const _ of input.AudioStream);
+          return { TranscriptResultStream: (async function* () {})() };
+        });
+        const response = await invokeStream(handler, transcription(withFile({ model }, content)));
+        expect([200, 413, 422], `${response.metadata?.statusCode} ${response.body.slice(0, 200)}`).toContain(response.metadata?.statusCode);
+      }),
+      { numRuns: 60, seed: 16 },
+    );
   });
 
   describe("through Amazon Transcribe", () => {
