@@ -11,6 +11,7 @@ import { mockDynamo, mockS3 } from "../../support/aws-mocks.js";
 import { aCaller, aFile, aFileItem, aModelEntry, aModelItem, invokeStream, multipartEvent } from "../../support/builders.js";
 import { aPlatformError } from "../../support/errors.js";
 import { serveTables } from "../../support/fake-table.js";
+import { aFlac } from "../../support/flac.js";
 import { aWav } from "../../support/wav.js";
 
 const dynamo = mockDynamo({ resolves: {} });
@@ -74,6 +75,13 @@ describe("POST /v1/audio/transcriptions", () => {
       segments: [],
       usage: { prompt_tokens: 0, completion_tokens: expect.any(Number), total_tokens: expect.any(Number), prompt_audio_seconds: 2 },
     });
+  });
+
+  it("takes FLAC too, measuring its duration from the header", async () => {
+    const response = await invokeStream(handler, transcription(withFile({}, aFlac({ seconds: 1.2, sampleRate: 16_000 }))));
+
+    expect(response.metadata?.statusCode).toBe(200);
+    expect(response.json.text).toContain("1.2 s of FLAC audio");
   });
 
   it("rounds the measured duration for usage.prompt_audio_seconds (the SDK reads an integer)", async () => {
@@ -267,6 +275,17 @@ describe("POST /v1/audio/transcriptions", () => {
         ],
         usage: { prompt_audio_seconds: 2 },
       });
+    });
+
+    it("decodes FLAC with the WebAssembly decoder before sending PCM (the last partial frame may be lost: < 0.26 s here)", async () => {
+      const sent = transcribeAnswers([[{ IsPartial: false, StartTime: 0, EndTime: 2, Alternatives: [{ Transcript: "Flac." }] }]]);
+
+      const response = await invokeStream(handler, transcription(withFile({ model: "cloud-transcriber", file: { filename: "a.flac", content: aFlac({ seconds: 2.5, sampleRate: 16_000 }) } })));
+
+      expect(response.metadata?.statusCode).toBe(200);
+      expect(response.json).toMatchObject({ text: "Flac.", usage: { prompt_audio_seconds: 3 } });
+      expect(sent.bytes).toBeGreaterThan(2.24 * 32_000);
+      expect(sent.bytes).toBeLessThanOrEqual(2.5 * 32_000);
     });
 
     it("names the language and asks for speaker labels when told, and streams language, deltas and segments", async () => {
