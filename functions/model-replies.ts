@@ -5,9 +5,6 @@
  */
 import { Reply } from "../shared/http/reply.js";
 import type { AgentsCompletionRequest } from "../shared/schemas/agent.js";
-import type { SpeechRequest, TranscriptionForm } from "../shared/schemas/audio.js";
-import * as speech from "../shared/services/audio/speech.js";
-import * as transcriptions from "../shared/services/audio/transcriptions.js";
 import type { ChatCompletionRequest, EmbeddingRequest, FimCompletionRequest } from "../shared/schemas/inference.js";
 import * as agentCompletions from "../shared/services/agents/completions.js";
 import * as completions from "../shared/services/inference/completions.js";
@@ -25,12 +22,3 @@ export const chat = async (ctx: CallContext, request: ChatCompletionRequest): Pr
 export const fim = async (ctx: CallContext, request: FimCompletionRequest): Promise<Reply> => toReply(await completions.fim(ctx, request));
 export const embed = async (ctx: CallContext, request: EmbeddingRequest): Promise<Reply> => toReply(await embeddings.embed(ctx, request));
 export const complete = async (ctx: CallContext, request: AgentsCompletionRequest): Promise<Reply> => toReply(await agentCompletions.complete(ctx, request));
-
-export const transcribe = async (ctx: CallContext, form: TranscriptionForm): Promise<Reply> => toReply(await transcriptions.transcribe(ctx, form));
-
-/** Speech answers also say which format the audio is in (`x-audio-format`): a backend may make another than asked. */
-export const speak = async (ctx: CallContext, request: SpeechRequest): Promise<Reply> => {
-  const { answer, format } = await speech.speak(ctx, request);
-  const reply = toReply(answer);
-  return new Reply(reply.status, reply.body, { ...reply.headers, "x-audio-format": format });
-};

@@ -2,6 +2,9 @@
  * Audio to 16-bit PCM, in the function: what Amazon Transcribe's streaming API takes (`pcm`, signed
  * little-endian, mono, 8–48 kHz). Decoding is audio-decode's (WebAssembly decoders, no native code):
  * WAV, MP3, FLAC, Ogg Vorbis, Ogg Opus and QOA. Other containers (MP4/M4A, WebM, AAC, AMR) are refused.
+ *
+ * The decoders are ~4 MB of bundled WebAssembly: only the Amazon Transcribe provider imports this module,
+ * and only the transcription service imports that provider (see registry.ts `registerProviderFactory`).
  */
 import decodeAudio from "audio-decode";
 
@@ -33,38 +36,4 @@ export async function toPcm16(audio: Uint8Array, rate = PCM_RATE): Promise<Buffe
     pcm.writeInt16LE(Math.round(value * 32767), i * 2);
   }
   return pcm;
-}
-
-/** A RIFF/WAVE file around mono 16-bit PCM, with an optional INFO comment (ICMT) saying what the audio is. */
-export function wavOf(pcm: Buffer, rate: number, comment?: string): Buffer {
-  const info = comment ? infoChunk(comment) : Buffer.alloc(0);
-  const header = Buffer.alloc(44);
-  header.write("RIFF", 0, "ascii");
-  header.writeUInt32LE(36 + info.length + pcm.length, 4);
-  header.write("WAVE", 8, "ascii");
-  header.write("fmt ", 12, "ascii");
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20); // PCM
-  header.writeUInt16LE(1, 22); // mono
-  header.writeUInt32LE(rate, 24);
-  header.writeUInt32LE(rate * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write("data", 36, "ascii");
-  header.writeUInt32LE(pcm.length, 40);
-  // The INFO list goes before "data" so that readers stopping at the samples still see it.
-  return Buffer.concat([header.subarray(0, 36), info, header.subarray(36), pcm]);
-}
-
-function infoChunk(comment: string): Buffer {
-  let text = Buffer.from(`${comment}\0`, "utf8");
-  if (text.length % 2) text = Buffer.concat([text, Buffer.alloc(1)]);
-  const chunk = Buffer.alloc(12 + 8 + text.length);
-  chunk.write("LIST", 0, "ascii");
-  chunk.writeUInt32LE(4 + 8 + text.length, 4);
-  chunk.write("INFO", 8, "ascii");
-  chunk.write("ICMT", 12, "ascii");
-  chunk.writeUInt32LE(text.length, 16);
-  text.copy(chunk, 20);
-  return chunk;
 }

@@ -7,7 +7,7 @@
  * WAV header written here. Polly makes neither FLAC nor Opus: those are a 400 naming what it can make.
  */
 import { PollyClient, SynthesizeSpeechCommand, type VoiceId } from "@aws-sdk/client-polly";
-import { wavOf } from "../audio/pcm.js";
+import { wavOf } from "../audio/wav.js";
 import { UpstreamError, type CallOptions, type SpeakRequest, type SpeechAudio } from "../types.js";
 import { AudioOnlyProvider } from "./audio-only.js";
 import { isAbort } from "./bedrock/errors.js";

@@ -13,6 +13,7 @@
 import { StartStreamTranscriptionCommand, TranscribeStreamingClient, type AudioStream, type LanguageCode } from "@aws-sdk/client-transcribe-streaming";
 import { toPcm16, PCM_RATE } from "../audio/pcm.js";
 import { UpstreamError, type CallOptions, type TranscribeRequest, type TranscriptionEvent } from "../types.js";
+import { registerProviderFactory } from "../registry.js";
 import { AudioOnlyProvider } from "./audio-only.js";
 import { isAbort } from "./bedrock/errors.js";
 
@@ -106,3 +107,5 @@ function failureNamed(name: string, detail: string): UpstreamError {
   }
   return new UpstreamError(502, `Amazon Transcribe failed (${name}${detail ? `: ${detail}` : ""})`);
 }
+
+registerProviderFactory("amazon-transcribe", (config) => new AmazonTranscribeProvider({ region: "region" in config ? config.region : undefined }));

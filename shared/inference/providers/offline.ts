@@ -1,7 +1,7 @@
 import type { ChatCompletionRequest, FimCompletionRequest, Message, Tool, ToolCall, ToolChoice } from "../../schemas/inference.js";
 import { hashEmbedding } from "../feature-hashing.js";
 import { TRANSCRIBABLE_CONTAINERS } from "../../domain/audio.js";
-import { wavOf } from "../audio/pcm.js";
+import { wavOf } from "../audio/wav.js";
 import type {
   CallOptions,
   Completion,

@@ -17,6 +17,8 @@ import {
 } from "../../domain/audio.js";
 import { requireEndpoint, type ModelEntry } from "../../domain/models.js";
 import { providerNamed } from "../../inference/registry.js";
+// Registers the Amazon Transcribe provider (and its audio decoders) in this function only: registry.ts.
+import "../../inference/providers/amazon-transcribe.js";
 import { countTokens } from "../../inference/tokenizer.js";
 import { UnsupportedByProvider, type InferenceProvider, type TranscriptionEvent } from "../../inference/types.js";
 import { guardedFetch, OutboundError } from "../../net/guarded-fetch.js";
