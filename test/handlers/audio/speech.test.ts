@@ -8,7 +8,7 @@ import { handler } from "../../../functions/audio/speech.js";
 import { PRESET_VOICES } from "../../../shared/domain/voices-presets.js";
 import { PROVIDERS_ENV } from "../../../shared/inference/registry.js";
 import { mockDynamo, mockS3 } from "../../support/aws-mocks.js";
-import { aCaller, aJsonEvent, aModelEntry, aModelItem, invokeStream } from "../../support/builders.js";
+import { aCaller, aJsonEvent, aModelEntry, aModelItem, invokeStream, usageRecordsWritten } from "../../support/builders.js";
 import { serveTables } from "../../support/fake-table.js";
 import { aVoiceItem, aVoiceRecord } from "../../support/voice-items.js";
 
@@ -34,11 +34,7 @@ beforeEach(() => {
 
 const speech = (body: Record<string, unknown>, who = caller) => aJsonEvent(body, { path: "/v1/audio/speech", resource: "/v1/audio/speech", caller: who });
 const audioOf = (json: { audio_data: string }) => Buffer.from(json.audio_data, "base64");
-const usageWrites = () =>
-  dynamo
-    .calls()
-    .map((call) => call.args[0].input as { TableName?: string; Item?: Record<string, unknown> })
-    .filter((input) => input.TableName === "platform-usage" && input.Item);
+const usageWrites = () => usageRecordsWritten(dynamo).map((call) => call.args[0].input as { Item: Record<string, unknown> });
 
 describe("POST /v1/audio/speech", () => {
   it("answers offline a short placeholder WAV whose comment says it is not speech, and says so in the headers", async () => {

@@ -8,7 +8,7 @@ import { handler } from "../../../functions/audio/transcribe.js";
 import { PROVIDERS_ENV, providerNamed } from "../../../shared/inference/registry.js";
 import { UpstreamError } from "../../../shared/inference/types.js";
 import { mockDynamo, mockS3 } from "../../support/aws-mocks.js";
-import { aCaller, aFile, aFileItem, aModelEntry, aModelItem, invokeStream, multipartEvent } from "../../support/builders.js";
+import { aCaller, aFile, aFileItem, aModelEntry, aModelItem, invokeStream, multipartEvent, usageRecordsWritten } from "../../support/builders.js";
 import { aPlatformError } from "../../support/errors.js";
 import { serveTables } from "../../support/fake-table.js";
 import { aFlac } from "../../support/flac.js";
@@ -55,11 +55,7 @@ const events = (body: string) =>
       return { event, data: JSON.parse(data!) as Record<string, unknown> };
     });
 
-const usageWrites = () =>
-  dynamo
-    .calls()
-    .map((call) => call.args[0].input as { TableName?: string; Item?: Record<string, unknown> })
-    .filter((input) => input.TableName === "platform-usage" && input.Item);
+const usageWrites = () => usageRecordsWritten(dynamo).map((call) => call.args[0].input as { Item: Record<string, unknown> });
 
 describe("POST /v1/audio/transcriptions", () => {
   it("answers offline with the measured duration and a labelled sentence instead of words", async () => {
