@@ -33,8 +33,11 @@ export const TRANSCRIBE_LOCALES: Record<string, string> = {
   ar: "ar-SA",
   ru: "ru-RU",
 };
-/** What language identification chooses from when the request names no language (Voxtral's main languages). */
-export const LANGUAGE_OPTIONS = ["en-US", "fr-FR", "de-DE", "es-US", "it-IT", "pt-BR", "nl-NL", "hi-IN"];
+/**
+ * What language identification chooses from when the request names no language: five, the most Transcribe
+ * recommends (StartStreamTranscription's LanguageOptions: "two or more …; more than five is not recommended").
+ */
+export const LANGUAGE_OPTIONS = ["en-US", "fr-FR", "de-DE", "es-US", "it-IT"];
 /** 100 ms of 16 kHz 16-bit mono audio. */
 const CHUNK_BYTES = PCM_RATE / 10 * 2;
 

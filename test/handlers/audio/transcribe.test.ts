@@ -260,7 +260,7 @@ describe("POST /v1/audio/transcriptions", () => {
       expect(response.metadata?.statusCode).toBe(200);
       expect(response.metadata?.headers?.["x-inference-backend"]).toBe("amazon-transcribe");
       expect(sent.bytes).toBe(2 * 16_000 * 2);
-      expect(sent.input).toMatchObject({ MediaEncoding: "pcm", MediaSampleRateHertz: 16_000, IdentifyLanguage: true });
+      expect(sent.input).toMatchObject({ MediaEncoding: "pcm", MediaSampleRateHertz: 16_000, IdentifyLanguage: true, LanguageOptions: "en-US,fr-FR,de-DE,es-US,it-IT" });
       expect(response.json).toMatchObject({
         model: "cloud-transcriber",
         text: "Hello there. General Kenobi.",
