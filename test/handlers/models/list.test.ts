@@ -61,6 +61,8 @@ describe("GET /v1/models", () => {
         vision: false,
         classification: false,
         moderation: false,
+        audio_transcription: false,
+        audio_speech: false,
       },
       type: "base",
       TYPE: "base",

@@ -57,6 +57,8 @@ describe("GET /v1/models/{model_id}", () => {
         vision: false,
         classification: false,
         moderation: false,
+        audio_transcription: false,
+        audio_speech: false,
       },
       type: "base",
       TYPE: "base",
