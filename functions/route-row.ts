@@ -16,8 +16,15 @@ export interface Grants {
   tables?: Partial<Record<TableName, Access>>;
   /** The files bucket, limited to the workspace object prefix. */
   files?: ObjectAccess;
+  /** Sets tags on the objects it writes (s3:PutObjectTagging, same prefix): voice samples carry the tag the voices lifecycle rule selects. */
+  tagObjects?: true;
   /** Calls models through the providers: Bedrock invoke rights on the catalog's Bedrock models only. */
   models?: "invoke";
+  /**
+   * Calls speech models through the providers (their settings and keys, never Bedrock rights): `transcribe`
+   * may start Amazon Transcribe streaming transcriptions, `synthesize` may call Amazon Polly.
+   */
+  speech?: "transcribe" | "synthesize";
   /** Counts requests of rate-limited keys: UpdateItem on the rates table, nothing else. Every keyed row has it. */
   rateCounters?: true;
   /** Starts and stops executions of a state machine of functions/engine.ts (its ARN arrives in the row's `arnEnv`). */

@@ -87,7 +87,7 @@ export class AreaStack extends cdk.NestedStack {
         memoryMb: row.memoryMb,
         streaming: row.streaming,
         logLevel: props.logLevel,
-        inference: row.grants.models ? props.inference : undefined,
+        inference: row.grants.models || row.grants.speech ? props.inference : undefined,
         stateMachines: machines,
         workflows,
         cors: props.cors,

@@ -53,7 +53,7 @@ export async function buildHandlers(options: { outdir?: string } = {}): Promise<
     logLevel: "warning",
   });
   const tokenizer = await bundleTokenizer(outdir);
-  for (const row of rows.filter((r) => r.grants.models)) {
+  for (const row of rows.filter((r) => r.grants.models || r.grants.speech)) {
     cpSync(tokenizer, join(outdir, row.handler, "node_modules", TOKENIZER), { recursive: true });
   }
   await writeReference(outdir);

@@ -2,6 +2,7 @@ import * as cdk from "aws-cdk-lib";
 import * as dynamodb from "aws-cdk-lib/aws-dynamodb";
 import * as s3 from "aws-cdk-lib/aws-s3";
 import type { Construct } from "constructs";
+import { VOICE_SAMPLE_NONCURRENT_DAYS, VOICE_SAMPLE_TAG } from "../shared/domain/voices.js";
 import { tableEnvVar, tables, type KeyAttribute, type TableDefinition, type TableName } from "../shared/store/tables.js";
 import type { DataRefs } from "./data-refs.js";
 import { pascal } from "./names.js";
@@ -33,6 +34,12 @@ export class DataStack extends cdk.Stack implements DataRefs {
           // Versioning is there to undo mistakes, not to keep deleted files: 30 days, then gone.
           noncurrentVersionExpiration: cdk.Duration.days(30),
           expiredObjectDeleteMarker: true,
+        },
+        {
+          // Voice samples (docs/audio.md) are someone's voice: a deleted one's old version goes after a day, not 30.
+          id: "voice-samples",
+          tagFilters: { [VOICE_SAMPLE_TAG.key]: VOICE_SAMPLE_TAG.value },
+          noncurrentVersionExpiration: cdk.Duration.days(VOICE_SAMPLE_NONCURRENT_DAYS),
         },
       ],
     });

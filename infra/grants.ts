@@ -141,6 +141,14 @@ export function grantStatements(grants: Grants, data: DataRefs, stateMachines: S
     statements.push(new iam.PolicyStatement({ actions: ["states:StartExecution"], resources: [ref.arn] }));
     statements.push(new iam.PolicyStatement({ actions: ["states:DescribeExecution", "states:StopExecution"], resources: [executionsOf(ref.name)] }));
   }
+  if (grants.tagObjects) {
+    statements.push(new iam.PolicyStatement({ actions: ["s3:PutObjectTagging"], resources: [data.bucket.arnForObjects(`${WORKSPACE_PREFIX}*`)] }));
+  }
+  if (grants.speech) {
+    // Neither action has a resource to scope it to (Polly's only resources are lexicons, which we do not use).
+    const action = grants.speech === "transcribe" ? "transcribe:StartStreamTranscription" : "polly:SynthesizeSpeech";
+    statements.push(new iam.PolicyStatement({ actions: [action], resources: ["*"] }));
+  }
   if (grants.workflows) {
     if (!workflows) throw new Error("A row is granted workflow rights, but the workflow engine was not passed in");
     statements.push(...workflowStatements(grants.workflows, workflows));

@@ -70,7 +70,8 @@ export class RouteFunction extends Construct {
           statements: [
             new iam.PolicyStatement({ actions: ["logs:CreateLogStream", "logs:PutLogEvents"], resources: [logGroup.logGroupArn] }),
             ...grantStatements(props.grants, props.data, props.stateMachines, props.workflows),
-            ...(props.inference ? bedrockStatements(props.inference.bedrockModels) : []),
+            // Speech rows get the providers' settings, not Bedrock: their models are Transcribe, Polly or upstreams.
+            ...(props.inference && props.grants.models ? bedrockStatements(props.inference.bedrockModels) : []),
           ],
         }),
       },

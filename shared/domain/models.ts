@@ -52,6 +52,8 @@ const ENDPOINT_NAMES: Record<Endpoint, string> = {
   fim: "fill-in-the-middle completion (capability completion_fim)",
   embeddings: "embeddings",
   moderations: "moderation",
+  transcriptions: "audio transcription (capability audio_transcription)",
+  speech: "speech synthesis (capability audio_speech)",
 };
 
 /** A model asked for something it does not serve is the caller's mistake: 400, naming what is missing. */
@@ -86,6 +88,8 @@ export function toModelCard(model: ModelEntry) {
       reasoning: model.capabilities.reasoning ?? false,
       audio: model.capabilities.audio ?? false,
       moderation: model.endpoints.includes("moderations"),
+      audio_transcription: model.endpoints.includes("transcriptions"),
+      audio_speech: model.endpoints.includes("speech"),
     },
     type: model.type,
     TYPE: model.type,

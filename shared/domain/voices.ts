@@ -35,6 +35,14 @@ export const MAX_SAMPLE_BYTES = 3 * 1024 * 1024;
 /** The longest sample a voice keeps: a voice is cloned from seconds of speech, not from a recording session. */
 export const MAX_SAMPLE_SECONDS = 60;
 
+/**
+ * The object tag every voice sample carries: the bucket's voices lifecycle rule selects by it (a lifecycle
+ * filter cannot match `workspaces/<any>/voices/`), so a deleted voice's sample does not linger as a
+ * noncurrent version for the 30 days files do.
+ */
+export const VOICE_SAMPLE_TAG = { key: "data", value: "voice-sample" } as const;
+export const VOICE_SAMPLE_NONCURRENT_DAYS = 1;
+
 /** Where a voice's sample lives in the files bucket, under its workspace's prefix. */
 export const sampleKeyFor = (workspace: string, voiceId: string): string => `workspaces/${workspace}/voices/${voiceId}.wav`;
 

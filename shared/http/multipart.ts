@@ -22,7 +22,14 @@ const BOUNDARY = /^multipart\/form-data;\s*boundary=("?)[^";]{1,70}\1(\s*;\s*cha
  * listener, an uncaught exception that ended the process (the local server; a Lambda runtime) instead of
  * refusing one request. Here every stream's error rejects the one parse.
  */
-export function parseForm(body: string, encoding: BufferEncoding, contentType: string, limits: { files: number }): Promise<Record<string, unknown>> {
+export function parseForm(
+  body: string,
+  encoding: BufferEncoding,
+  contentType: string,
+  limits: { files: number },
+  /** Fields that may repeat (`name=a&name=b`, as the SDKs send lists): collected into an array. */
+  lists: readonly string[] = [],
+): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
     const form: Record<string, unknown> = {};
     let failed = false;
@@ -57,7 +64,8 @@ export function parseForm(body: string, encoding: BufferEncoding, contentType: s
     });
     parser.on("field", (name: string, value: string) => {
       const listed = /^(.+)\[(.*)]$/.exec(name);
-      if (!listed) form[name] = value;
+      if (!listed && lists.includes(name)) ((form[name] ??= []) as string[]).push(value);
+      else if (!listed) form[name] = value;
       else ((form[listed[1]!] ??= []) as string[]).push(value);
     });
     parser.on("error", (error: Error) => fail(error));
@@ -66,14 +74,14 @@ export function parseForm(body: string, encoding: BufferEncoding, contentType: s
   });
 }
 
-export const multipartParser = (limits: { files: number }): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> => ({
+export const multipartParser = (limits: { files: number }, lists: readonly string[] = []): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> => ({
   before: async (request) => {
     const contentType = request.event.headers?.["content-type"] ?? request.event.headers?.["Content-Type"] ?? "";
     if (!BOUNDARY.test(contentType)) throw new Error("A multipart/form-data body needs a boundary of 1 to 70 characters");
     if (typeof request.event.body !== "string") throw new Error("Invalid or malformed multipart/form-data was provided");
     try {
       const encoding = request.event.isBase64Encoded ? "base64" : "utf8";
-      (request.event as { body: unknown }).body = await parseForm(request.event.body, encoding, contentType, limits);
+      (request.event as { body: unknown }).body = await parseForm(request.event.body, encoding, contentType, limits, lists);
     } catch {
       throw new Error("Invalid or malformed multipart/form-data was provided");
     }
@@ -81,9 +89,14 @@ export const multipartParser = (limits: { files: number }): middy.MiddlewareObj<
 });
 
 /** Routes opt in with `route({ parser: multipartForm })` so that busboy ships only in the bundles that parse forms. */
-export const multipartForm: BodyParser = () =>
-  parsedBody({
-    accepts: /^multipart\/form-data/i,
-    parser: multipartParser({ files: 1 }),
-    invalid: "value_error",
-  });
+export const multipartForm: BodyParser = () => multipartFormWithLists([])();
+
+/** A one-file form whose named fields may repeat and arrive as arrays (e.g. the transcription form's `context_bias`). */
+export const multipartFormWithLists =
+  (lists: readonly string[]): BodyParser =>
+  () =>
+    parsedBody({
+      accepts: /^multipart\/form-data/i,
+      parser: multipartParser({ files: 1 }, lists),
+      invalid: "value_error",
+    });

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { ProviderConfigSchema } from "../schemas/model.js";
-import type { InferenceProvider } from "./types.js";
+import type { InferenceProvider, ProviderConfig } from "./types.js";
 
 /**
  * The providers of this deployment, by the names the catalog's models use. Their configuration (never
@@ -10,6 +10,19 @@ import type { InferenceProvider } from "./types.js";
 export const PROVIDERS_ENV = "INFERENCE_PROVIDERS";
 
 const Providers = z.record(z.string(), ProviderConfigSchema);
+
+type Factory = (config: ProviderConfig) => InferenceProvider;
+/**
+ * Provider types registered by the modules that need them rather than imported here. Every model-calling
+ * bundle carries what this file imports (esbuild inlines the dynamic imports), and Amazon Transcribe's
+ * provider brings ~4 MB of WebAssembly audio decoders: the transcription service imports it, and it
+ * registers itself, so only the transcription function ships them.
+ */
+const registered = new Map<ProviderConfig["type"], Factory>();
+
+export function registerProviderFactory(type: ProviderConfig["type"], factory: Factory): void {
+  registered.set(type, factory);
+}
 const instances = new Map<string, Promise<InferenceProvider>>();
 
 function configOf(name: string) {
@@ -29,6 +42,15 @@ async function create(name: string): Promise<InferenceProvider> {
     case "bedrock": {
       const { BedrockProvider } = await import("./providers/bedrock.js");
       return new BedrockProvider({ region: config.region });
+    }
+    case "amazon-transcribe": {
+      const factory = registered.get(config.type);
+      if (!factory) throw new Error(`The ${config.type} provider '${name}' is only loaded by the transcription route`);
+      return factory(config);
+    }
+    case "amazon-polly": {
+      const { AmazonPollyProvider } = await import("./providers/amazon-polly.js");
+      return new AmazonPollyProvider({ region: config.region });
     }
     case "openai-compatible": {
       const { OpenAICompatibleProvider } = await import("./providers/openai-compatible.js");

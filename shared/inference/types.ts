@@ -15,8 +15,10 @@ export interface InferenceProvider {
   fimStream(request: FimCompletionRequest, options: CallOptions): AsyncIterable<CompletionEvent>;
   embed(request: EmbedRequest, options: CallOptions): Promise<Embeddings>;
   moderate(request: ModerateRequest, options: CallOptions): Promise<Moderation[]>;
-  /** Absent on providers without a speech model; the catalog then never routes audio to them. */
-  transcribe?(request: TranscribeRequest, options: CallOptions): Promise<Transcription>;
+  /** Speech to text; absent on providers without a transcription model (the catalog then never routes audio to them). */
+  transcribe?(request: TranscribeRequest, options: CallOptions): AsyncIterable<TranscriptionEvent>;
+  /** Text to speech; absent on providers without a speech model. */
+  speak?(request: SpeakRequest, options: CallOptions): Promise<SpeechAudio>;
 }
 
 export interface CallOptions {
@@ -70,21 +72,58 @@ export interface Moderation {
 
 export interface TranscribeRequest {
   model: string;
+  /** The audio as received (any format the route accepted), with what was measured of it. */
   audio: Uint8Array;
   filename: string;
+  /** The container/codec the audio library read, e.g. `WAVE`, `MPEG`, `FLAC`, `Ogg`. */
+  container: string;
+  durationSeconds: number;
   language?: string;
+  temperature?: number;
+  diarize: boolean;
+  contextBias: string[];
+  timestampGranularities: ("segment" | "word")[];
 }
 
-export interface Transcription {
-  text: string;
-  language: string | null;
-  durationSeconds: number;
+/**
+ * What a transcription provider reports, in order: the language when it knows it, text as it is
+ * recognised (deltas that concatenate to the whole text), and finished segments with their times.
+ */
+export type TranscriptionEvent =
+  | { type: "language"; language: string }
+  | { type: "text"; text: string }
+  | { type: "segment"; text: string; start: number; end: number; speakerId?: string | null };
+
+export interface SpeakRequest {
+  model: string;
+  input: string;
+  /** What the request asked for; a provider answers the format it could make (SpeechAudio.format). */
+  format: "mp3" | "wav" | "pcm" | "flac" | "opus";
+  /** The voice the request named, when it named one: a preset or one of the workspace's custom voices. */
+  voice?: VoiceReference;
+}
+
+export interface VoiceReference {
+  id: string;
+  name: string;
+  slug: string | null;
+  languages: string[];
+  gender: string | null;
+  /** The voice's WAV sample, for upstreams that clone a voice from reference audio. */
+  sample: () => Promise<Buffer>;
+}
+
+export interface SpeechAudio {
+  audio: Buffer;
+  format: "mp3" | "wav" | "pcm" | "flac" | "opus" | "ogg";
 }
 
 /** How a provider is configured (the catalog file's `providers` section; see docs/models.md). */
 export type ProviderConfig =
   | { type: "offline" }
   | { type: "bedrock"; region?: string }
+  | { type: "amazon-transcribe"; region?: string }
+  | { type: "amazon-polly"; region?: string }
   | {
       type: "openai-compatible";
       baseUrl: string;

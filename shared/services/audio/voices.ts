@@ -23,6 +23,7 @@ import {
 } from "../../domain/voices.js";
 import type { CreateVoiceBody, UpdateVoiceBody, VoiceListOut, VoiceListQuery, VoiceOut } from "../../schemas/voices.js";
 import { voiceStore, type VoiceChanges } from "../../store/voices.js";
+import type { VoiceReference } from "../../inference/types.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -122,6 +123,17 @@ export async function deleteVoice(caller: Caller, id: string): Promise<VoiceOut>
   if (!record) throw new NotFound("voice", id);
   await voiceBlobs.remove(record.sampleKey);
   return toVoiceOut(record);
+}
+
+/** A voice a speech request names, with its sample on demand (a preset's from the bundle, a custom one's from S3). */
+export async function voiceForSpeech(caller: Caller, id: string): Promise<VoiceReference> {
+  const preset = presetVoice(id);
+  if (preset) {
+    const out = toPresetOut(preset);
+    return { id: preset.id, name: out.name, slug: out.slug ?? null, languages: out.languages ?? [], gender: out.gender ?? null, sample: async () => presetSample(preset) };
+  }
+  const record = await found(caller, id);
+  return { id: record.id, name: record.name, slug: record.slug, languages: record.languages, gender: record.gender, sample: () => voiceBlobs.bytes(record.sampleKey) };
 }
 
 /**

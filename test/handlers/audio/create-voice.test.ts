@@ -48,7 +48,7 @@ describe("POST /v1/audio/voices", () => {
     const response = await invoke(handler, create(aVoiceBody("n", { sample_audio: wav.toString("base64") })));
 
     const [put] = s3.commandCalls(PutObjectCommand);
-    expect(put!.args[0].input).toMatchObject({ Key: `workspaces/${caller.workspace}/voices/${response.json.id}.wav`, ContentType: "audio/wav" });
+    expect(put!.args[0].input).toMatchObject({ Key: `workspaces/${caller.workspace}/voices/${response.json.id}.wav`, ContentType: "audio/wav", Tagging: "data=voice-sample" });
     expect(Buffer.compare(put!.args[0].input.Body as Buffer, wav)).toBe(0);
   });
 

@@ -63,6 +63,8 @@ describe("GET /v1/models", () => {
         reasoning: false,
         audio: false,
         moderation: false,
+        audio_transcription: false,
+        audio_speech: false,
       },
       type: "base",
       TYPE: "base",

@@ -59,6 +59,8 @@ describe("GET /v1/models/{model_id}", () => {
         reasoning: false,
         audio: false,
         moderation: false,
+        audio_transcription: false,
+        audio_speech: false,
       },
       type: "base",
       TYPE: "base",

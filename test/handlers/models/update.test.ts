@@ -60,6 +60,8 @@ describe("PATCH /v1/fine_tuning/models/{model_id}", () => {
         reasoning: false,
         audio: false,
         moderation: false,
+        audio_transcription: false,
+        audio_speech: false,
       },
       max_context_length: tuned.maxContextLength,
       aliases: [],

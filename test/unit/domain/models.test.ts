@@ -43,6 +43,8 @@ describe("toModelCard", () => {
         reasoning: false,
         audio: false,
         moderation: false,
+        audio_transcription: false,
+        audio_speech: false,
       },
       type: "base",
       TYPE: "base",
@@ -56,6 +58,11 @@ describe("toModelCard", () => {
     const card = toModelCard(aModelEntry({ endpoints: ["fim", "moderations"] }));
 
     expect(card.capabilities).toMatchObject({ completion_chat: false, completion_fim: true, moderation: true });
+  });
+
+  it("derives audio_transcription and audio_speech from the transcriptions and speech endpoints", () => {
+    expect(toModelCard(aModelEntry({ endpoints: ["transcriptions"] })).capabilities).toMatchObject({ completion_chat: false, audio_transcription: true, audio_speech: false });
+    expect(toModelCard(aModelEntry({ endpoints: ["speech"] })).capabilities).toMatchObject({ audio_transcription: false, audio_speech: true });
   });
 
   it("carries the catalog's capability flags as they are", () => {
@@ -125,6 +132,8 @@ describe("toFineTunedModel", () => {
         reasoning: false,
         audio: false,
         moderation: false,
+        audio_transcription: false,
+        audio_speech: false,
       },
       max_context_length: 32768,
       aliases: [],
