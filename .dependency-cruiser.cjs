@@ -46,7 +46,7 @@ module.exports = {
     },
     // Each kind of I/O (DynamoDB, S3, Step Functions, model providers) sees record types and rules, settings and
     // the logger; never services, http, or another kind of I/O. The engine has its own machine registry.
-    ...["store", "blobs", "engine", "inference"].map((io) => ({
+    ...["store", "blobs", "engine", "inference", "net"].map((io) => ({
       name: `${io}-knows-only-records`,
       severity: "error",
       from: { path: layer(io) },
@@ -73,7 +73,7 @@ module.exports = {
         "(batch result lines, usage records) comes from the domain's errors (asApiError), not from the transport.",
       severity: "error",
       from: { path: layer("services") },
-      to: { path: only("services", "domain", "store", "blobs", "engine", "inference", "observability", "schemas", "config") },
+      to: { path: only("services", "domain", "store", "blobs", "engine", "inference", "net", "observability", "schemas", "config") },
     },
     {
       name: "handlers-go-through-services",
@@ -82,7 +82,7 @@ module.exports = {
         "(route rows name tables: shared/store/tables.ts).",
       severity: "error",
       from: { path: "^functions/" },
-      to: { path: "^shared/(?:store|blobs|inference)/", pathNot: "^shared/store/tables\\.ts$" },
+      to: { path: "^shared/(?:store|blobs|inference|net)/", pathNot: "^shared/store/tables\\.ts$" },
     },
     {
       name: "no-cycles-in-shared",
