@@ -29,13 +29,11 @@ export const connectorRoutes = area({ permissions: { read: "connectors:read", wr
   { method: "POST", path: "/v1/connectors/{connector_id_or_name}/tools/{tool_name}/call", handler: "connectors/call-tool", grants: secrets, permission: "connectors:read", extension: true },
   { method: "POST", path: "/v1/connectors/{connector_id_or_name}/{consumer_scope}/credentials", handler: "connectors/create-credentials", grants: secrets, permission: "connectors:read", extension: true },
   { method: "PATCH", path: "/v1/connectors/{connector_id_or_name}/{consumer_scope}/credentials", handler: "connectors/update-credentials", grants: secrets, permission: "connectors:read", extension: true },
-  { method: "GET", path: "/v1/connectors/{connector_id_or_name}/user/credentials", handler: "connectors/list-user-credentials", grants: { tables: { connectors: "read" } }, extension: true },
-  { method: "GET", path: "/v1/connectors/{connector_id_or_name}/workspace/credentials", handler: "connectors/list-workspace-credentials", grants: { tables: { connectors: "read" } }, extension: true },
-  { method: "GET", path: "/v1/connectors/{connector_id_or_name}/organization/credentials", handler: "connectors/list-organization-credentials", grants: { tables: { connectors: "read" } }, extension: true },
-  { method: "DELETE", path: "/v1/connectors/{connector_id_or_name}/user/credentials", handler: "connectors/delete-all-user-credentials", grants: connectors, permission: "connectors:read", extension: true },
-  { method: "DELETE", path: "/v1/connectors/{connector_id_or_name}/user/credentials/{credentials_name}", handler: "connectors/delete-user-credentials", grants: connectors, permission: "connectors:read", extension: true },
-  { method: "DELETE", path: "/v1/connectors/{connector_id_or_name}/workspace/credentials/{credentials_name}", handler: "connectors/delete-workspace-credentials", grants: connectors, permission: "connectors:read", extension: true },
-  { method: "DELETE", path: "/v1/connectors/{connector_id_or_name}/organization/credentials/{credentials_name}", handler: "connectors/delete-organization-credentials", grants: connectors, permission: "connectors:read", extension: true },
+  // The SDK's per-scope credential calls (`/user/credentials`, `/workspace/credentials`, …) all land on `{consumer_scope}`:
+  // API Gateway does not fall back from a literal segment to a variable one, so one spelling serves every method.
+  { method: "GET", path: "/v1/connectors/{connector_id_or_name}/{consumer_scope}/credentials", handler: "connectors/list-credentials", grants: { tables: { connectors: "read" } }, extension: true },
+  { method: "DELETE", path: "/v1/connectors/{connector_id_or_name}/{consumer_scope}/credentials", handler: "connectors/delete-all-credentials", grants: connectors, permission: "connectors:read", extension: true },
+  { method: "DELETE", path: "/v1/connectors/{connector_id_or_name}/{consumer_scope}/credentials/{credentials_name}", handler: "connectors/delete-credentials", grants: connectors, permission: "connectors:read", extension: true },
   // The OAuth redirect target: the authorization server sends the user's browser here, without our key; the one-time state is the credential.
   { method: "GET", path: "/v1/connectors/oauth/callback", handler: "connectors/oauth-callback", grants: secrets, auth: "public", extension: true },
 ]);

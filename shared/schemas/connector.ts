@@ -91,7 +91,7 @@ export const ConnectorIdParams = z.object({ connector_id: Uuid });
 export const ConnectorRefParams = z.object({ connector_id_or_name: z.string().min(1).max(128) });
 export const ActivateParams = z.object({ connector_id: Uuid, consumer_scope: ConsumerScope });
 export const CredentialsScopeParams = z.object({ connector_id_or_name: z.string().min(1).max(128), consumer_scope: ConsumerScope });
-export const CredentialsNameParams = z.object({ connector_id_or_name: z.string().min(1).max(128), credentials_name: z.string().min(1).max(128) });
+export const CredentialsNameParams = z.object({ connector_id_or_name: z.string().min(1).max(128), consumer_scope: ConsumerScope, credentials_name: z.string().min(1).max(128) });
 export const ToolCallParams = z.object({ connector_id_or_name: z.string().min(1).max(128), tool_name: z.string().min(1).max(256) });
 
 /** `query_filters` arrives exploded (`active=true`) from the SDK, or as JSON from hand-written clients: both are read. */

@@ -1,5 +1,0 @@
-import { ConnectorRefParams, MessageOut } from "../../shared/schemas/connector.js";
-import * as credentials from "../../shared/services/connectors/credentials.js";
-import { route } from "../route.js";
-
-export const handler = route({ params: ConnectorRefParams, response: MessageOut }, ({ params, caller }) => credentials.remove(caller, params.connector_id_or_name, "user", undefined));
