@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useEmbeddedApi } from "../../support/api.js";
 import { aConnectorBody, connectorsClient } from "../../support/connectors-client.js";
@@ -68,10 +70,69 @@ describe("POST /v1/connectors/{connector_id_or_name}/tools/{tool_name}/call", ()
     expect(JSON.stringify((await connectors.get(connector.id)).body)).not.toContain("server-secret");
   });
 
-  it("answers 502 for a tool the server does not have", async () => {
+  it("reports a tool the server does not have as the server does (an MCP tool error)", async () => {
     const connector = await connectors.created(aConnectorBody({ server: mcp.url }));
     const reply = await connectors.call(connector.id, "nope");
-    expect([200, 502]).toContain(reply.status);
-    if (reply.status === 200) expect(reply.body.metadata.mcp_meta.isError).toBe(true);
+    expect(reply.status).toBe(200);
+    expect(reply.body.metadata.mcp_meta.isError).toBe(true);
+  });
+
+  it("authenticates with the caller's default credentials, or the ones named", async () => {
+    const guarded = await startMcpServer({ requireTokens: ["tok-a", "tok-b"] });
+    try {
+      const connector = await connectors.created(aConnectorBody({ server: guarded.url, auth_methods: [{ method_type: "bearer" }] }));
+      expect((await connectors.call(connector.id, "whoami")).status).toBe(502);
+      await connectors.createCredentials(connector.id, "user", { name: "a", credentials: { bearer_token: "tok-a" } });
+      await connectors.createCredentials(connector.id, "user", { name: "b", credentials: { bearer_token: "tok-b" } });
+
+      expect((await connectors.call(connector.id, "whoami")).body.content[0].text).toBe("Bearer tok-a");
+      expect((await connectors.call(connector.id, "whoami", {}, { credentials_name: "b" })).body.content[0].text).toBe("Bearer tok-b");
+      expect((await connectors.call(connector.id, "whoami", {}, { credentials_name: "c" })).status).toBe(404);
+    } finally {
+      await guarded.close();
+    }
+  });
+
+  it("answers 504 when the server takes longer than the call may", async () => {
+    const connector = await connectors.created(aConnectorBody({ server: mcp.url }));
+    process.env.CONNECTOR_TOOL_TIMEOUT_MS = "300";
+    try {
+      const reply = await connectors.call(connector.id, "slow", { ms: 2000 });
+      expect(reply.status).toBe(504);
+      expect(reply.body).toMatchObject({ type: "server_error", code: "upstream_error" });
+    } finally {
+      delete process.env.CONNECTOR_TOOL_TIMEOUT_MS;
+    }
+  });
+});
+
+describe("HTTP connectors", () => {
+  it("list and call tools at the declared endpoint: GET <server>/tools, POST <server>/tools/<name>", async () => {
+    const seen: { method?: string; url?: string; body?: string; auth?: string }[] = [];
+    const server = createServer(async (req, res) => {
+      let body = "";
+      for await (const chunk of req) body += chunk;
+      seen.push({ method: req.method, url: req.url, body, auth: req.headers.authorization });
+      res.setHeader("content-type", "application/json");
+      if (req.method === "GET" && req.url === "/api/tools") return void res.end(JSON.stringify([{ name: "weather", description: "Weather", input_schema: { type: "object", properties: { city: { type: "string" } } } }]));
+      if (req.method === "POST" && req.url === "/api/tools/weather") return void res.end(JSON.stringify({ city: JSON.parse(body).arguments.city, celsius: 21 }));
+      res.statusCode = 500;
+      res.end("{}");
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`;
+      const connector = await connectors.created(aConnectorBody({ protocol: "http", server: url, global_headers: { authorization: { value: "Bearer h" } } }));
+
+      const tools = await connectors.tools(connector.id);
+      expect(tools.body).toEqual([{ name: "weather", description: "Weather", input_schema: expect.any(Object), inputSchema: { type: "object", properties: { city: { type: "string" } } } }]);
+      const call = await connectors.call(connector.id, "weather", { city: "Paris" });
+      expect(call.status).toBe(200);
+      expect(call.body).toStrictEqual({ content: [{ type: "text", text: '{"city":"Paris","celsius":21}' }], metadata: { mcp_meta: null, structured_content: { city: "Paris", celsius: 21 } } });
+      expect(seen.at(-1)).toMatchObject({ method: "POST", body: '{"arguments":{"city":"Paris"}}', auth: "Bearer h" });
+      expect((await connectors.call(connector.id, "other")).status).toBe(502);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 });
