@@ -40,12 +40,16 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   return text ? JSON.parse(text) : undefined;
 }
 
-export async function startMcpServer(options: { requireTokens?: string[] } = {}): Promise<TestMcpServer> {
+/** `requireTokens`: bearer tokens it accepts (a live set the test may change); `authorizationServer`: published as its RFC 9728 protected-resource metadata. */
+export async function startMcpServer(options: { requireTokens?: string[] | Set<string>; authorizationServer?: string } = {}): Promise<TestMcpServer> {
   const authorizations: (string | undefined)[] = [];
-  const requireTokens = options.requireTokens ? new Set(options.requireTokens) : undefined;
+  const requireTokens = options.requireTokens instanceof Set ? options.requireTokens : options.requireTokens ? new Set(options.requireTokens) : undefined;
   const http: Server = createServer(async (req, res) => {
     const authorization = req.headers.authorization;
     authorizations.push(authorization);
+    if (req.url?.startsWith("/.well-known/oauth-protected-resource") && options.authorizationServer) {
+      return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ resource: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`, authorization_servers: [options.authorizationServer] }));
+    }
     if (req.url !== "/mcp") return void res.writeHead(404).end();
     if (requireTokens && !(authorization && requireTokens.has(authorization.replace(/^Bearer /, "")))) return void res.writeHead(401, { "content-type": "application/json" }).end('{"error":"invalid_token"}');
     if (req.method !== "POST") return void res.writeHead(405).end();
