@@ -6,7 +6,6 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { tableName } from "../../config.js";
 import type { ConnectionRecord, ConnectorRecord, ConnectorVisibility, ConsumerScope, OAuthStateRecord } from "../../domain/connectors/records.js";
-import { batchWriteDeletes } from "./batch.js";
 import { documents, ifConditionHolds, ifTransactionHolds } from "../client.js";
 import { queryAll } from "../query.js";
 
@@ -148,11 +147,9 @@ export const connectorsStore = {
     return out.Attributes !== undefined;
   },
 
+  /** Removes these connections (a connector has a few per consumer: one delete each, in parallel). */
   async deleteConnections(connections: ConnectionRecord[]): Promise<void> {
-    await batchWriteDeletes(
-      table(),
-      connections.map((c) => ({ pk: connPk(c.connectorId), sk: connectionSk(c) })),
-    );
+    await Promise.all(connections.map((c) => documents.send(new DeleteCommand({ TableName: table(), Key: { pk: connPk(c.connectorId), sk: connectionSk(c) } }))));
   },
 
   async putOAuthState(state: OAuthStateRecord): Promise<void> {
