@@ -8,7 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { UpstreamError } from "../domain/errors.js";
-import { OutboundRefused, outboundFetch, ResponseTooLarge, type OutboundFetch } from "./outbound.js";
+import { OutboundRefused, outboundFetch, ResponseTooLarge, type OutboundFetch } from "./connector-outbound.js";
 
 export interface ToolServer {
   protocol: "mcp" | "http";
