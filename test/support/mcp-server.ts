@@ -64,6 +64,8 @@ export async function startMcpServer(options: { requireTokens?: string[] | Set<s
     await transport.handleRequest(req, res, await readJson(req));
   });
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  // A fixture server may live for the whole run: it never holds the test process open.
+  http.unref();
   const { port } = http.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/mcp`,
