@@ -139,13 +139,14 @@ export const pathFixtures: Record<string, PathFixture> = {
   id: async ({ api, tenant }) => (await retrievalClient(api, tenant).registeredPipeline({ name: "fixture" })).id as string,
   voice_id: async ({ api, tenant }) => (await voicesClient(api, tenant).created()).id as string,
   // A private connector of the owner (so another workspace's key cannot see it), served by a real MCP server on loopback.
+  // Two of them: the `{connector_id}` rows include DELETE, the `{connector_id_or_name}` rows (tools, credentials) must outlive it.
   connector_id: async ({ api, tenant }) => (await connectorsClient(api, tenant).created(aConnectorBody({ server: await fixtureMcpUrl() }))).id as string,
-  connector_id_or_name: async (owner) => fixtureId(owner, "connector_id"),
+  connector_id_or_name: async ({ api, tenant }) => (await connectorsClient(api, tenant).created(aConnectorBody({ server: await fixtureMcpUrl() }))).id as string,
   consumer_scope: async () => "user",
   tool_name: async () => "echo",
   // The owner's own credentials for the connector.
   credentials_name: async (owner) => {
-    const connector = await fixtureId(owner, "connector_id");
+    const connector = await fixtureId(owner, "connector_id_or_name");
     ok(await connectorsClient(owner.api, owner.tenant).createCredentials(connector, "user", { name: "fixture", credentials: { bearer_token: "fixture-token" } }), "connector credentials");
     return "fixture";
   },

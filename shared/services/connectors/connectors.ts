@@ -20,7 +20,7 @@ import {
   type ConsumerScope,
 } from "../../domain/connectors/records.js";
 import { mayActOnBehalfOf, mayChange, mayCreateWith, sharingMove, type SharingMove } from "../../domain/connectors/sharing.js";
-import { ApiError, Conflict, InvalidPageToken, Unprocessable } from "../../domain/errors.js";
+import { ApiError, BadRequest, Conflict, InvalidPageToken } from "../../domain/errors.js";
 import type { ConnectorOut, CreateConnectorBody, ListConnectorsQuery, UpdateConnectorBody } from "../../schemas/connector.js";
 import { connectorsStore, createdKeyOf, type StoredConnector } from "../../store/connectors/index.js";
 import { open, seal } from "../../store/connectors/secrets.js";
@@ -51,7 +51,7 @@ function authMethodsOf(body: { auth_methods?: { method_type: string }[] | null; 
   const named = (body.auth_methods ?? []).map((m) => m.method_type);
   for (const [i, method] of named.entries()) {
     if (!SUPPORTED_METHODS.includes(method as AuthMethodType)) {
-      throw new Unprocessable([{ loc: ["body", "auth_methods", i, "method_type"], msg: `Authentication method '${method}' is not supported here (oauth2, bearer, none)`, type: "value_error" }]);
+      throw new BadRequest(`Authentication method '${method}' (auth_methods[${i}]) is not supported here: oauth2, bearer or none`, "unsupported_auth_method", "auth_methods");
     }
   }
   const methods = new Set(named as AuthMethodType[]);
@@ -64,7 +64,7 @@ export async function create(caller: Caller, body: CreateConnectorBody): Promise
   mayCreateWith(body.visibility, caller);
   const authMethods = authMethodsOf(body);
   if (authMethods.includes("oauth2") && !body.auth_data?.client_id) {
-    throw new Unprocessable([{ loc: ["body", "auth_data"], msg: "An oauth2 connector needs auth_data.client_id (the OAuth client registered with its authorization server)", type: "missing" }]);
+    throw new BadRequest("An oauth2 connector needs auth_data.client_id (the OAuth client registered with its authorization server)", "oauth_client_missing", "auth_data");
   }
   const id = randomUUID();
   const now = new Date().toISOString();
@@ -146,7 +146,7 @@ export async function update(caller: Caller, id: string, body: UpdateConnectorBo
     mayChange(current, caller);
     const authMethods = body.auth_methods ? authMethodsOf({ auth_methods: body.auth_methods }) : current.authMethods;
     if (authMethods.includes("oauth2") && !current.oauthClientId) {
-      throw new Unprocessable([{ loc: ["body", "auth_methods"], msg: "This connector has no OAuth client (auth_data) to use oauth2 with", type: "value_error" }]);
+      throw new BadRequest("This connector has no OAuth client (auth_data) to use oauth2 with", "oauth_client_missing", "auth_methods");
     }
     const next: ConnectorRecord = {
       ...stripRevision(current),

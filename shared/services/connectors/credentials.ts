@@ -5,7 +5,7 @@
 import type { Caller } from "../../domain/caller.js";
 import { applicable, consumerOf, type ConnectionRecord, type ConnectorRecord, type ConsumerScope, type StoredCredentials } from "../../domain/connectors/records.js";
 import { mayActOnBehalfOf } from "../../domain/connectors/sharing.js";
-import { ApiError, Conflict, Unprocessable } from "../../domain/errors.js";
+import { ApiError, BadRequest, Conflict } from "../../domain/errors.js";
 import type { CredentialsBody } from "../../schemas/connector.js";
 import { connectorsStore } from "../../store/connectors/index.js";
 import { open, seal } from "../../store/connectors/secrets.js";
@@ -67,10 +67,10 @@ export async function store(
 function secretOf(body: CredentialsBody): { authType: ConnectionRecord["authType"]; secret: StoredCredentials } {
   const given = body.credentials ?? {};
   if (given.oauth) {
-    throw new Unprocessable([{ loc: ["body", "credentials", "oauth"], msg: "OAuth credentials are obtained through the connector's auth_url, not sent here", type: "value_error" }]);
+    throw new BadRequest("OAuth credentials are obtained through the connector's auth_url, not sent here", "oauth_credentials_not_accepted", "credentials");
   }
   if (!given.bearer_token && !given.headers) {
-    throw new Unprocessable([{ loc: ["body", "credentials"], msg: "Credentials need a bearer_token or headers", type: "missing" }]);
+    throw new BadRequest("Credentials need a bearer_token or headers", "credentials_missing", "credentials");
   }
   return { authType: given.bearer_token ? "bearer" : "none", secret: { ...(given.bearer_token ? { bearerToken: given.bearer_token } : {}), ...(given.headers ? { headers: given.headers } : {}) } };
 }

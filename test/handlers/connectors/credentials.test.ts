@@ -40,11 +40,11 @@ describe("POST /v1/connectors/{connector_id_or_name}/{consumer_scope}/credential
     await expect(open(item!.secret as string, { ...context, credentials: "other" })).rejects.toThrow();
   });
 
-  it("answers 409 for a name the consumer already has, 422 without a secret", async () => {
+  it("answers 409 for a name the consumer already has, 400 without a secret", async () => {
     const record = stored();
     tables.put("connectors", aConnectionItem({ connectorId: record.id, kind: "credentials", scope: "user", consumer: caller.principal, name: "work", authType: "bearer" }));
     expect((await invoke(createCredentials, aJsonEvent({ name: "work", credentials: { bearer_token: "x" } }, { path: path(record.id), resource: scoped, pathParameters: params(record.id), caller }))).statusCode).toBe(409);
-    expect((await invoke(createCredentials, aJsonEvent({ name: "other" }, { path: path(record.id), resource: scoped, pathParameters: params(record.id), caller }))).statusCode).toBe(422);
+    expect((await invoke(createCredentials, aJsonEvent({ name: "other" }, { path: path(record.id), resource: scoped, pathParameters: params(record.id), caller }))).statusCode).toBe(400);
   });
 });
 

@@ -76,7 +76,8 @@ describe("POST /v1/connectors", () => {
 
   it("needs auth_data for an oauth2 connector, and keeps the client secret out of every answer", async () => {
     const missing = await connectors.create(aConnectorBody({ auth_methods: [{ method_type: "oauth2" }] }));
-    expect(missing.status).toBe(422);
+    expect(missing.status).toBe(400);
+    expect(missing.body).toMatchObject({ code: "oauth_client_missing", param: "auth_data" });
     const made = await connectors.create(aConnectorBody({ auth_data: { client_id: "client", client_secret: "very-secret" } }));
     expect(made.status).toBe(201);
     expect(JSON.stringify(made.body)).not.toContain("very-secret");
@@ -208,9 +209,9 @@ describe("POST /v1/connectors/{connector_id_or_name}/{consumer_scope}/credential
     expect((await connectors.get(made.id)).body).toMatchObject({ is_authenticated: true, supported_auth_methods: [{ method_type: "bearer", has_default_credentials: true }] });
   });
 
-  it("needs a bearer_token or headers, and ShareConnectorToWorkspace for the workspace's", async () => {
+  it("needs a bearer_token or headers (400), and ShareConnectorToWorkspace for the workspace's", async () => {
     const made = await connectors.created();
-    expect((await connectors.createCredentials(made.id, "user", { name: "empty" })).status).toBe(422);
+    expect((await connectors.createCredentials(made.id, "user", { name: "empty" })).status).toBe(400);
     const member = connectorsClient(api, await newTenant({ organization: tenant.caller.organization, workspace: tenant.caller.workspace, roles: ["user"] }));
     await connectors.share(made.id);
     expect((await member.createCredentials(made.id, "workspace", { name: "w", credentials: { bearer_token: "t" } })).status).toBe(403);
