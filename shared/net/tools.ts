@@ -40,7 +40,7 @@ export interface CallOptions {
 }
 
 /** Settings: how long a call may take and how much a server may answer. */
-export const TOOL_TIMEOUT_MS = () => Number(process.env.CONNECTOR_TOOL_TIMEOUT_MS ?? 30_000);
+export const TOOL_TIMEOUT_MS = () => Number(process.env.CONNECTOR_TOOL_TIMEOUT_MS ?? 25_000);
 export const MAX_RESPONSE_BYTES = () => Number(process.env.CONNECTOR_MAX_RESPONSE_BYTES ?? 5 * 1024 * 1024);
 
 let shared: OutboundFetch | undefined;
