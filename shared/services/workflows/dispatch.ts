@@ -16,6 +16,7 @@ import { runStore } from "../../store/workflows/runs.js";
 import { inputHashOf, taskStore, type StoredTask } from "../../store/workflows/tasks.js";
 import * as completions from "../inference/completions.js";
 import { embed } from "../inference/embeddings.js";
+import { callConnector } from "./connector-builtin.js";
 import type { CallContext } from "../inference/usage.js";
 
 /**
@@ -166,6 +167,7 @@ const builtins: Record<PlatformBuiltin, (run: RunRecord, event: DispatchEvent) =
   emit_event: emitEvent,
   publish_state: publishState,
   sleep_until: sleepUntil,
+  connector: callConnector,
 };
 
 /**
