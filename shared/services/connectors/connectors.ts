@@ -20,11 +20,11 @@ import {
   type ConsumerScope,
 } from "../../domain/connectors/records.js";
 import { mayActOnBehalfOf, mayChange, mayCreateWith, sharingMove, type SharingMove } from "../../domain/connectors/sharing.js";
-import { ApiError, BadRequest, Conflict, InvalidPageToken } from "../../domain/errors.js";
+import { ApiError, BadRequest, Conflict } from "../../domain/errors.js";
 import type { ConnectorOut, CreateConnectorBody, ListConnectorsQuery, UpdateConnectorBody } from "../../schemas/connector.js";
 import { connectorsStore, createdKeyOf, type StoredConnector } from "../../store/connectors/index.js";
 import { open, seal } from "../../store/connectors/secrets.js";
-import { decodeCursor, encodeCursor } from "../../store/cursor.js";
+import { encodeCursor, readCursor } from "../../store/cursor.js";
 import * as z from "zod";
 
 const SUPPORTED_METHODS: readonly AuthMethodType[] = ["oauth2", "bearer", "none"];
@@ -109,8 +109,7 @@ const Position = z.object({ k: z.string(), i: z.string() });
  * where the last one shown sat in the index.
  */
 export async function list(caller: Caller, query: ListConnectorsQuery): Promise<{ items: ConnectorOut[]; pagination: { next_cursor: string | null; page_size: number } }> {
-  const from = query.cursor !== undefined ? decodeCursor(query.cursor, Position) : undefined;
-  if (query.cursor !== undefined && !from) throw new InvalidPageToken("cursor");
+  const from = query.cursor !== undefined ? readCursor(query.cursor, Position, "cursor") : undefined;
   let position = from && { createdKey: from.k, id: from.i };
   // One more than a page tells whether another page follows.
   const shown: { connector: StoredConnector; connections: ConnectionRecord[] }[] = [];
