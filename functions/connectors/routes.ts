@@ -19,6 +19,10 @@ export const connectorRoutes = area({ permissions: { read: "connectors:read", wr
   { method: "PUT", path: "/v1/connectors/{connector_id}/organization/share", handler: "connectors/share-organization", grants: connectors },
   { method: "DELETE", path: "/v1/connectors/{connector_id}/organization/share", handler: "connectors/unshare-organization", grants: connectors },
   { method: "POST", path: "/v1/connectors/{connector_id}/{consumer_scope}/activate", handler: "connectors/activate", grants: connectors, permission: "connectors:read" },
+  // The spec's activate path for `organization`, spelled out: `{connector_id}/organization/` is also a literal
+  // resource (organization/share), and API Gateway does not fall back from a literal segment to `{consumer_scope}`.
+  { method: "POST", path: "/v1/connectors/{connector_id}/organization/activate", handler: "connectors/activate-organization", grants: connectors, permission: "connectors:read", extension: true },
+  { method: "POST", path: "/v1/connectors/{connector_id}/organization/deactivate", handler: "connectors/deactivate-organization", grants: connectors, permission: "connectors:read", extension: true },
   // Extensions: the official SDK's other connector calls.
   { method: "GET", path: "/v1/connectors/{connector_id_or_name}", handler: "connectors/get", grants: { tables: { connectors: "read" } }, extension: true },
   { method: "PATCH", path: "/v1/connectors/{connector_id}", handler: "connectors/update", grants: connectors, extension: true },

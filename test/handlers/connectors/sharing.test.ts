@@ -3,6 +3,8 @@ import { DeleteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeEach, describe, expect, it } from "vitest";
 import { handler as activate } from "../../../functions/connectors/activate.js";
 import { handler as deactivate } from "../../../functions/connectors/deactivate.js";
+import { handler as activateOrg } from "../../../functions/connectors/activate-organization.js";
+import { handler as deactivateOrg } from "../../../functions/connectors/deactivate-organization.js";
 import { handler as share } from "../../../functions/connectors/share.js";
 import { handler as shareOrg } from "../../../functions/connectors/share-organization.js";
 import { handler as unshare } from "../../../functions/connectors/unshare.js";
@@ -116,6 +118,25 @@ describe("POST /v1/connectors/{connector_id}/{consumer_scope}/activate", () => {
     const record = stored();
     expect((await invoke(activate, activating(record.id, "organization", admin))).statusCode).toBe(403);
     expect((await invoke(activate, activating(record.id, "team", admin))).statusCode).toBe(422);
+  });
+});
+
+describe("POST /v1/connectors/{connector_id}/organization/activate", () => {
+  it("activates for the organization (the literal path API Gateway routes scope organization to); 403 without ShareConnectorToOrg", async () => {
+    const record = stored({ visibility: "shared_org" }, orgAdmin);
+    const at = (who: ReturnType<typeof aCaller>) => event("POST", "/v1/connectors/{connector_id}/organization/activate", { connector_id: record.id }, who);
+    expect((await invoke(activateOrg, at(admin))).statusCode).toBe(403);
+    expect((await invoke(activateOrg, at(orgAdmin))).statusCode).toBe(200);
+    expect(tables.items("connectors").map((i) => i.sk)).toContain(`ACT#organization#${orgAdmin.organization}`);
+  });
+});
+
+describe("POST /v1/connectors/{connector_id}/organization/deactivate", () => {
+  it("removes the organization's activation", async () => {
+    const record = stored({ visibility: "shared_org" }, orgAdmin);
+    tables.put("connectors", aConnectionItem({ connectorId: record.id, kind: "activation", scope: "organization", consumer: orgAdmin.organization }));
+    expect((await invoke(deactivateOrg, event("POST", "/v1/connectors/{connector_id}/organization/deactivate", { connector_id: record.id }, orgAdmin))).statusCode).toBe(200);
+    expect(tables.items("connectors").filter((i) => String(i.pk).startsWith("CONN#"))).toEqual([]);
   });
 });
 

@@ -205,6 +205,19 @@ describe("POST /v1/connectors/{connector_id}/{consumer_scope}/activate", () => {
   });
 });
 
+describe("POST /v1/connectors/{connector_id}/organization/activate, POST /v1/connectors/{connector_id}/organization/deactivate", () => {
+  it("serve the organization scope of activate and deactivate (the SDK's path with consumer_scope organization)", async () => {
+    const t = await team();
+    const connector = await t.as(t.orgAdmin).created();
+    await t.as(t.orgAdmin).shareToOrganization(connector.id);
+    expect((await t.as(t.orgAdmin).activate(connector.id, "organization")).status).toBe(200);
+    expect((await t.as(t.outsider).get(connector.id)).body.active).toBe(true);
+    expect((await t.as(t.creator).deactivate(connector.id, "organization")).status).toBe(403);
+    expect((await t.as(t.orgAdmin).deactivate(connector.id, "organization")).status).toBe(200);
+    expect((await t.as(t.outsider).get(connector.id)).body.active).toBe(false);
+  });
+});
+
 describe("POST /v1/connectors/{connector_id}/{consumer_scope}/deactivate", () => {
   it("disables it for that consumer only", async () => {
     const t = await team();
