@@ -82,7 +82,7 @@ module.exports = {
         "(route rows name tables: shared/store/tables.ts).",
       severity: "error",
       from: { path: "^functions/" },
-      to: { path: "^shared/(?:store|blobs|inference)/", pathNot: "^shared/store/tables\\.ts$" },
+      to: { path: "^shared/(?:store|blobs|inference|net)/", pathNot: "^shared/store/tables\\.ts$" },
     },
     {
       name: "no-cycles-in-shared",

@@ -63,7 +63,8 @@ export const workflowEngine = {
    */
   dispatch: {
     handler: "engine/workflow-dispatch",
-    grants: { tables: { ...workflowTables, models: "read", usage: "readwrite", tenancy: "read" }, models: "invoke", workflows: { runs: "describe", tasks: true, timers: "arm" } },
+    // platform:connector reads connectors and their sealed credentials (and writes refreshed OAuth tokens).
+    grants: { tables: { ...workflowTables, models: "read", usage: "readwrite", tenancy: "read", connectors: "readwrite" }, models: "invoke", workflows: { runs: "describe", tasks: true, timers: "arm" }, secrets: true },
     timeoutSeconds: 300,
     memoryMb: 1024,
   },

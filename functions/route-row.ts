@@ -31,6 +31,11 @@ export interface Grants {
   executions?: Partial<Record<"batch", "start-stop">>;
   /** What it may do to the workflow engine (docs/workflows.md); each right also brings the settings it needs. */
   workflows?: WorkflowRights;
+  /**
+   * Seals and opens connector secrets (shared/store/connectors/secrets.ts): kms:GenerateDataKey and
+   * kms:Decrypt on the data stack's connector secrets key only, and the key's id in CONNECTOR_SECRETS_KEY_ID.
+   */
+  secrets?: true;
 }
 
 export interface WorkflowRights {

@@ -9,6 +9,7 @@ import { adminRoutes } from "./admin/routes.js";
 import { agentRoutes } from "./agents/routes.js";
 import { audioRoutes } from "./audio/routes.js";
 import { batchRoutes } from "./batch/routes.js";
+import { connectorRoutes } from "./connectors/routes.js";
 import { deploymentRoutes } from "./deployments/routes.js";
 import { docsRoutes } from "./docs/routes.js";
 import { fileRoutes } from "./files/routes.js";
@@ -44,6 +45,7 @@ export const routes: readonly RouteRow[] = [
   ...retrievalRoutes,
   ...audioRoutes,
   ...docsRoutes,
+  ...connectorRoutes,
 ];
 
 const byKey = new Map(routes.map((row) => [routeKey(row), row]));

@@ -1,5 +1,6 @@
 import * as cdk from "aws-cdk-lib";
 import * as dynamodb from "aws-cdk-lib/aws-dynamodb";
+import * as kms from "aws-cdk-lib/aws-kms";
 import * as s3 from "aws-cdk-lib/aws-s3";
 import { tables, type TableName } from "../shared/store/tables.js";
 import { pascal } from "./names.js";
@@ -8,6 +9,8 @@ import { pascal } from "./names.js";
 export interface DataRefs {
   tables: Record<TableName, dynamodb.ITable>;
   bucket: s3.IBucket;
+  /** The KMS key that wraps connector secrets' data keys (envelope encryption). */
+  secretsKey: kms.IKey;
 }
 
 /**
@@ -28,5 +31,6 @@ export function dataParameters(stack: cdk.NestedStack, data: DataRefs): DataRefs
   return {
     tables: Object.fromEntries(tables.map((t) => [t.name, table(t.name)])) as Record<TableName, dynamodb.ITable>,
     bucket: s3.Bucket.fromBucketArn(stack, "FilesBucket", parameter("FilesBucketArn", data.bucket.bucketArn)),
+    secretsKey: kms.Key.fromKeyArn(stack, "ConnectorSecretsKey", parameter("ConnectorSecretsKeyArn", data.secretsKey.keyArn)),
   };
 }

@@ -1,5 +1,6 @@
 import * as cdk from "aws-cdk-lib";
 import * as dynamodb from "aws-cdk-lib/aws-dynamodb";
+import * as kms from "aws-cdk-lib/aws-kms";
 import * as s3 from "aws-cdk-lib/aws-s3";
 import type { Construct } from "constructs";
 import { VOICE_SAMPLE_NONCURRENT_DAYS, VOICE_SAMPLE_TAG } from "../shared/domain/voices.js";
@@ -16,6 +17,7 @@ const attribute = (key: KeyAttribute): dynamodb.Attribute => ({ name: key.name, 
 export class DataStack extends cdk.Stack implements DataRefs {
   readonly tables: Record<TableName, dynamodb.Table>;
   readonly bucket: s3.Bucket;
+  readonly secretsKey: kms.Key;
 
   constructor(scope: Construct, id: string, props?: cdk.StackProps) {
     super(scope, id, props);
@@ -44,6 +46,14 @@ export class DataStack extends cdk.Stack implements DataRefs {
       ],
     });
     new cdk.CfnOutput(this, "FilesBucketName", { value: this.bucket.bucketName, description: "BUCKET_FILES" });
+
+    // Connector credentials and OAuth tokens are sealed with data keys this key wraps (decision 31);
+    // retained like the tables, since sealed values in them cannot be opened without it.
+    this.secretsKey = new kms.Key(this, "ConnectorSecretsKey", {
+      description: "Platform API: wraps the data keys of connector credentials and OAuth tokens",
+      enableKeyRotation: true,
+      removalPolicy: cdk.RemovalPolicy.RETAIN,
+    });
   }
 
   private table(def: TableDefinition): dynamodb.Table {

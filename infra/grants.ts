@@ -153,5 +153,15 @@ export function grantStatements(grants: Grants, data: DataRefs, stateMachines: S
     if (!workflows) throw new Error("A row is granted workflow rights, but the workflow engine was not passed in");
     statements.push(...workflowStatements(grants.workflows, workflows));
   }
+  if (grants.secrets) {
+    // Only data keys for AES-256 sealing and their unwrapping, on the one key; the encryption context always names the connector.
+    statements.push(
+      new iam.PolicyStatement({
+        actions: ["kms:GenerateDataKey", "kms:Decrypt"],
+        resources: [data.secretsKey.keyArn],
+        conditions: { "ForAllValues:StringEquals": { "kms:EncryptionContextKeys": ["organization", "connector", "scope", "consumer", "credentials"] } },
+      }),
+    );
+  }
   return statements;
 }

@@ -10,4 +10,8 @@ export function setting(name: string): string {
 export const tableName = (name: TableName): string => setting(tableEnvVar(name));
 
 export const FILES_BUCKET_ENV = "BUCKET_FILES";
+
+/** The KMS key (ARN) that wraps connector secrets' data keys in the cloud; locally a key file in the data directory. */
+export const SECRETS_KEY_ID_ENV = "CONNECTOR_SECRETS_KEY_ID";
+export const SECRETS_KEY_FILE_ENV = "CONNECTOR_SECRETS_KEY_FILE";
 export const filesBucket = (): string => setting(FILES_BUCKET_ENV);

@@ -6,7 +6,7 @@ import * as logs from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import { stateMachines } from "../../functions/engine.js";
 import type { Grants } from "../../functions/routes.js";
-import { FILES_BUCKET_ENV } from "../../shared/config.js";
+import { FILES_BUCKET_ENV, SECRETS_KEY_ID_ENV } from "../../shared/config.js";
 import { ROUTE_KEY_ENV } from "../../shared/http/policy.js";
 import { tableEnvVar, type TableName } from "../../shared/store/tables.js";
 import { bundleDir } from "../build.js";
@@ -98,6 +98,7 @@ export class RouteFunction extends Construct {
           Object.keys(props.grants.executions ?? {}).map((m) => [stateMachines[m as keyof StateMachineRefs].arnEnv, props.stateMachines![m as keyof StateMachineRefs]!.arn]),
         ),
         ...(props.grants.workflows && props.workflows ? workflowEnvironment(props.grants.workflows, props.workflows) : {}),
+        ...(props.grants.secrets ? { [SECRETS_KEY_ID_ENV]: props.data.secretsKey.keyArn } : {}),
       },
     });
   }

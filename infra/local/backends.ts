@@ -72,6 +72,9 @@ export async function startBackends(options: { dataDir: string; persist: boolean
     WORKFLOW_ROLE_ARN: LOCAL_WORKFLOWS.roleArn,
     WORKFLOW_DISPATCHER_ARN: LOCAL_WORKFLOWS.dispatcherArn,
     ...scheduler.env,
+    // Connector secrets are sealed with a key kept in the data directory; connectors may reach servers on this machine (never in the cloud).
+    CONNECTOR_SECRETS_KEY_FILE: join(options.dataDir, "connector-secrets.key"),
+    OUTBOUND_ALLOW_LOOPBACK: "true",
   };
   return { env, stop: async () => void (await Promise.all([scheduler.stop(), stepFunctions.stop(), dynamo.stop(), s3.stop()])) };
 }

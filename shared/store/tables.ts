@@ -175,7 +175,22 @@ export const audioTable = {
   localIndexes: [{ name: "byCreated", sortKey: { name: "createdKey", type: "S" } }],
 } as const satisfies TableDefinition;
 
-export const tables = [tenancyTable, filesTable, modelsTable, usageTable, batchTable, registryTable, agentsTable, ratesTable, workflowsTable, executionsTable, retrievalTable, audioTable] as const;
+/**
+ * Connectors (docs/connectors.md, decision 30): connectors and their name pointers in one partition per
+ * organization (`ORG#<org>`; sorts `C#<id>`, `NAME#<name>`), so sharing to the organization moves no item;
+ * `byCreated` (`createdKey`, on connectors only) pages them oldest first, strongly consistent. Connections
+ * (activations, encrypted credentials) live in one partition per connector (`CONN#<id>`), pending OAuth
+ * authorizations under `OAUTH#<state>` until `ttl`.
+ */
+export const connectorsTable = {
+  name: "connectors",
+  partitionKey: { name: "pk", type: "S" },
+  sortKey: { name: "sk", type: "S" },
+  localIndexes: [{ name: "byCreated", sortKey: { name: "createdKey", type: "S" } }],
+  timeToLive: "ttl",
+} as const satisfies TableDefinition;
+
+export const tables = [tenancyTable, filesTable, modelsTable, usageTable, batchTable, registryTable, agentsTable, ratesTable, workflowsTable, executionsTable, retrievalTable, audioTable, connectorsTable] as const;
 
 export type TableName = (typeof tables)[number]["name"];
 

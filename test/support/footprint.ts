@@ -4,7 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
-import { QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { QueryCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { tableName } from "../../shared/config.js";
 import { documents } from "../../shared/store/client.js";
 
@@ -21,6 +21,21 @@ async function partition(table: Parameters<typeof tableName>[0], key: string, va
     start = out.LastEvaluatedKey;
   } while (start);
   return items;
+}
+
+/** Connectors live in their organization's partition: the ones made in this workspace, and their connections (a test-only scan). */
+async function connectors(workspace: string): Promise<Record<string, unknown>[][]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await documents.send(
+      new ScanCommand({ TableName: tableName("connectors"), FilterExpression: "#ws = :ws", ExpressionAttributeNames: { "#ws": "workspace" }, ExpressionAttributeValues: { ":ws": workspace }, ExclusiveStartKey: start, ConsistentRead: true }),
+    );
+    items.push(...(out.Items ?? []));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  const heads = items.filter((item) => String(item.sk).startsWith("C#")).sort((a, b) => String(a.sk).localeCompare(String(b.sk)));
+  return [heads, ...(await Promise.all(heads.map((head) => partition("connectors", "pk", `CONN#${head.id}`))))];
 }
 
 async function objects(workspace: string): Promise<string[]> {
@@ -42,7 +57,7 @@ const idsUnder = (items: Record<string, unknown>[], prefix: string) =>
  * call, and its usage record (with the status the caller saw) is written by design (shared/services/inference/usage.ts).
  */
 export async function footprint(workspace: string): Promise<Record<string, unknown>> {
-  const [files, batch, models, agentHeads, prompts, skills, retrieval, audio, stored] = await Promise.all([
+  const [files, batch, models, agentHeads, prompts, skills, retrieval, audio, stored, connectorItems] = await Promise.all([
     partition("files", "workspace", workspace),
     partition("batch", "workspace", workspace),
     partition("models", "scope", `WS#${workspace}`),
@@ -52,13 +67,14 @@ export async function footprint(workspace: string): Promise<Record<string, unkno
     partition("retrieval", "workspace", workspace),
     partition("audio", "workspace", workspace),
     objects(workspace),
+    connectors(workspace),
   ]);
   const [agentParts, promptParts, skillParts] = await Promise.all([
     Promise.all(idsUnder(agentHeads, "AGENT#").map((id) => partition("agents", "pk", `WS#${workspace}#AGENT#${id}`))),
     Promise.all(idsUnder(prompts, "HEAD#").map((id) => partition("registry", "pk", `prompt#${workspace}#${id}`))),
     Promise.all(idsUnder(skills, "HEAD#").map((id) => partition("registry", "pk", `skill#${workspace}#${id}`))),
   ]);
-  return { files, batch, models, agents: [agentHeads, ...agentParts], prompts: [prompts, ...promptParts], skills: [skills, ...skillParts], retrieval, audio, objects: stored.sort() };
+  return { files, batch, models, agents: [agentHeads, ...agentParts], prompts: [prompts, ...promptParts], skills: [skills, ...skillParts], retrieval, audio, connectors: connectorItems, objects: stored.sort() };
 }
 
 const stable = (value: unknown): unknown =>

@@ -10,6 +10,8 @@ import { randomUUID } from "node:crypto";
 import type { RunningApi } from "../../infra/local/server.js";
 import { agentsClient, anAgentRequest } from "./agents-client.js";
 import { batchClient } from "./batch-client.js";
+import { aConnectorBody, connectorsClient } from "./connectors-client.js";
+import { startMcpServer, type TestMcpServer } from "./mcp-server.js";
 import { filesClient } from "./files-client.js";
 import { aPromptBody, aSkillBody, registryClient } from "./registry-client.js";
 import { aDeploymentBody, retrievalClient } from "./retrieval-client.js";
@@ -39,6 +41,10 @@ async function workflowDeployment({ api, tenant }: FixtureOwner): Promise<Record
   if (reply.status !== 202) throw new Error(`fixture workflow deployment answered ${reply.status}: ${JSON.stringify(reply.body)}`);
   return reply.body as Record<string, unknown>;
 }
+
+/** One real MCP server on loopback for every connector fixture of the run (tool routes reach it: never a 5xx). */
+let fixtureMcp: Promise<TestMcpServer> | undefined;
+const fixtureMcpUrl = async () => (await (fixtureMcp ??= startMcpServer())).url;
 
 const TERMINAL = new Set(["SUCCESS", "FAILED", "TIMEOUT_EXCEEDED", "CANCELLED"]);
 
@@ -132,6 +138,18 @@ export const pathFixtures: Record<string, PathFixture> = {
     // `{id}` is an ingestion pipeline configuration's (the only route with a bare `{id}`).
   id: async ({ api, tenant }) => (await retrievalClient(api, tenant).registeredPipeline({ name: "fixture" })).id as string,
   voice_id: async ({ api, tenant }) => (await voicesClient(api, tenant).created()).id as string,
+  // A private connector of the owner (so another workspace's key cannot see it), served by a real MCP server on loopback.
+  // Two of them: the `{connector_id}` rows include DELETE, the `{connector_id_or_name}` rows (tools, credentials) must outlive it.
+  connector_id: async ({ api, tenant }) => (await connectorsClient(api, tenant).created(aConnectorBody({ server: await fixtureMcpUrl() }))).id as string,
+  connector_id_or_name: async ({ api, tenant }) => (await connectorsClient(api, tenant).created(aConnectorBody({ server: await fixtureMcpUrl() }))).id as string,
+  consumer_scope: async () => "user",
+  tool_name: async () => "echo",
+  // The owner's own credentials for the connector.
+  credentials_name: async (owner) => {
+    const connector = await fixtureId(owner, "connector_id_or_name");
+    ok(await connectorsClient(owner.api, owner.tenant).createCredentials(connector, "user", { name: "fixture", credentials: { bearer_token: "fixture-token" } }), "connector credentials");
+    return "fixture";
+  },
 };
 
 /** The scope of each parameter's record where it is not the workspace's own (see FixtureScope). */

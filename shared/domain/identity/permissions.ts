@@ -27,6 +27,9 @@ export const PERMISSIONS = [
   "observability:write",
   "connectors:read",
   "connectors:write",
+  // The spec's ShareConnectorToWorkspace (workspace permission) and ShareConnectorToOrg (organization permission).
+  "connectors:share-workspace",
+  "connectors:share-organization",
   "retrieval:read",
   "retrieval:write",
   "audio:read",
@@ -41,7 +44,8 @@ const reads: Permission[] = ["files:read", "models:read", "batch:read", "agents:
 const user: Permission[] = [...reads, "inference:invoke", "files:write", "batch:write", "workflows:execute", "observability:write", "audio:write"];
 /** A user who also builds: agents, prompts and skills, models, workflows, connectors, retrieval configurations. */
 const contributor: Permission[] = [...user, "agents:write", "registry:write", "models:write", "workflows:write", "connectors:write", "retrieval:write"];
-const workspaceAdmin: Permission[] = [...contributor, "service-accounts:manage", "usage:read"];
+/** Sharing a connector with the whole workspace (ShareConnectorToWorkspace) is the workspace admin's; with the organization (ShareConnectorToOrg), the organization admin's. */
+const workspaceAdmin: Permission[] = [...contributor, "service-accounts:manage", "usage:read", "connectors:share-workspace"];
 
 /** Role → what it allows in the workspace it is held in (organization roles: in every workspace of the organization). */
 const ROLES_OWN_PERMISSIONS: Record<RoleName, readonly Permission[]> = {

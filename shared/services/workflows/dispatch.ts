@@ -16,6 +16,7 @@ import { runStore } from "../../store/workflows/runs.js";
 import { inputHashOf, taskStore, type StoredTask } from "../../store/workflows/tasks.js";
 import * as completions from "../inference/completions.js";
 import { embed } from "../inference/embeddings.js";
+import { callConnector } from "./connector-builtin.js";
 import type { CallContext } from "../inference/usage.js";
 import { awaitSignal } from "./builtins/await-signal.js";
 import { awaitUpdate } from "./builtins/await-update.js";
@@ -174,6 +175,7 @@ const builtins: Record<PlatformBuiltin, (run: RunRecord, event: DispatchEvent) =
   await_signal: awaitSignal,
   await_update: awaitUpdate,
   complete_update: completeUpdate,
+  connector: callConnector,
 };
 
 /**

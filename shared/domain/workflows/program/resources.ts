@@ -10,6 +10,7 @@ export const PLATFORM_BUILTINS = [
   "await_signal",
   "await_update",
   "complete_update",
+  "connector",
 ] as const;
 export type PlatformBuiltin = (typeof PLATFORM_BUILTINS)[number];
 
@@ -26,6 +27,7 @@ export const BUILTIN_PARAMETERS: Record<PlatformBuiltin, { requires: readonly (r
   await_signal: { requires: [["name"]], means: "waits for the next signal of that `name` in the execution's inbox and outputs its input" },
   await_update: { requires: [["name"]], means: "waits for the next update of that `name` (`*`: of any name) and outputs `{update_id, name, input}`" },
   complete_update: { requires: [["update_id"], ["result", "error"]], means: "answers an update the run took: `update_id`, and `result` or `error` `{message, type?}`" },
+  connector: { requires: [["connector"], ["tool"]], means: "a connector's tool call: `connector` (id or name), `tool`, `arguments`, `credentials_name` (docs/connectors.md)" },
 };
 
 export const ACTIVITY_NAME = /^[A-Za-z0-9_.-]{1,128}$/;

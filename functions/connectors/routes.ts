@@ -1,0 +1,43 @@
+import { area } from "../route-row.js";
+
+/**
+ * Connectors (docs/connectors.md). Sharing rows name the spec's permissions: ShareConnectorToWorkspace is
+ * `connectors:share-workspace`; ShareConnectorToOrg (`connectors:share-organization`, an organization
+ * permission no workspace role holds) is checked by the service, the row asks `connectors:write`. Using a
+ * connector (activating it, storing one's credentials, calling its tools) takes `connectors:read`; acting
+ * for the workspace or organization takes the share permission of that scope (checked by the service).
+ */
+const connectors = { tables: { connectors: "readwrite" } } as const;
+const secrets = { ...connectors, secrets: true } as const;
+
+export const connectorRoutes = area({ permissions: { read: "connectors:read", write: "connectors:write" } }, [
+  { method: "GET", path: "/v1/connectors", handler: "connectors/list", grants: { tables: { connectors: "read" } } },
+  { method: "POST", path: "/v1/connectors", handler: "connectors/create", doc: { status: 201 }, grants: { tables: { connectors: "write" }, secrets: true } },
+  { method: "GET", path: "/v1/connectors/{connector_id_or_name}/auth_url", handler: "connectors/auth-url", grants: secrets },
+  { method: "PUT", path: "/v1/connectors/{connector_id}/share", handler: "connectors/share", grants: connectors, permission: "connectors:share-workspace" },
+  { method: "DELETE", path: "/v1/connectors/{connector_id}/share", handler: "connectors/unshare", grants: connectors, permission: "connectors:share-workspace" },
+  { method: "PUT", path: "/v1/connectors/{connector_id}/organization/share", handler: "connectors/share-organization", grants: connectors },
+  { method: "DELETE", path: "/v1/connectors/{connector_id}/organization/share", handler: "connectors/unshare-organization", grants: connectors },
+  { method: "POST", path: "/v1/connectors/{connector_id}/{consumer_scope}/activate", handler: "connectors/activate", grants: connectors, permission: "connectors:read" },
+  // The spec's activate path for `organization`, spelled out: `{connector_id}/organization/` is also a literal
+  // resource (organization/share), and API Gateway does not fall back from a literal segment to `{consumer_scope}`.
+  { method: "POST", path: "/v1/connectors/{connector_id}/organization/activate", handler: "connectors/activate-organization", grants: connectors, permission: "connectors:read", extension: true },
+  { method: "POST", path: "/v1/connectors/{connector_id}/organization/deactivate", handler: "connectors/deactivate-organization", grants: connectors, permission: "connectors:read", extension: true },
+  // Extensions: the official SDK's other connector calls.
+  { method: "GET", path: "/v1/connectors/{connector_id_or_name}", handler: "connectors/get", grants: { tables: { connectors: "read" } }, extension: true },
+  { method: "PATCH", path: "/v1/connectors/{connector_id}", handler: "connectors/update", grants: connectors, extension: true },
+  { method: "DELETE", path: "/v1/connectors/{connector_id}", handler: "connectors/delete", grants: connectors, extension: true },
+  { method: "POST", path: "/v1/connectors/{connector_id}/{consumer_scope}/deactivate", handler: "connectors/deactivate", grants: connectors, permission: "connectors:read", extension: true },
+  { method: "GET", path: "/v1/connectors/{connector_id_or_name}/authentication_methods", handler: "connectors/authentication-methods", grants: { tables: { connectors: "read" } }, extension: true },
+  { method: "GET", path: "/v1/connectors/{connector_id_or_name}/tools", handler: "connectors/list-tools", grants: secrets, extension: true },
+  { method: "POST", path: "/v1/connectors/{connector_id_or_name}/tools/{tool_name}/call", handler: "connectors/call-tool", grants: secrets, permission: "connectors:read", extension: true },
+  { method: "POST", path: "/v1/connectors/{connector_id_or_name}/{consumer_scope}/credentials", handler: "connectors/create-credentials", grants: secrets, permission: "connectors:read", extension: true },
+  { method: "PATCH", path: "/v1/connectors/{connector_id_or_name}/{consumer_scope}/credentials", handler: "connectors/update-credentials", grants: secrets, permission: "connectors:read", extension: true },
+  // The SDK's per-scope credential calls (`/user/credentials`, `/workspace/credentials`, …) all land on `{consumer_scope}`:
+  // API Gateway does not fall back from a literal segment to a variable one, so one spelling serves every method.
+  { method: "GET", path: "/v1/connectors/{connector_id_or_name}/{consumer_scope}/credentials", handler: "connectors/list-credentials", grants: { tables: { connectors: "read" } }, extension: true },
+  { method: "DELETE", path: "/v1/connectors/{connector_id_or_name}/{consumer_scope}/credentials", handler: "connectors/delete-all-credentials", grants: connectors, permission: "connectors:read", extension: true },
+  { method: "DELETE", path: "/v1/connectors/{connector_id_or_name}/{consumer_scope}/credentials/{credentials_name}", handler: "connectors/delete-credentials", grants: connectors, permission: "connectors:read", extension: true },
+  // The OAuth redirect target: the authorization server sends the user's browser here, without our key; the one-time state is the credential.
+  { method: "GET", path: "/v1/connectors/oauth/callback", handler: "connectors/oauth-callback", grants: secrets, auth: "public", extension: true },
+]);
