@@ -15,6 +15,8 @@ import { workflowRegistry } from "../../store/workflows/registry.js";
 import { runStore } from "../../store/workflows/runs.js";
 import { inputHashOf, taskStore, type StoredTask } from "../../store/workflows/tasks.js";
 import * as completions from "../inference/completions.js";
+import { childWorkflowBuiltin } from "./builtins/child-workflow.js";
+import { continueAsNewBuiltin } from "./builtins/continue-as-new.js";
 import { embed } from "../inference/embeddings.js";
 import type { CallContext } from "../inference/usage.js";
 
@@ -166,6 +168,8 @@ const builtins: Record<PlatformBuiltin, (run: RunRecord, event: DispatchEvent) =
   emit_event: emitEvent,
   publish_state: publishState,
   sleep_until: sleepUntil,
+  continue_as_new: continueAsNewBuiltin,
+  child_workflow: childWorkflowBuiltin,
 };
 
 /**

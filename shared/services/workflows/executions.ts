@@ -2,12 +2,12 @@ import { randomUUID } from "node:crypto";
 import { InvalidPageToken, PayloadTooLarge, Unprocessable } from "../../domain/errors.js";
 import type { Caller } from "../../domain/caller.js";
 import { keyFits, keyTooLong, storageProblem, storageRefusal } from "../../domain/storage-limits.js";
-import { jsonPayload } from "../../domain/workflows/events.js";
 import type { RegistrationRecord, RunRecord, WorkflowRecord } from "../../domain/workflows/records.js";
 import { isClosed } from "../../domain/workflows/statuses.js";
+import { traceIdOf } from "../../domain/workflows/trace-context.js";
 import { executionArnOf } from "../../engine/machines.js";
 import { armTimer } from "../../engine/timers.js";
-import { startRun, stopRun } from "../../engine/workflow-machines.js";
+import { stopRun } from "../../engine/workflow-machines.js";
 import { logger } from "../../observability/logger.js";
 import type { ExecutionOut, RunListQuery, WorkflowExecutionRequest } from "../../schemas/workflows.js";
 import { encodeCursor, readCursor } from "../../store/cursor.js";
@@ -15,7 +15,9 @@ import { workflowRegistry } from "../../store/workflows/registry.js";
 import { runStore } from "../../store/workflows/runs.js";
 import { taskStore } from "../../store/workflows/tasks.js";
 import { schemaIssues } from "./executions-schema.js";
-import { closeRun, graceTimerName, timeoutTimerName, writeEvent } from "./status.js";
+import { launchRun } from "./chain.js";
+import { stopRetrying } from "./retries.js";
+import { closeRun, graceTimerName } from "./status.js";
 import { ExecutionAlreadyStarted, ExecutionNotRunning, findWorkflow, getRegistration, routeExecution, WorkflowNotFound } from "./workflows.js";
 import * as z from "zod";
 
@@ -90,7 +92,10 @@ export async function executeRegistration(caller: Caller, registrationId: string
   return run(caller, workflow, registration, request);
 }
 
-async function run(caller: Caller, workflow: WorkflowRecord, registration: RegistrationRecord, request: WorkflowExecutionRequest): Promise<ExecuteAnswer> {
+/** Where an execution sits among others: a child's parent and root, and the parent's Task that waits for it. */
+export type Lineage = Pick<RunRecord, "parentExecutionId" | "rootExecutionId" | "parentTask">;
+
+async function run(caller: Caller, workflow: WorkflowRecord, registration: RegistrationRecord, request: WorkflowExecutionRequest, lineage?: Lineage): Promise<ExecuteAnswer> {
   const input = request.input ?? {};
   const executionId = request.execution_id ?? randomUUID();
   checkInput(registration, input, executionId);
@@ -103,8 +108,8 @@ async function run(caller: Caller, workflow: WorkflowRecord, registration: Regis
     runId,
     workspace: caller.workspace,
     executionId,
-    rootExecutionId: executionId,
-    parentExecutionId: null,
+    rootExecutionId: lineage?.rootExecutionId ?? executionId,
+    parentExecutionId: lineage?.parentExecutionId ?? null,
     workflowId: workflow.id,
     workflowName: workflow.name,
     registrationId: registration.id,
@@ -125,35 +130,32 @@ async function run(caller: Caller, workflow: WorkflowRecord, registration: Regis
     scheduleId: null,
     continuedRunId: null,
     firstExecutionRunId: runId,
+    ...(lineage?.parentTask ? { parentTask: lineage.parentTask } : {}),
+    traceId: traceIdOf(request),
   };
   if (!(await runStore.start(record, deadlineMs))) throw new ExecutionAlreadyStarted(executionId);
-  await writeEvent(record, "WORKFLOW_EXECUTION_STARTED", { task_id: runId, workflow_name: workflow.name, display_name: workflow.displayName, input: jsonPayload(input), attempt: 1 });
-
-  try {
-    if (deadlineMs !== null) await armTimer({ name: timeoutTimerName(runId), at: new Date(deadlineMs), payload: { kind: "execution-timeout", workspace: caller.workspace, runId } });
-    const executionArn = await startRun(registration.versionArn, runId, input);
-    if (executionArn !== record.executionArn) await runStore.setExecutionArn(caller.workspace, runId, executionArn);
-  } catch (error) {
-    // The recorded execution says it never ran, rather than a 500 that leaves a RUNNING run nothing runs.
-    logger.error("workflow execution did not start", { runId, error: error as Error });
-    const failed = await closeRun(record, "FAILED", { failure: { message: "The execution could not be started; execute the workflow again" } });
-    return { kind: "execution", execution: toExecutionOut(failed ?? (await runStore.get(caller.workspace, runId)) ?? record) };
-  }
+  // A start that fails closes the run FAILED: the recorded execution says it never ran, rather than a 500 that leaves a RUNNING run nothing runs.
+  const launched = await launchRun(record, { versionArn: registration.versionArn, displayName: workflow.displayName, deadlineMs });
+  if (launched.status !== "RUNNING") return { kind: "execution", execution: toExecutionOut(launched) };
 
   if (!request.wait_for_result) return { kind: "execution", execution: toExecutionOut(record) };
-  const waited = await waitForClose(caller.workspace, runId, Math.min(request.timeout_seconds ?? WAIT_FOR_RESULT_MAX_SECONDS, WAIT_FOR_RESULT_MAX_SECONDS) * 1000);
+  const waited = await waitForClose(caller.workspace, executionId, runId, Math.min(request.timeout_seconds ?? WAIT_FOR_RESULT_MAX_SECONDS, WAIT_FOR_RESULT_MAX_SECONDS) * 1000);
   if (waited?.status === "COMPLETED") return { kind: "result", workflow_name: waited.workflowName, execution_id: executionId, result: waited.result ?? null };
   return { kind: "execution", execution: toExecutionOut(waited ?? record) };
 }
 
-/** Polls the run (consistent reads, backing off from 50 ms to 500 ms) until it closes or `ms` pass. */
-async function waitForClose(workspace: string, runId: string, ms: number): Promise<RunRecord | undefined> {
+/**
+ * Polls the execution's latest run (consistent reads, backing off from 50 ms to 500 ms) until it closes or
+ * `ms` pass: a run that continued as new, or waits for its retry, is followed by the next one.
+ */
+async function waitForClose(workspace: string, executionId: string, runId: string, ms: number): Promise<RunRecord | undefined> {
   // A monotonic clock: the wall clock may be moved (or, in tests, stand still).
   const deadline = performance.now() + ms;
   let delay = 50;
   for (;;) {
-    const current = await runStore.get(workspace, runId);
-    if (!current || isClosed(current.status) || performance.now() >= deadline) return current;
+    const latest = (await runStore.getExecution(workspace, executionId))?.latestRunId ?? runId;
+    const current = await runStore.get(workspace, latest);
+    if (!current || (isClosed(current.status) && current.status !== "CONTINUED_AS_NEW") || performance.now() >= deadline) return current;
     await new Promise((resolve) => setTimeout(resolve, Math.min(delay, Math.max(0, deadline - performance.now()))));
     delay = Math.min(500, delay * 2);
   }
@@ -177,6 +179,7 @@ export async function getRun(caller: Pick<Caller, "workspace">, runId: string): 
 export async function terminate(caller: Pick<Caller, "workspace">, executionId: string): Promise<void> {
   const run = await latestRun(caller, executionId);
   if (isClosed(run.status)) throw new ExecutionNotRunning(executionId, run.status);
+  if (run.status === "RETRYING_AFTER_ERROR" && (await stopRetrying(run, "TERMINATED"))) return;
   if (!(await runStore.setIntent(caller.workspace, run.runId, { intent: "terminate" }))) {
     const now = await latestRun(caller, executionId);
     throw new ExecutionNotRunning(executionId, now.status);
@@ -193,6 +196,7 @@ export async function terminate(caller: Pick<Caller, "workspace">, executionId: 
 export async function cancel(caller: Pick<Caller, "workspace">, executionId: string): Promise<void> {
   const run = await latestRun(caller, executionId);
   if (isClosed(run.status)) throw new ExecutionNotRunning(executionId, run.status);
+  if (run.status === "RETRYING_AFTER_ERROR" && (await stopRetrying(run, "CANCELED"))) return;
   if (!(await runStore.setIntent(caller.workspace, run.runId, { intent: "cancel", cancelRequested: true }))) {
     const now = await latestRun(caller, executionId);
     throw new ExecutionNotRunning(executionId, now.status);

@@ -14,12 +14,12 @@ const table = () => tableName("executions");
 const ws = (workspace: string) => `WS#${workspace}`;
 export const executionKey = (workspace: string, executionId: string) => ({ pk: ws(workspace), sk: `EXEC#${executionId}` });
 export const runKey = (workspace: string, runId: string) => ({ pk: ws(workspace), sk: `RUN#${runId}` });
-const runPointerKey = (runId: string) => ({ pk: `RUN#${runId}`, sk: "RUN" });
+export const runPointerKey = (runId: string) => ({ pk: `RUN#${runId}`, sk: "RUN" });
 
 /** Sort keys of the runs' local indexes: by start, by end (closed runs only), by workflow then start. */
-const startKey = (run: Pick<RunRecord, "startTime" | "runId">) => `${run.startTime}#${run.runId}`;
+export const startKey = (run: Pick<RunRecord, "startTime" | "runId">) => `${run.startTime}#${run.runId}`;
 const endKey = (run: Pick<RunRecord, "endTime" | "runId">) => (run.endTime ? `${run.endTime}#${run.runId}` : undefined);
-const workflowStartKey = (run: Pick<RunRecord, "workflowName" | "startTime" | "runId">) => `${run.workflowName}#${run.startTime}#${run.runId}`;
+export const workflowStartKey = (run: Pick<RunRecord, "workflowName" | "startTime" | "runId">) => `${run.workflowName}#${run.startTime}#${run.runId}`;
 
 /**
  * Open runs carry `openKey`, one of OPEN_SHARDS partitions of the sparse `openRuns` index (by run id), so

@@ -2,7 +2,14 @@
  * What a Task may name as its Resource: an activity the deployment's workers run, or a built-in the platform
  * runs. Anything else (an ARN, `http:invoke`, an `aws-sdk:` integration) would reach outside the platform.
  */
-export const PLATFORM_BUILTINS = ["model", "sleep_until", "emit_event", "publish_state"] as const;
+export const PLATFORM_BUILTINS = [
+  "model",
+  "sleep_until",
+  "emit_event",
+  "publish_state",
+  "continue_as_new",
+  "child_workflow",
+] as const;
 export type PlatformBuiltin = (typeof PLATFORM_BUILTINS)[number];
 
 /**
@@ -15,6 +22,8 @@ export const BUILTIN_PARAMETERS: Record<PlatformBuiltin, { requires: readonly (r
   sleep_until: { requires: [["until", "seconds"]], means: "a durable timer: `until` (an ISO 8601 time) or `seconds`" },
   emit_event: { requires: [["type"]], means: "a custom workflow event: its `type`, with any other fields as its attributes" },
   publish_state: { requires: [], means: "publishes the Task's input (its Parameters, or the whole state input) as the run's queryable state" },
+  continue_as_new: { requires: [], means: "ends the run, once it succeeds, as CONTINUED_AS_NEW: the execution goes on as a new run with the Task's input" },
+  child_workflow: { requires: [["workflow", "workflow_identifier"]], means: "starts a child execution of `workflow` with `input` and waits for its result" },
 };
 
 export const ACTIVITY_NAME = /^[A-Za-z0-9_.-]{1,128}$/;

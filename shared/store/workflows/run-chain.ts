@@ -1,0 +1,74 @@
+import { TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { tableName } from "../../config.js";
+import type { ParentTask, RunRecord } from "../../domain/workflows/records.js";
+import type { WorkflowStatus } from "../../domain/workflows/statuses.js";
+import { documents, ifConditionHolds, ifTransactionHolds } from "../client.js";
+import { executionKey, executionOf, openKeyOf, runKey, runPointerKey, startKey, workflowStartKey } from "./runs.js";
+
+/**
+ * The runs that follow a run in the same execution (continue-as-new, a workflow-level retry), and the
+ * lifecycle fields of a run (docs/workflows.md, "Continue-as-new, retries, child workflows").
+ */
+const table = () => tableName("executions");
+
+export const runChainStore = {
+  /**
+   * Writes `run` as the execution's new latest run, only while `previous` is still its latest and in
+   * `previousStatus` (CONTINUED_AS_NEW, RETRYING_AFTER_ERROR): two writers following the same run make one
+   * next run, and an execute that took the closed id meanwhile wins. The execution keeps its deadline.
+   */
+  async startNext(run: RunRecord, previous: { runId: string; status: WorkflowStatus }, deadlineMs: number | null): Promise<boolean> {
+    const out = await ifTransactionHolds(
+      documents.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: table(),
+                Item: { ...executionKey(run.workspace, run.executionId), ...executionOf(run, deadlineMs) },
+                ConditionExpression: "latestRunId = :previous AND #status = :previousStatus",
+                ExpressionAttributeNames: { "#status": "status" },
+                ExpressionAttributeValues: { ":previous": previous.runId, ":previousStatus": previous.status },
+              },
+            },
+            {
+              Put: {
+                TableName: table(),
+                Item: { ...runKey(run.workspace, run.runId), ...run, startKey: startKey(run), workflowStartKey: workflowStartKey(run), openKey: openKeyOf(run.runId) },
+                ConditionExpression: "attribute_not_exists(sk)",
+              },
+            },
+            { Put: { TableName: table(), Item: { ...runPointerKey(run.runId), workspace: run.workspace }, ConditionExpression: "attribute_not_exists(sk)" } },
+          ],
+        }),
+      ),
+    );
+    return out !== undefined;
+  },
+
+  /** Records `platform:continue_as_new`'s input on a running run (false when it is no longer running). */
+  async setContinueAsNew(workspace: string, runId: string, input: unknown): Promise<boolean> {
+    return setWhileRunning(workspace, runId, "continueAsNew", { input: input ?? null });
+  },
+
+  /** Links a child's run to the parent Task waiting for it. */
+  async setParentTask(workspace: string, runId: string, parentTask: ParentTask): Promise<boolean> {
+    return setWhileRunning(workspace, runId, "parentTask", parentTask);
+  },
+};
+
+async function setWhileRunning(workspace: string, runId: string, field: string, value: unknown): Promise<boolean> {
+  const out = await ifConditionHolds(
+    documents.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: runKey(workspace, runId),
+        UpdateExpression: "SET #field = :value",
+        ConditionExpression: "attribute_exists(sk) AND #status = :running",
+        ExpressionAttributeNames: { "#field": field, "#status": "status" },
+        ExpressionAttributeValues: { ":value": value, ":running": "RUNNING" },
+      }),
+    ),
+  );
+  return out !== undefined;
+}

@@ -1,0 +1,97 @@
+/**
+ * The lifecycle of executions on the embedded servers (docs/workflows.md, "Continue-as-new, retries, child
+ * workflows"): continue-as-new through the dispatcher's built-in and the status handler, workflow-level
+ * retries on the timer port with the reference worker, child workflows.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { runWorker, type RunningWorker, type WorkflowModule } from "../../../scripts/worker/run-worker.js";
+import { useEmbeddedApi } from "../../support/api.js";
+import { seedPublished, workflowsClient } from "../../support/workflow-builders.js";
+
+const { api, tenant } = useEmbeddedApi();
+const http = workflowsClient(api, tenant);
+const ws = () => tenant.caller.workspace;
+const workers: RunningWorker[] = [];
+
+afterEach(async () => {
+  await Promise.all(workers.splice(0).map((w) => w.stop()));
+});
+
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+// CONTINUED_AS_NEW is the execution's status only between a run's end and the start of the next.
+const closed = (id: string) => until(() => http.execution(id), (r) => !["RUNNING", "RETRYING_AFTER_ERROR", "CONTINUED_AS_NEW"].includes(r.body.status));
+type Event = { event_type: string; workflow_run_id: string; continued_run_id: string | null; first_execution_run_id: string | null; attributes: Record<string, any> };
+const eventsOf = async (root: string): Promise<Event[]> => (await http.events({ root_workflow_exec_id: root, limit: 1000 })).body.events;
+
+/** Counts `n` up; continues as new while it is below 3 (so a start at 0 makes three runs). */
+const COUNTER = {
+  StartAt: "Count",
+  States: {
+    Count: { Type: "Pass", Parameters: { "n.$": "States.MathAdd($.n, 1)" }, Next: "More?" },
+    "More?": { Type: "Choice", Choices: [{ Variable: "$.n", NumericLessThan: 3, Next: "Again" }], Default: "Done" },
+    Again: { Type: "Task", Resource: "platform:continue_as_new", End: true },
+    Done: { Type: "Pass", End: true },
+  },
+};
+
+describe("platform:continue_as_new (POST /v1/workflows/{workflow_identifier}/execute)", () => {
+  it("continues as new twice: each run ends CONTINUED_AS_NEW, the execution follows its latest run to the result", async () => {
+    await seedPublished(ws(), COUNTER, { workflow: { name: "counter" } });
+
+    const started = await http.execute("counter", { execution_id: "count-1", input: { n: 0 } });
+    const final = await closed("count-1");
+
+    expect(final.body).toMatchObject({ status: "COMPLETED", result: { n: 3 }, execution_id: "count-1" });
+    expect(final.body.run_id).not.toBe(started.body.run_id);
+    const runs = (await http.runs({ root_execution_id: "count-1", order: "asc" })).body.executions;
+    expect(runs.map((r: { status: string }) => r.status)).toEqual(["CONTINUED_AS_NEW", "CONTINUED_AS_NEW", "COMPLETED"]);
+    const [first, second, third] = runs.map((r: { run_id: string }) => r.run_id);
+    expect(first).toBe(started.body.run_id);
+    expect(third).toBe(final.body.run_id);
+
+    const events = await eventsOf("count-1");
+    expect(events.map((e) => e.event_type)).toEqual([
+      "WORKFLOW_EXECUTION_STARTED",
+      "WORKFLOW_EXECUTION_CONTINUED_AS_NEW",
+      "WORKFLOW_EXECUTION_STARTED",
+      "WORKFLOW_EXECUTION_CONTINUED_AS_NEW",
+      "WORKFLOW_EXECUTION_STARTED",
+      "WORKFLOW_EXECUTION_COMPLETED",
+    ]);
+    expect(events.map((e) => e.workflow_run_id)).toEqual([first, first, second, second, third, third]);
+    expect(events[1]!.attributes).toEqual({ task_id: first, new_execution_run_id: second, workflow_name: "counter", input: { type: "json", value: { n: 1 }, encoding_options: [] } });
+    expect(events[2]!.continued_run_id).toBe(first);
+    expect(events[4]!.continued_run_id).toBe(second);
+    expect(events[4]!.attributes.input.value).toEqual({ n: 2 });
+    expect(events.every((e) => e.first_execution_run_id === first)).toBe(true);
+    expect((await http.run(first)).body).toMatchObject({ status: "CONTINUED_AS_NEW", result: null });
+  });
+
+  it("answers wait_for_result with the last run's result, following the chain", async () => {
+    await seedPublished(ws(), COUNTER, { workflow: { name: "counter-wait" } });
+
+    const answer = await http.execute("counter-wait", { execution_id: "count-wait", input: { n: 1 }, wait_for_result: true });
+
+    expect(answer.body).toEqual({ workflow_name: "counter-wait", execution_id: "count-wait", result: { n: 3 } });
+  });
+
+  it("fails the Task with Workflow.InvalidInput when the next input breaks the input_schema: the run fails, nothing continues", async () => {
+    await seedPublished(ws(), { StartAt: "Again", States: { Again: { Type: "Task", Resource: "platform:continue_as_new", Parameters: { name: 42 }, End: true } } }, { workflow: { name: "bad-next" } });
+
+    await http.execute("bad-next", { execution_id: "bad-next-1", input: { name: "x" } });
+    const final = await closed("bad-next-1");
+
+    expect(final.body.status).toBe("FAILED");
+    expect((await http.runs({ root_execution_id: "bad-next-1" })).body.executions).toHaveLength(1);
+    const failed = (await eventsOf("bad-next-1")).at(-1)!;
+    expect(failed.event_type).toBe("WORKFLOW_EXECUTION_FAILED");
+    expect(failed.attributes.failure.message).toContain("input_schema");
+  });
+});
