@@ -1,4 +1,4 @@
-import type { ValidationIssue } from "../errors.js";
+import { MAX_RETRY_INTERVAL_SECONDS } from "../../schemas/workers.js";
 
 /**
  * A workflow-level retry policy (decision 20): `definition.retry_policy`, in Temporal's terms. A run that
@@ -15,43 +15,14 @@ export interface RetryPolicy {
   non_retryable_error_types: string[];
 }
 
-/** Attempts beyond this are refused at registration: each is a run, an execution and a timer. */
-export const MAX_RETRY_ATTEMPTS = 100;
-/** One day: a longer wait is a schedule, not a retry. */
-export const MAX_RETRY_INTERVAL_SECONDS = 86_400;
 
-const FIELDS = ["maximum_attempts", "initial_interval_seconds", "backoff_coefficient", "maximum_interval_seconds", "non_retryable_error_types"];
-
-/** Why `value` is not a retry policy (FastAPI-style issues under `at`); empty when it is, or when it is absent. */
-export function retryPolicyIssues(value: unknown, at: readonly (string | number)[]): ValidationIssue[] {
-  if (value === undefined || value === null) return [];
-  if (typeof value !== "object" || Array.isArray(value)) return [{ loc: [...at], msg: "Input should be a valid dictionary", type: "dict_type" }];
-  const policy = value as Record<string, unknown>;
-  const issues: ValidationIssue[] = [];
-  const number = (field: string, min: number, max: number, integer = false) => {
-    const v = policy[field];
-    if (v === undefined || v === null) return;
-    if (typeof v !== "number" || !Number.isFinite(v) || (integer && !Number.isInteger(v))) issues.push({ loc: [...at, field], msg: `Input should be a valid ${integer ? "integer" : "number"}`, type: integer ? "int_type" : "float_type" });
-    else if (v < min || v > max) issues.push({ loc: [...at, field], msg: `Input should be between ${min} and ${max}`, type: "value_error" });
-  };
-  for (const key of Object.keys(policy)) if (!FIELDS.includes(key)) issues.push({ loc: [...at, key], msg: "Extra inputs are not permitted", type: "extra_forbidden" });
-  if (policy.maximum_attempts === undefined || policy.maximum_attempts === null) issues.push({ loc: [...at, "maximum_attempts"], msg: "Field required", type: "missing" });
-  number("maximum_attempts", 1, MAX_RETRY_ATTEMPTS, true);
-  number("initial_interval_seconds", 0, MAX_RETRY_INTERVAL_SECONDS);
-  number("backoff_coefficient", 1, 100);
-  number("maximum_interval_seconds", 0, MAX_RETRY_INTERVAL_SECONDS);
-  const types = policy.non_retryable_error_types;
-  if (types !== undefined && types !== null && (!Array.isArray(types) || types.some((t) => typeof t !== "string"))) {
-    issues.push({ loc: [...at, "non_retryable_error_types"], msg: "Input should be a valid list of strings", type: "list_type" });
-  }
-  return issues;
-}
-
-/** The policy of a definition with its defaults, or undefined when it has none (or an unusable one, stored before the rule). */
-export function retryPolicyOf(definition: { retry_policy?: unknown } | undefined): RetryPolicy | undefined {
-  const raw = definition?.retry_policy;
-  if (raw === undefined || raw === null || retryPolicyIssues(raw, []).length) return undefined;
-  const policy = raw as Partial<RetryPolicy>;
+/**
+ * The policy of a definition with its defaults, or undefined when it has none. Registration checks it
+ * (`retry_policy` in the worker protocol's WorkflowCodeDefinition schema).
+ */
+export function retryPolicyOf(definition: { retry_policy?: Partial<RetryPolicy> | null } | undefined): RetryPolicy | undefined {
+  const policy = definition?.retry_policy;
+  if (!policy || typeof policy.maximum_attempts !== "number") return undefined;
   const initial = policy.initial_interval_seconds ?? 1;
   return {
     maximum_attempts: policy.maximum_attempts!,

@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import type { Caller } from "../../domain/caller.js";
 import { ApiError } from "../../domain/errors.js";
 import { isDeploymentActive } from "../../domain/workflows/liveness.js";
-import { retryPolicyIssues } from "../../domain/workflows/retry-policy.js";
 import { compileProgram, definitionSchemaIssues, ProgramRefused, validateProgram, type CompiledProgram, type Program } from "../../domain/workflows/program/index.js";
 import { canonicalJson, sha256Hex } from "../../domain/workflows/program/hash.js";
 import type { RegistrationRecord, WorkflowDefinition } from "../../domain/workflows/records.js";
@@ -64,7 +63,6 @@ async function checked(workspace: string, request: RegisterRequest): Promise<Che
     if (names.has(spec.name)) issues.push({ loc: [...at, "name"], msg: `Workflow '${spec.name}' is defined twice in this registration`, type: "value_error" });
     names.add(spec.name);
     issues.push(...definitionSchemaIssues(spec.definition, [...at, "definition"]));
-    issues.push(...retryPolicyIssues((spec.definition as { retry_policy?: unknown } | undefined)?.retry_policy, [...at, "definition", "retry_policy"]));
     let compiled: CompiledProgram | undefined;
     try {
       compiled = compileProgram(spec.program as unknown as Program, { dispatcherArn: dispatcherArn() });

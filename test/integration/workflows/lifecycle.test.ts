@@ -95,3 +95,96 @@ describe("platform:continue_as_new (POST /v1/workflows/{workflow_identifier}/exe
     expect(failed.attributes.failure.message).toContain("input_schema");
   });
 });
+
+/** One activity Task with no Retry of its own: a failing activity fails the run, and the workflow-level policy retries it. */
+const FLAKY_PROGRAM = { StartAt: "Flaky", States: { Flaky: { Type: "Task", Resource: "activity:flaky", HeartbeatSeconds: 30, End: true } } };
+
+function flakyModule(failures: number, retryPolicy: Record<string, unknown>, name = "flaky"): { module: WorkflowModule; calls: () => number } {
+  let calls = 0;
+  const module: WorkflowModule = {
+    workflows: [{ name, definition: { input_schema: { type: "object" }, retry_policy: retryPolicy }, program: FLAKY_PROGRAM }],
+    activities: {
+      flaky: async (input: { tag?: string }) => {
+        calls += 1;
+        if (calls <= failures) throw Object.assign(new Error(`call ${calls} fails`), { name: "FlakyError" });
+        return { ok: true, calls, tag: input.tag ?? null };
+      },
+    },
+  };
+  return { module, calls: () => calls };
+}
+
+async function startWorker(module: WorkflowModule, deployment: string) {
+  const worker = runWorker({ url: api.url, key: tenant.key, deployment, name: `w-${deployment}`, module, pollWaitSeconds: 1, concurrency: 2, log: () => {} });
+  workers.push(worker);
+  await worker.registered;
+  return worker;
+}
+
+describe("workflow-level retries (definition.retry_policy, POST /v1/workflows/{workflow_identifier}/execute)", () => {
+  it("retries a run whose activity failed: RETRYING_AFTER_ERROR, then a second run with attempt 2 completes", async () => {
+    const flaky = flakyModule(1, { maximum_attempts: 3, initial_interval_seconds: 1, backoff_coefficient: 2 });
+    await startWorker(flaky.module, "retries");
+
+    const started = await http.execute("flaky", { execution_id: "flaky-1", input: { tag: "t" } });
+    const seen = new Set<string>();
+    const final = await until(
+      () => http.execution("flaky-1"),
+      (r) => (seen.add(r.body.status), r.body.status === "COMPLETED" || r.body.status === "FAILED"),
+    );
+
+    expect(final.body).toMatchObject({ status: "COMPLETED", result: { ok: true, calls: 2, tag: "t" } });
+    expect(seen.has("RETRYING_AFTER_ERROR")).toBe(true);
+    expect(flaky.calls()).toBe(2);
+    const runs = (await http.runs({ root_execution_id: "flaky-1", order: "asc" })).body.executions;
+    expect(runs.map((r: { status: string }) => r.status)).toEqual(["FAILED", "COMPLETED"]);
+    expect(runs[0].run_id).toBe(started.body.run_id);
+    const events = await eventsOf("flaky-1");
+    expect(events.filter((e) => e.event_type.startsWith("WORKFLOW_")).map((e) => [e.event_type, e.attributes.attempt])).toEqual([
+      ["WORKFLOW_EXECUTION_STARTED", 1],
+      ["WORKFLOW_EXECUTION_FAILED", 1],
+      ["WORKFLOW_EXECUTION_STARTED", 2],
+      ["WORKFLOW_EXECUTION_COMPLETED", 2],
+    ]);
+    const failed = events.find((e) => e.event_type === "WORKFLOW_EXECUTION_FAILED")!;
+    expect(failed.attributes.failure.message).toContain("call 1 fails");
+    expect(events.every((e) => e.first_execution_run_id === started.body.run_id)).toBe(true);
+    expect(events.at(-1)!.continued_run_id).toBeNull();
+    expect((await http.run(started.body.run_id)).body.end_time).not.toBeNull();
+  });
+
+  it("stops after maximum_attempts: every run FAILED, the execution FAILED", async () => {
+    const flaky = flakyModule(99, { maximum_attempts: 2, initial_interval_seconds: 0 }, "always-fails");
+    await startWorker(flaky.module, "retries-out");
+
+    await http.execute("always-fails", { execution_id: "always-1" });
+    const final = await closed("always-1");
+
+    expect(final.body.status).toBe("FAILED");
+    expect(flaky.calls()).toBe(2);
+    const runs = (await http.runs({ root_execution_id: "always-1" })).body.executions;
+    expect(runs.map((r: { status: string }) => r.status)).toEqual(["FAILED", "FAILED"]);
+  });
+
+  it("does not retry a non-retryable error type", async () => {
+    const flaky = flakyModule(99, { maximum_attempts: 5, initial_interval_seconds: 0, non_retryable_error_types: ["FlakyError"] }, "no-retry");
+    await startWorker(flaky.module, "retries-none");
+
+    await http.execute("no-retry", { execution_id: "no-retry-1" });
+
+    expect((await closed("no-retry-1")).body.status).toBe("FAILED");
+    expect(flaky.calls()).toBe(1);
+  });
+
+  it("terminates an execution waiting for its retry at once: TERMINATED, no further run", async () => {
+    const flaky = flakyModule(1, { maximum_attempts: 3, initial_interval_seconds: 3600 }, "slow-retry");
+    await startWorker(flaky.module, "retries-slow");
+    await http.execute("slow-retry", { execution_id: "slow-1" });
+    await until(() => http.execution("slow-1"), (r) => r.body.status === "RETRYING_AFTER_ERROR");
+
+    expect((await http.terminate("slow-1")).status).toBe(204);
+
+    expect((await http.execution("slow-1")).body.status).toBe("TERMINATED");
+    expect((await http.runs({ root_execution_id: "slow-1" })).body.executions).toHaveLength(1);
+  });
+});
