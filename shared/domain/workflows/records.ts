@@ -136,6 +136,8 @@ export interface RunRecord {
   parentTask?: ParentTask | null;
   /** The W3C trace id of the execution (from the execute call's `traceparent`, else generated); carried to next runs. */
   traceId?: string | null;
+  /** Set once the run started a child execution: its close stops the children still open (decision 21). */
+  hasChildren?: boolean;
 }
 
 /** Where a child's end is reported: the parent's run and the Step Functions token of its `platform:child_workflow` Task. */

@@ -17,7 +17,7 @@ import { taskStore } from "../../store/workflows/tasks.js";
 import { schemaIssues } from "./executions-schema.js";
 import { launchRun } from "./chain.js";
 import { stopRetrying } from "./retries.js";
-import { closeRun, graceTimerName } from "./status.js";
+import { closeRun, graceTimerName } from "./run-close.js";
 import { ExecutionAlreadyStarted, ExecutionNotRunning, findWorkflow, getRegistration, routeExecution, WorkflowNotFound } from "./workflows.js";
 import * as z from "zod";
 
@@ -95,7 +95,31 @@ export async function executeRegistration(caller: Caller, registrationId: string
 /** Where an execution sits among others: a child's parent and root, and the parent's Task that waits for it. */
 export type Lineage = Pick<RunRecord, "parentExecutionId" | "rootExecutionId" | "parentTask">;
 
-async function run(caller: Caller, workflow: WorkflowRecord, registration: RegistrationRecord, request: WorkflowExecutionRequest, lineage?: Lineage): Promise<ExecuteAnswer> {
+/**
+ * A child execution (`platform:child_workflow`): routed and checked as an execute call of the parent's user,
+ * with the parent's lineage and the parent's waiting Task on the record before it starts, so its end always
+ * finds the parent (decision 21).
+ */
+export async function startChild(
+  caller: Pick<Caller, "workspace" | "principal">,
+  identifier: string,
+  request: Pick<WorkflowExecutionRequest, "execution_id" | "input" | "deployment_name"> & { traceId: string | null },
+  lineage: Lineage,
+): Promise<void> {
+  const workflow = await findWorkflow(caller, identifier);
+  const registration = await routeExecution(caller, workflow, request.deployment_name ?? null);
+  // A start that fails closes the child FAILED, which fails the parent's Task.
+  await run(caller, workflow, registration, { ...request, wait_for_result: false, force_new_trace: false }, lineage, request.traceId);
+}
+
+async function run(
+  caller: Pick<Caller, "workspace" | "principal">,
+  workflow: WorkflowRecord,
+  registration: RegistrationRecord,
+  request: WorkflowExecutionRequest,
+  lineage?: Lineage,
+  traceId?: string | null,
+): Promise<ExecuteAnswer> {
   const input = request.input ?? {};
   const executionId = request.execution_id ?? randomUUID();
   checkInput(registration, input, executionId);
@@ -131,7 +155,7 @@ async function run(caller: Caller, workflow: WorkflowRecord, registration: Regis
     continuedRunId: null,
     firstExecutionRunId: runId,
     ...(lineage?.parentTask ? { parentTask: lineage.parentTask } : {}),
-    traceId: traceIdOf(request),
+    traceId: traceId ?? traceIdOf(request),
   };
   if (!(await runStore.start(record, deadlineMs))) throw new ExecutionAlreadyStarted(executionId);
   // A start that fails closes the run FAILED: the recorded execution says it never ran, rather than a 500 that leaves a RUNNING run nothing runs.

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { eventOf, jsonPayload, type WorkflowEventType } from "../../domain/workflows/events.js";
 import type { ExecutionFailure, RunRecord } from "../../domain/workflows/records.js";
 import type { WorkflowStatus } from "../../domain/workflows/statuses.js";
-import { disarmTimer } from "../../engine/timers.js";
+import { armTimer, disarmTimer } from "../../engine/timers.js";
 import { logger } from "../../observability/logger.js";
 import { eventStore } from "../../store/workflows/events.js";
 import { runStore } from "../../store/workflows/runs.js";
@@ -67,6 +67,17 @@ export async function closeRun(
   if (type === "WORKFLOW_EXECUTION_FAILED") await writeEvent(moved, type, { task_id: moved.runId, failure: { message: moved.failure?.message ?? "The workflow failed" }, attempt: moved.attempt });
   if (type === "WORKFLOW_EXECUTION_CANCELED") await writeEvent(moved, type, { task_id: moved.runId, reason: fields.reason ?? null, attempt: moved.attempt });
   await reportToParent(moved);
+  if (moved.hasChildren) await armStopChildren(moved, to);
   return moved;
 }
 
+
+/** A run that started children stops those still open through a timer (children.ts): durable, and retried if it fails. */
+async function armStopChildren(run: RunRecord, to: WorkflowStatus): Promise<void> {
+  const payload = { kind: "stop-children", workspace: run.workspace, runId: run.runId, how: to === "CANCELED" ? "cancel" : "terminate" };
+  try {
+    await armTimer({ name: `children-${run.runId}`, at: new Date(), payload });
+  } catch (error) {
+    logger.error("children of a closed workflow run not stopped", { runId: run.runId, error: error as Error });
+  }
+}

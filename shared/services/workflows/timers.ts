@@ -1,6 +1,7 @@
 import { completeTask, stopRun } from "../../engine/workflow-machines.js";
 import { logger } from "../../observability/logger.js";
 import { runStore } from "../../store/workflows/runs.js";
+import { stopChildren, type StopChildrenPayload } from "./children.js";
 import { onRetryTimer, type RetryTimerPayload } from "./retries.js";
 import { closeRun } from "./status.js";
 
@@ -17,7 +18,9 @@ export type WorkflowTimerPayload =
   /** `platform:sleep_until` is due: complete the waiting task. */
   | { kind: "task-wake"; token: string; output?: unknown }
   /** A workflow-level retry is due: the execution's next attempt starts (retries.ts). */
-  | RetryTimerPayload;
+  | RetryTimerPayload
+  /** A parent run closed: its children still open are stopped (children.ts). */
+  | StopChildrenPayload;
 
 export async function onTimer(payload: WorkflowTimerPayload): Promise<void> {
   switch (payload.kind) {
@@ -43,6 +46,8 @@ export async function onTimer(payload: WorkflowTimerPayload): Promise<void> {
     }
     case "workflow-retry":
       return onRetryTimer(payload);
+    case "stop-children":
+      return stopChildren(payload);
     default:
       logger.warn("unknown workflow timer", { payload });
   }

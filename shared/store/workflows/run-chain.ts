@@ -3,6 +3,7 @@ import { tableName } from "../../config.js";
 import type { ParentTask, RunRecord } from "../../domain/workflows/records.js";
 import type { WorkflowStatus } from "../../domain/workflows/statuses.js";
 import { documents, ifConditionHolds, ifTransactionHolds } from "../client.js";
+import { queryAll } from "../query.js";
 import { executionKey, executionOf, openKeyOf, runKey, runPointerKey, startKey, workflowStartKey } from "./runs.js";
 
 /**
@@ -72,3 +73,28 @@ async function setWhileRunning(workspace: string, runId: string, field: string, 
   );
   return out !== undefined;
 }
+
+const childKey = (workspace: string, parentRunId: string, childExecutionId: string) => ({ pk: `WS#${workspace}`, sk: `CHILD#${parentRunId}#${childExecutionId}` });
+
+/** The child executions a run started (`CHILD#<parentRunId>#<childExecutionId>`), and the flag on the parent run that it has some. */
+export const childStore = {
+  async add(workspace: string, parentRunId: string, childExecutionId: string): Promise<void> {
+    await documents.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: table(), Item: { ...childKey(workspace, parentRunId, childExecutionId), parentRunId, childExecutionId } } },
+          { Update: { TableName: table(), Key: runKey(workspace, parentRunId), UpdateExpression: "SET hasChildren = :yes", ConditionExpression: "attribute_exists(sk)", ExpressionAttributeValues: { ":yes": true } } },
+        ],
+      }),
+    );
+  },
+
+  async list(workspace: string, parentRunId: string): Promise<string[]> {
+    const items = await queryAll({
+      TableName: table(),
+      KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
+      ExpressionAttributeValues: { ":pk": `WS#${workspace}`, ":prefix": `CHILD#${parentRunId}#` },
+    });
+    return items.map((item) => String(item.childExecutionId));
+  },
+};

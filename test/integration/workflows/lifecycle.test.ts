@@ -28,7 +28,13 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms 
 // CONTINUED_AS_NEW is the execution's status only between a run's end and the start of the next.
 const closed = (id: string) => until(() => http.execution(id), (r) => !["RUNNING", "RETRYING_AFTER_ERROR", "CONTINUED_AS_NEW"].includes(r.body.status));
 type Event = { event_type: string; workflow_run_id: string; continued_run_id: string | null; first_execution_run_id: string | null; attributes: Record<string, any> };
-const eventsOf = async (root: string): Promise<Event[]> => (await http.events({ root_workflow_exec_id: root, limit: 1000 })).body.events;
+const listEvents = async (root: string): Promise<Event[]> => (await http.events({ root_workflow_exec_id: root, limit: 1000 })).body.events;
+/** The root's events once the closing event of its latest run is written (a close moves the run first, then writes its event). */
+async function eventsOf(root: string): Promise<Event[]> {
+  const latest = (await http.execution(root)).body.run_id;
+  const closing = ["WORKFLOW_EXECUTION_COMPLETED", "WORKFLOW_EXECUTION_FAILED", "WORKFLOW_EXECUTION_CANCELED"];
+  return until(() => listEvents(root), (events) => events.some((e) => e.workflow_run_id === latest && closing.includes(e.event_type)));
+}
 
 /** Counts `n` up; continues as new while it is below 3 (so a start at 0 makes three runs). */
 const COUNTER = {
@@ -186,5 +192,81 @@ describe("workflow-level retries (definition.retry_policy, POST /v1/workflows/{w
 
     expect((await http.execution("slow-1")).body.status).toBe("TERMINATED");
     expect((await http.runs({ root_execution_id: "slow-1" })).body.executions).toHaveLength(1);
+  });
+});
+
+const CHILD_GREETER = { StartAt: "Greet", States: { Greet: { Type: "Pass", Parameters: { "greeting.$": "States.Format('Hello {}', $.name)" }, End: true } } };
+const CHILD_FAILS = { StartAt: "Boom", States: { Boom: { Type: "Fail", Error: "Child.Boom", Cause: "the child gives up" } } };
+const CHILD_SLEEPS = { StartAt: "Sleep", States: { Sleep: { Type: "Wait", Seconds: 3600, End: true } } };
+const parentOf = (child: string, extra: Record<string, unknown> = {}) => ({
+  StartAt: "Child",
+  States: {
+    Child: { Type: "Task", Resource: "platform:child_workflow", Parameters: { workflow: child, "input.$": "$", ...extra }, ResultPath: "$.child", End: true },
+  },
+});
+
+describe("platform:child_workflow (POST /v1/workflows/{workflow_identifier}/execute)", () => {
+  it("starts a child with parent and root ids, waits for it, and continues with its result", async () => {
+    await seedPublished(ws(), CHILD_GREETER, { workflow: { name: "child-greeter" } });
+    const parent = await seedPublished(ws(), parentOf("child-greeter"), { workflow: { name: "parent-greeter" } });
+
+    const answer = await http.execute("parent-greeter", { execution_id: "parent-1", input: { name: "Ada" }, wait_for_result: true });
+
+    expect(answer.body).toEqual({ workflow_name: "parent-greeter", execution_id: "parent-1", result: { name: "Ada", child: { greeting: "Hello Ada" } } });
+    const parentRun = (await http.execution("parent-1")).body;
+    const child = await http.execution(`${parentRun.run_id}-Child`);
+    expect(child.body).toMatchObject({ workflow_name: "child-greeter", status: "COMPLETED", parent_execution_id: "parent-1", root_execution_id: "parent-1", result: { greeting: "Hello Ada" }, user_id: tenant.caller.principal });
+    const events = await eventsOf("parent-1");
+    expect(events.map((e) => [e.event_type, (e as unknown as { workflow_exec_id: string }).workflow_exec_id])).toEqual([
+      ["WORKFLOW_EXECUTION_STARTED", "parent-1"],
+      ["WORKFLOW_EXECUTION_STARTED", `${parentRun.run_id}-Child`],
+      ["WORKFLOW_EXECUTION_COMPLETED", `${parentRun.run_id}-Child`],
+      ["WORKFLOW_EXECUTION_COMPLETED", "parent-1"],
+    ]);
+    expect(events[1]).toMatchObject({ parent_workflow_exec_id: "parent-1", root_workflow_exec_id: "parent-1" });
+    expect(parent.workflow.name).toBe("parent-greeter");
+  });
+
+  it("fails the parent's Task with Workflow.ChildFailed when the child fails: the parent's Catch sees it", async () => {
+    await seedPublished(ws(), CHILD_FAILS, { workflow: { name: "child-fails" } });
+    const program = parentOf("child-fails", { execution_id: "the-child" });
+    (program.States.Child as Record<string, unknown>).Catch = [{ ErrorEquals: ["Workflow.ChildFailed"], ResultPath: "$.error", Next: "Handled" }];
+    (program.States as Record<string, unknown>).Handled = { Type: "Pass", End: true };
+    await seedPublished(ws(), program, { workflow: { name: "parent-catches" } });
+
+    const answer = await http.execute("parent-catches", { execution_id: "parent-2", input: {}, wait_for_result: true });
+
+    expect(answer.body.result.error.Error).toBe("Workflow.ChildFailed");
+    expect(JSON.parse(answer.body.result.error.Cause)).toMatchObject({ execution_id: "the-child", status: "FAILED", failure: { message: "the child gives up", type: "Child.Boom" } });
+    expect((await http.execution("the-child")).body).toMatchObject({ status: "FAILED", parent_execution_id: "parent-2" });
+  });
+
+  it("refuses an unknown child workflow with Workflow.ChildNotStarted: the parent fails saying so", async () => {
+    await seedPublished(ws(), parentOf("no-such-workflow"), { workflow: { name: "parent-orphan" } });
+
+    await http.execute("parent-orphan", { execution_id: "parent-3" });
+    const final = await closed("parent-3");
+
+    expect(final.body.status).toBe("FAILED");
+    expect((await eventsOf("parent-3")).at(-1)!.attributes.failure.message).toContain("no-such-workflow");
+  });
+
+  it("terminating the parent terminates its open child; canceling a child fails the parent's Task with Workflow.ChildCanceled", async () => {
+    await seedPublished(ws(), CHILD_SLEEPS, { workflow: { name: "child-sleeps" } });
+    await seedPublished(ws(), parentOf("child-sleeps", { execution_id: "sleepy-child-1" }), { workflow: { name: "parent-waits" } });
+    await http.execute("parent-waits", { execution_id: "parent-4" });
+    await until(() => http.execution("sleepy-child-1"), (r) => r.status === 200 && r.body.status === "RUNNING");
+
+    expect((await http.terminate("parent-4")).status).toBe(204);
+    expect((await until(() => http.execution("sleepy-child-1"), (r) => r.body.status !== "RUNNING")).body.status).toBe("TERMINATED");
+
+    await seedPublished(ws(), parentOf("child-sleeps", { execution_id: "sleepy-child-2" }), { workflow: { name: "parent-waits-2" } });
+    await http.execute("parent-waits-2", { execution_id: "parent-5" });
+    await until(() => http.execution("sleepy-child-2"), (r) => r.status === 200 && r.body.status === "RUNNING");
+    expect((await http.cancel("sleepy-child-2")).status).toBe(204);
+    const parent = await closed("parent-5");
+    expect(parent.body.status).toBe("FAILED");
+    const failed = (await eventsOf("parent-5")).filter((e) => e.event_type === "WORKFLOW_EXECUTION_FAILED" && (e as unknown as { workflow_exec_id: string }).workflow_exec_id === "parent-5");
+    expect(failed[0]!.attributes.failure.message).toContain("CANCELED");
   });
 });
