@@ -22,6 +22,8 @@ export const workflowRoutes = area({ errors: "workflow", permissions: { read: "w
   { method: "POST", path: "/v1/workflows/executions/{execution_id}/cancel", handler: "workflows/cancel", grants: stops },
   { method: "POST", path: "/v1/workflows/executions/terminate", handler: "workflows/batch-terminate", grants: stops },
   { method: "POST", path: "/v1/workflows/executions/cancel", handler: "workflows/batch-cancel", grants: stops },
+  { method: "GET", path: "/v1/workflows/executions/{execution_id}/trace/info", handler: "workflows/trace-info", grants: reads },
+  { method: "GET", path: "/v1/workflows/executions/{execution_id}/trace/otel", handler: "workflows/trace-otel", grants: reads },
   { method: "GET", path: "/v1/workflows/runs", handler: "workflows/list-runs", grants: reads },
   { method: "GET", path: "/v1/workflows/runs/{run_id}", handler: "workflows/get-run", grants: reads },
   { method: "GET", path: "/v1/workflows/events/list", handler: "workflows/list-events", grants: reads },
