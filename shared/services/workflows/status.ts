@@ -117,7 +117,8 @@ export async function reconcile(options: { olderThanMs?: number; limit?: number;
   let closed = 0;
   for (const entry of open) {
     const run = await runStore.get(entry.workspace, entry.runId);
-    if (!run || isClosed(run.status)) continue;
+    // A run waiting for its retry has no execution to describe: its timer decides.
+    if (!run || isClosed(run.status) || run.status === "RETRYING_AFTER_ERROR") continue;
     const description = run.executionArn ? await describeRun(run.executionArn) : undefined;
     let moved: RunRecord | undefined;
     if (!description) {
