@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { runWorker, type RunningWorker, type WorkflowModule } from "../../../scripts/worker/run-worker.js";
 import { useEmbeddedApi } from "../../support/api.js";
-import { seedPublished, workflowsClient } from "../../support/workflow-builders.js";
+import { seedPublished, sseFrames, workflowsClient } from "../../support/workflow-builders.js";
 
 const { api, tenant } = useEmbeddedApi();
 const http = workflowsClient(api, tenant);
@@ -133,6 +133,7 @@ describe("workflow-level retries (definition.retry_policy, POST /v1/workflows/{w
     await startWorker(flaky.module, "retries");
 
     const started = await http.execute("flaky", { execution_id: "flaky-1", input: { tag: "t" } });
+    const stream = http.stream({ root_workflow_exec_id: "flaky-1" });
     const seen = new Set<string>();
     const final = await until(
       () => http.execution("flaky-1"),
@@ -157,6 +158,23 @@ describe("workflow-level retries (definition.retry_policy, POST /v1/workflows/{w
     expect(events.every((e) => e.first_execution_run_id === started.body.run_id)).toBe(true);
     expect(events.at(-1)!.continued_run_id).toBeNull();
     expect((await http.run(started.body.run_id)).body.end_time).not.toBeNull();
+    // The stream goes on past the failed attempt and ends after the retried run's closing event.
+    const frames = (await stream).body;
+    expect(sseFrames(frames).map((f) => f.data.data.event_type).filter((t: string) => t.startsWith("WORKFLOW_"))).toEqual([
+      "WORKFLOW_EXECUTION_STARTED",
+      "WORKFLOW_EXECUTION_FAILED",
+      "WORKFLOW_EXECUTION_STARTED",
+      "WORKFLOW_EXECUTION_COMPLETED",
+    ]);
+  });
+
+  it("refuses a retry_policy it cannot use at registration (422)", async () => {
+    const reply = await http.request("POST", "/v1/workflows/register", {
+      json: { deployment_name: "retries-bad", worker_name: "w", definitions: [{ name: "bad-policy", definition: { input_schema: { type: "object" }, retry_policy: { maximum_attempts: 0, backoff: 2 } }, program: FLAKY_PROGRAM }] },
+    });
+
+    expect(reply.status).toBe(422);
+    expect(reply.body.detail.map((d: { loc: unknown[] }) => d.loc.slice(-2))).toEqual(expect.arrayContaining([["retry_policy", "maximum_attempts"], ["retry_policy", "backoff"]]));
   });
 
   it("stops after maximum_attempts: every run FAILED, the execution FAILED", async () => {
