@@ -312,11 +312,15 @@ export async function checkRequest(row: RouteRow, target: RingTarget, request: F
   if (uncaught.length > seen) return `the process had an uncaught exception: ${uncaught[seen]!.message}`;
   if (answer.status >= 500) return `answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 400)}`;
   if (!answer.requestId) return `answered ${answer.status} without x-request-id`;
-  if (answer.status >= 400) {
+  const params = paramsOf(row, request.path);
+  // A path that, as sent, is none of the row's (an empty segment `/executions//trace/info`, or `..` that the
+  // client's URL resolves away) reaches no handler: API Gateway's own 404 (route_not_found) is the answer.
+  const sentPath = new URL(request.path, "http://ring.invalid").pathname;
+  const gatewayAnswer = (params === undefined || paramsOf(row, sentPath) === undefined) && answer.status === 404 && answer.body?.code === "route_not_found";
+  if (answer.status >= 400 && !gatewayAnswer) {
     const problem = envelopeProblem(row, answer);
     if (problem) return problem;
   }
-  const params = paramsOf(row, request.path);
   const accepted = params !== undefined && (await schemasAccept(spec, { params, query: fromPairs(request.query), body: request.body === undefined && !request.contentType ? undefined : { contentType: request.contentType, text: request.body } }));
   if (accepted && isSchemaRefusal(answer)) {
     const allowed = Object.values({ ...everyRoute, ...semantic }).some((refusal) => refusal.answer(answer.body));
