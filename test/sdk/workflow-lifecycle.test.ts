@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runWorker, type RunningWorker } from "../../scripts/worker/run-worker.js";
 import { useEmbeddedApi } from "../support/api.js";
 import { errorOf, sdkClient } from "../support/sdk.js";
-import { seedPublished } from "../support/workflow-builders.js";
+import { COUNTER_PROGRAM, seedPublished } from "../support/workflow-builders.js";
 
 const { api, tenant } = useEmbeddedApi({ tenant: "per-file" });
 let client: Mistral;
@@ -34,15 +34,7 @@ async function settled(executionId: string) {
 
 describe("workflow lifecycle through the official SDK", () => {
   it("continues as new twice: the runs list shows CONTINUED_AS_NEW runs and the completed one", async () => {
-    await seedPublished(tenant.caller.workspace, {
-      StartAt: "Count",
-      States: {
-        Count: { Type: "Pass", Parameters: { "n.$": "States.MathAdd($.n, 1)" }, Next: "More?" },
-        "More?": { Type: "Choice", Choices: [{ Variable: "$.n", NumericLessThan: 3, Next: "Again" }], Default: "Done" },
-        Again: { Type: "Task", Resource: "platform:continue_as_new", End: true },
-        Done: { Type: "Pass", End: true },
-      },
-    }, { organization: tenant.caller.organization, workflow: { name: "sdk-counter" } });
+    await seedPublished(tenant.caller.workspace, COUNTER_PROGRAM, { organization: tenant.caller.organization, workflow: { name: "sdk-counter" } });
 
     const answer = await client.workflows.executeWorkflow({ workflowIdentifier: "sdk-counter", workflowExecutionRequest: { input: { n: 0 }, executionId: "sdk-count", waitForResult: true } });
 

@@ -7,7 +7,6 @@ import { armTimer } from "../../engine/timers.js";
 import { startRun } from "../../engine/workflow-machines.js";
 import { logger } from "../../observability/logger.js";
 import { workflowRegistry } from "../../store/workflows/registry.js";
-import { runChainStore } from "../../store/workflows/run-chain.js";
 import { runStore } from "../../store/workflows/runs.js";
 import { closeRun, timeoutTimerName, writeEvent } from "./run-close.js";
 
@@ -77,6 +76,6 @@ export async function startFollowingRun(
     traceId: previous.traceId ?? null,
   };
   const deadlineMs = execution?.deadlineMs ?? null;
-  if (!(await runChainStore.startNext(record, { runId: previous.runId, status: next.previousStatus }, deadlineMs))) return undefined;
+  if (!(await runStore.start(record, deadlineMs, { runId: previous.runId, status: next.previousStatus }))) return undefined;
   return launchRun(record, { versionArn: registration.versionArn, displayName: workflow?.displayName ?? null, deadlineMs });
 }

@@ -1,52 +1,17 @@
 import { TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { tableName } from "../../config.js";
 import type { ParentTask, RunRecord } from "../../domain/workflows/records.js";
-import type { WorkflowStatus } from "../../domain/workflows/statuses.js";
-import { documents, ifConditionHolds, ifTransactionHolds } from "../client.js";
+import { documents, ifConditionHolds } from "../client.js";
 import { queryAll } from "../query.js";
-import { executionKey, executionOf, openKeyOf, runKey, runPointerKey, startKey, workflowStartKey } from "./runs.js";
+import { runKey } from "./runs.js";
 
 /**
- * The runs that follow a run in the same execution (continue-as-new, a workflow-level retry), and the
- * lifecycle fields of a run (docs/workflows.md, "Continue-as-new, retries, child workflows").
+ * The lifecycle fields of a run and a parent's children (docs/workflows.md, "Continue-as-new, retries,
+ * child workflows"); the next run of an execution is `runStore.start(run, deadline, follows)`.
  */
 const table = () => tableName("executions");
 
 export const runChainStore = {
-  /**
-   * Writes `run` as the execution's new latest run, only while `previous` is still its latest and in
-   * `previousStatus` (CONTINUED_AS_NEW, RETRYING_AFTER_ERROR): two writers following the same run make one
-   * next run, and an execute that took the closed id meanwhile wins. The execution keeps its deadline.
-   */
-  async startNext(run: RunRecord, previous: { runId: string; status: WorkflowStatus }, deadlineMs: number | null): Promise<boolean> {
-    const out = await ifTransactionHolds(
-      documents.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: table(),
-                Item: { ...executionKey(run.workspace, run.executionId), ...executionOf(run, deadlineMs) },
-                ConditionExpression: "latestRunId = :previous AND #status = :previousStatus",
-                ExpressionAttributeNames: { "#status": "status" },
-                ExpressionAttributeValues: { ":previous": previous.runId, ":previousStatus": previous.status },
-              },
-            },
-            {
-              Put: {
-                TableName: table(),
-                Item: { ...runKey(run.workspace, run.runId), ...run, startKey: startKey(run), workflowStartKey: workflowStartKey(run), openKey: openKeyOf(run.runId) },
-                ConditionExpression: "attribute_not_exists(sk)",
-              },
-            },
-            { Put: { TableName: table(), Item: { ...runPointerKey(run.runId), workspace: run.workspace }, ConditionExpression: "attribute_not_exists(sk)" } },
-          ],
-        }),
-      ),
-    );
-    return out !== undefined;
-  },
-
   /** Records `platform:continue_as_new`'s input on a running run (false when it is no longer running). */
   async setContinueAsNew(workspace: string, runId: string, input: unknown): Promise<boolean> {
     return setWhileRunning(workspace, runId, "continueAsNew", { input: input ?? null });

@@ -14,12 +14,12 @@ const table = () => tableName("executions");
 const ws = (workspace: string) => `WS#${workspace}`;
 export const executionKey = (workspace: string, executionId: string) => ({ pk: ws(workspace), sk: `EXEC#${executionId}` });
 export const runKey = (workspace: string, runId: string) => ({ pk: ws(workspace), sk: `RUN#${runId}` });
-export const runPointerKey = (runId: string) => ({ pk: `RUN#${runId}`, sk: "RUN" });
+const runPointerKey = (runId: string) => ({ pk: `RUN#${runId}`, sk: "RUN" });
 
 /** Sort keys of the runs' local indexes: by start, by end (closed runs only), by workflow then start. */
-export const startKey = (run: Pick<RunRecord, "startTime" | "runId">) => `${run.startTime}#${run.runId}`;
+const startKey = (run: Pick<RunRecord, "startTime" | "runId">) => `${run.startTime}#${run.runId}`;
 const endKey = (run: Pick<RunRecord, "endTime" | "runId">) => (run.endTime ? `${run.endTime}#${run.runId}` : undefined);
-export const workflowStartKey = (run: Pick<RunRecord, "workflowName" | "startTime" | "runId">) => `${run.workflowName}#${run.startTime}#${run.runId}`;
+const workflowStartKey = (run: Pick<RunRecord, "workflowName" | "startTime" | "runId">) => `${run.workflowName}#${run.startTime}#${run.runId}`;
 
 /**
  * Open runs carry `openKey`, one of OPEN_SHARDS partitions of the sparse `openRuns` index (by run id), so
@@ -65,11 +65,17 @@ export type RunMove = Partial<Pick<RunRecord, "result" | "failure" | "endTime" |
 export const runStore = {
   /**
    * Writes a new run as its execution's latest. Refused (false) while the execution has an open run:
-   * an execution id names one running thing at a time, and may be used again once it closed.
+   * an execution id names one running thing at a time, and may be used again once it closed. With
+   * `follows`, the run continues that run's execution (the execution keeps its deadline).
    */
-  async start(run: RunRecord, deadlineMs: number | null): Promise<boolean> {
+  async start(run: RunRecord, deadlineMs: number | null, follows?: { runId: string; status: WorkflowStatus }): Promise<boolean> {
     const execution = executionOf(run, deadlineMs);
     const closed = WORKFLOW_STATUSES.filter(isClosed);
+    // A run that follows another in its execution (continue-as-new, a retry) is written only while that one is
+    // still the latest and in `follows.status`: two writers following the same run make one next run.
+    const condition = follows
+      ? { ConditionExpression: "latestRunId = :previous AND #status = :previousStatus", ExpressionAttributeValues: { ":previous": follows.runId, ":previousStatus": follows.status } }
+      : { ConditionExpression: `(attribute_not_exists(sk) OR #status IN (${closed.map((_, i) => `:c${i}`).join(", ")}))`, ExpressionAttributeValues: Object.fromEntries(closed.map((s, i) => [`:c${i}`, s])) };
     const out = await ifTransactionHolds(
       documents.send(
         new TransactWriteCommand({
@@ -78,9 +84,8 @@ export const runStore = {
               Put: {
                 TableName: table(),
                 Item: { ...executionKey(run.workspace, run.executionId), ...execution },
-                ConditionExpression: `(attribute_not_exists(sk) OR #status IN (${closed.map((_, i) => `:c${i}`).join(", ")}))`,
+                ...condition,
                 ExpressionAttributeNames: { "#status": "status" },
-                ExpressionAttributeValues: Object.fromEntries(closed.map((s, i) => [`:c${i}`, s])),
               },
             },
             {

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { runWorker, type RunningWorker, type WorkflowModule } from "../../../scripts/worker/run-worker.js";
 import { useEmbeddedApi } from "../../support/api.js";
-import { seedPublished, sseFrames, workflowsClient } from "../../support/workflow-builders.js";
+import { COUNTER_PROGRAM, seedPublished, sseFrames, workflowsClient } from "../../support/workflow-builders.js";
 
 const { api, tenant } = useEmbeddedApi();
 const http = workflowsClient(api, tenant);
@@ -36,20 +36,9 @@ async function eventsOf(root: string): Promise<Event[]> {
   return until(() => listEvents(root), (events) => events.some((e) => e.workflow_run_id === latest && closing.includes(e.event_type)));
 }
 
-/** Counts `n` up; continues as new while it is below 3 (so a start at 0 makes three runs). */
-const COUNTER = {
-  StartAt: "Count",
-  States: {
-    Count: { Type: "Pass", Parameters: { "n.$": "States.MathAdd($.n, 1)" }, Next: "More?" },
-    "More?": { Type: "Choice", Choices: [{ Variable: "$.n", NumericLessThan: 3, Next: "Again" }], Default: "Done" },
-    Again: { Type: "Task", Resource: "platform:continue_as_new", End: true },
-    Done: { Type: "Pass", End: true },
-  },
-};
-
 describe("platform:continue_as_new (POST /v1/workflows/{workflow_identifier}/execute)", () => {
   it("continues as new twice: each run ends CONTINUED_AS_NEW, the execution follows its latest run to the result", async () => {
-    await seedPublished(ws(), COUNTER, { workflow: { name: "counter" } });
+    await seedPublished(ws(), COUNTER_PROGRAM, { workflow: { name: "counter" } });
 
     const started = await http.execute("counter", { execution_id: "count-1", input: { n: 0 } });
     const final = await closed("count-1");
@@ -81,7 +70,7 @@ describe("platform:continue_as_new (POST /v1/workflows/{workflow_identifier}/exe
   });
 
   it("answers wait_for_result with the last run's result, following the chain", async () => {
-    await seedPublished(ws(), COUNTER, { workflow: { name: "counter-wait" } });
+    await seedPublished(ws(), COUNTER_PROGRAM, { workflow: { name: "counter-wait" } });
 
     const answer = await http.execute("counter-wait", { execution_id: "count-wait", input: { n: 1 }, wait_for_result: true });
 
