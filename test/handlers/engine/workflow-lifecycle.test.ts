@@ -8,12 +8,13 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import { handler as dispatcher } from "../../../functions/engine/workflow-dispatch.js";
 import { handler as status } from "../../../functions/engine/workflow-status.js";
 import { handler as timer } from "../../../functions/engine/workflow-timer.js";
+import { handler as cancel } from "../../../functions/workflows/cancel.js";
 import type { RunRecord } from "../../../shared/domain/workflows/records.js";
 import { eventStore } from "../../../shared/store/workflows/events.js";
 import { childStore } from "../../../shared/store/workflows/run-chain.js";
 import { runStore } from "../../../shared/store/workflows/runs.js";
 import { freezeDate, mockDynamo } from "../../support/aws-mocks.js";
-import { aCaller, aContext } from "../../support/builders.js";
+import { aCaller, aContext, anEvent, invoke } from "../../support/builders.js";
 import { serveTables } from "../../support/fake-table.js";
 import { aDefinition, seedRegistration, seedRun, type Seeded } from "../../support/workflow-builders.js";
 
@@ -115,6 +116,21 @@ describe("workflow-level retries (status handler and timer handler)", () => {
   });
 });
 
+describe("POST /v1/workflows/executions/{execution_id}/cancel of an execution waiting for its retry", () => {
+  it("closes the waiting run CANCELED at once and disarms the retry", async () => {
+    const run = await seedRun(caller.workspace, {}, await seedRegistration(caller.workspace, { registration: { definition: aDefinition({ retry_policy: { maximum_attempts: 2, initial_interval_seconds: 600 } as never }) } }));
+    await change(run, { status: "FAILED", error: "Boom" });
+
+    const response = await invoke(cancel, anEvent({ method: "POST", path: `/v1/workflows/executions/${run.executionId}/cancel`, resource: "/v1/workflows/executions/{execution_id}/cancel", pathParameters: { execution_id: run.executionId }, caller }));
+
+    expect(response.statusCode).toBe(204);
+    expect(await runStore.getExecution(caller.workspace, run.executionId)).toMatchObject({ status: "CANCELED" });
+    expect(timers.disarmTimer).toHaveBeenCalledWith(`retry-${run.runId}`);
+    expect(machines.stopRun).not.toHaveBeenCalled();
+    expect((await eventsOf(run)).map((e) => e.event_type)).toEqual(["WORKFLOW_EXECUTION_FAILED", "WORKFLOW_EXECUTION_CANCELED"]);
+  });
+});
+
 describe("platform:child_workflow (dispatcher, status handler, timer handler)", () => {
   it("starts the child with parent and root ids and the parent's token, and completes that token with the child's result", async () => {
     const child = await seedRegistration(caller.workspace, { workflow: { name: "kid" } });
@@ -140,6 +156,19 @@ describe("platform:child_workflow (dispatcher, status handler, timer handler)", 
     expect(machines.failTask).toHaveBeenCalledWith("token-Kid", "Workflow.ChildFailed", expect.any(String));
     expect(JSON.parse(machines.failTask.mock.calls[0]![2])).toMatchObject({ execution_id: "kid-2", status: "FAILED", failure: { message: "no", type: "E" } });
     expect(machines.failTask).toHaveBeenCalledWith("token-Ghost", "Workflow.ChildNotStarted", expect.stringContaining("ghost"));
+  });
+
+  it("re-binds the running child to the new token when the same Task is dispatched again (a Lambda retry, a restart)", async () => {
+    await seedRegistration(caller.workspace, { workflow: { name: "kid4" } });
+    const parent = await seedRun(caller.workspace, {}, await seedRegistration(caller.workspace));
+
+    await dispatch(parent, "Kid", "platform:child_workflow", { workflow: "kid4" });
+    await dispatcher({ token: "token-again", execution: parent.executionArn, state: "Kid", resource: "platform:child_workflow", input: { workflow: "kid4" } } as never, aContext());
+
+    const kid = (await runStore.get(caller.workspace, (await runStore.getExecution(caller.workspace, `${parent.runId}-Kid`))!.latestRunId))!;
+    expect(kid.parentTask).toMatchObject({ token: "token-again" });
+    expect(machines.startRun).toHaveBeenCalledTimes(1);
+    expect(machines.failTask).not.toHaveBeenCalled();
   });
 
   it("stops a closed parent's open children when its timer fires: terminated, or canceled when the parent was", async () => {
