@@ -1,5 +1,4 @@
 import { isClosed } from "../../domain/workflows/statuses.js";
-import { logger } from "../../observability/logger.js";
 import { childStore } from "../../store/workflows/run-chain.js";
 import { runStore } from "../../store/workflows/runs.js";
 import { cancel, terminate } from "./executions.js";

@@ -1,6 +1,6 @@
 import { TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { tableName } from "../../config.js";
-import type { ParentTask, RunRecord } from "../../domain/workflows/records.js";
+import type { ParentTask } from "../../domain/workflows/records.js";
 import { documents, ifConditionHolds } from "../client.js";
 import { queryAll } from "../query.js";
 import { runKey } from "./runs.js";
