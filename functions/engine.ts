@@ -63,17 +63,22 @@ export const workflowEngine = {
    */
   dispatch: {
     handler: "engine/workflow-dispatch",
-    // platform:connector reads connectors and their sealed credentials (and writes refreshed OAuth tokens).
-    grants: { tables: { ...workflowTables, models: "read", usage: "readwrite", tenancy: "read", connectors: "readwrite" }, models: "invoke", workflows: { runs: "describe", tasks: true, timers: "arm" }, secrets: true },
+    // runs: platform:child_workflow starts executions; platform:connector reads connectors and their sealed
+    // credentials (and writes refreshed OAuth tokens).
+    grants: { tables: { ...workflowTables, models: "read", usage: "readwrite", tenancy: "read", connectors: "readwrite" }, models: "invoke", workflows: { runs: "start-stop", tasks: true, timers: "arm" }, secrets: true },
     timeoutSeconds: 300,
     memoryMb: 1024,
   },
-  /** Step Functions' status changes of workflow runs (EventBridge): closes runs, writes their events, disarms their timers. */
-  status: { handler: "engine/workflow-status", grants: { tables: workflowTables, workflows: { timers: "disarm" } }, timeoutSeconds: 60 },
-  /** Every 5 minutes: describes runs open for 10 minutes and closes those that are over. */
-  reconcile: { handler: "engine/workflow-reconcile", grants: { tables: workflowTables, workflows: { runs: "describe", timers: "disarm" } }, timeoutSeconds: 300 },
-  /** Fired timers: execution timeouts, cancel grace periods, platform:sleep_until. */
-  timer: { handler: "engine/workflow-timer", grants: { tables: workflowTables, workflows: { runs: "start-stop", tasks: true, timers: "disarm" } }, timeoutSeconds: 60 },
+  /**
+   * Step Functions' status changes of workflow runs (EventBridge): closes runs, writes their events, disarms their
+   * timers; starts the next run of a continue-as-new, arms retries and the stop of a parent's children, and
+   * completes a waiting parent's task.
+   */
+  status: { handler: "engine/workflow-status", grants: { tables: workflowTables, workflows: { runs: "start-stop", tasks: true, timers: "arm" } }, timeoutSeconds: 60 },
+  /** Every 5 minutes: describes runs open for 10 minutes and closes those that are over (as the status handler would). */
+  reconcile: { handler: "engine/workflow-reconcile", grants: { tables: workflowTables, workflows: { runs: "start-stop", tasks: true, timers: "arm" } }, timeoutSeconds: 300 },
+  /** Fired timers: execution timeouts, cancel grace periods, platform:sleep_until, workflow retries, a closed parent's children. */
+  timer: { handler: "engine/workflow-timer", grants: { tables: workflowTables, workflows: { runs: "start-stop", tasks: true, timers: "arm" } }, timeoutSeconds: 60 },
 } satisfies Record<string, EngineTask>;
 
 export const engineHandlers = (): string[] => [

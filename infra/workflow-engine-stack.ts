@@ -44,7 +44,7 @@ export class WorkflowEngineStack extends cdk.NestedStack {
     super(scope, id, props);
     const data = dataParameters(this, props.data);
     const refs: WorkflowEngineRefs = { machinePrefix: props.machinePrefix, timerGroup: props.timerGroup };
-    const fn = (name: keyof typeof workflowEngine, description: string) => {
+    const fn = (name: keyof typeof workflowEngine, description: string, functionName?: string) => {
       const task: EngineTask = workflowEngine[name];
       return new RouteFunction(this, name[0]!.toUpperCase() + name.slice(1), {
         handler: task.handler,
@@ -56,17 +56,22 @@ export class WorkflowEngineStack extends cdk.NestedStack {
         logLevel: props.logLevel,
         inference: task.grants.models ? props.inference : undefined,
         workflows: refs,
+        functionName,
       });
     };
 
-    // Built in dependency order: each function's settings name only what exists before it.
-    const timer = fn("timer", "Workflow engine: fired timers (execution timeouts, cancel grace periods, sleeps)");
+    // Built in dependency order: each function's settings name only what exists before it. The timer handler
+    // arms timers itself (a retry's next run, a parent's children), so its ARN is known before it exists:
+    // a fixed name under the machine prefix (the prefix is this deployment's).
+    const timerName = `${props.machinePrefix}timer`;
+    const timerArn = `arn:${cdk.Aws.PARTITION}:lambda:${cdk.Aws.REGION}:${cdk.Aws.ACCOUNT_ID}:function:${timerName}`;
     new scheduler.CfnScheduleGroup(this, "TimerGroup", { name: props.timerGroup });
     this.timerRole = new iam.Role(this, "TimerRole", {
       assumedBy: new iam.ServicePrincipal("scheduler.amazonaws.com", { conditions: { StringEquals: { "aws:SourceAccount": cdk.Aws.ACCOUNT_ID } } }),
-      inlinePolicies: { invoke: new iam.PolicyDocument({ statements: [new iam.PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: [timer.fn.functionArn] })] }) },
+      inlinePolicies: { invoke: new iam.PolicyDocument({ statements: [new iam.PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: [timerArn] })] }) },
     });
-    Object.assign(refs, { timerTargetArn: timer.fn.functionArn, timerRoleArn: this.timerRole.roleArn });
+    Object.assign(refs, { timerTargetArn: timerArn, timerRoleArn: this.timerRole.roleArn });
+    const timer = fn("timer", "Workflow engine: fired timers (execution timeouts, cancel grace periods, sleeps, retries, a parent's children)", timerName);
 
     const dispatch = fn("dispatch", "Workflow engine: every Task of every workflow program");
     this.machineRole = new iam.Role(this, "MachineRole", {

@@ -32,6 +32,8 @@ export const workflowRoutes = area({ errors: "workflow", permissions: { read: "w
   // Waits up to 25 s for the program's answer: within API Gateway's 29 s.
   { method: "POST", path: "/v1/workflows/executions/{execution_id}/updates", handler: "workflows/update-execution", grants: delivers },
   { method: "POST", path: "/v1/workflows/executions/{execution_id}/reset", handler: "workflows/reset", doc: { status: 204 }, grants: stops },
+  { method: "GET", path: "/v1/workflows/executions/{execution_id}/trace/info", handler: "workflows/trace-info", grants: reads },
+  { method: "GET", path: "/v1/workflows/executions/{execution_id}/trace/otel", handler: "workflows/trace-otel", grants: reads },
   { method: "GET", path: "/v1/workflows/runs", handler: "workflows/list-runs", grants: reads },
   { method: "GET", path: "/v1/workflows/runs/{run_id}/history", handler: "workflows/run-history", grants: histories },
   { method: "GET", path: "/v1/workflows/runs/{run_id}", handler: "workflows/get-run", grants: reads },

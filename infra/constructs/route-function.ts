@@ -37,6 +37,8 @@ export interface RouteFunctionProps {
   workflows?: WorkflowEngineRefs;
   /** Browser clients' origins, for routes when CORS is on (shared/http/cors.ts reads CORS_ORIGINS). */
   cors?: CorsSetting;
+  /** A fixed name, for a function whose ARN must be known before it exists (the workflow timer handler). */
+  functionName?: string;
 }
 
 /** Request/response routes are cut off by API Gateway at 29 s; running longer only costs money. */
@@ -84,6 +86,7 @@ export class RouteFunction extends Construct {
       memorySize: props.memoryMb ?? 512,
       timeout: props.timeoutSeconds ? cdk.Duration.seconds(props.timeoutSeconds) : this.streaming ? STREAMING_TIMEOUT : BUFFERED_TIMEOUT,
       description: props.description ?? props.handler,
+      ...(props.functionName ? { functionName: props.functionName } : {}),
       role: this.role,
       logGroup,
       environment: {

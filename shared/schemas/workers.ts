@@ -17,6 +17,10 @@ const JsonSchemaObject = z.record(z.string(), z.unknown());
 const Handler = z.strictObject({ name: z.string().min(1).max(256), description: z.string().max(4096).nullish(), input_schema: JsonSchemaObject });
 const ReplyingHandler = Handler.extend({ output_schema: JsonSchemaObject.nullish() });
 
+/** A retry policy's bounds: each attempt is a run and a timer; a longer wait than a day is a schedule, not a retry. */
+export const MAX_RETRY_ATTEMPTS = 100;
+export const MAX_RETRY_INTERVAL_SECONDS = 86_400;
+
 /** OA:WorkflowCodeDefinition. */
 export const WorkflowCodeDefinition = z.strictObject({
   input_schema: JsonSchemaObject,
@@ -30,6 +34,16 @@ export const WorkflowCodeDefinition = z.strictObject({
   /** Seconds; caps the whole execution. */
   execution_timeout: z.number().positive().max(366 * 24 * 3600).nullish(),
   plugin_metadata: z.record(z.string(), z.unknown()).nullish(),
+  /** Extension (decision 20): a workflow-level retry policy. */
+  retry_policy: z
+    .strictObject({
+      maximum_attempts: z.int().min(1).max(MAX_RETRY_ATTEMPTS),
+      initial_interval_seconds: z.number().min(0).max(MAX_RETRY_INTERVAL_SECONDS).nullish(),
+      backoff_coefficient: z.number().min(1).max(100).nullish(),
+      maximum_interval_seconds: z.number().min(0).max(MAX_RETRY_INTERVAL_SECONDS).nullish(),
+      non_retryable_error_types: z.array(z.string().min(1).max(256)).max(100).nullish(),
+    })
+    .nullish(),
 });
 export type WorkflowCodeDefinition = z.infer<typeof WorkflowCodeDefinition>;
 

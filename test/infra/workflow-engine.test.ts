@@ -51,7 +51,9 @@ describe("the workflow engine", () => {
     const roleId = idOf(engine.timerRole);
     expect(template.Resources[roleId].Properties.AssumeRolePolicyDocument.Statement[0].Principal).toEqual({ Service: "scheduler.amazonaws.com" });
     const statements = roleStatements(template, roleId);
-    expect(statements).toEqual([expect.objectContaining({ Action: "lambda:InvokeFunction", Resource: { "Fn::GetAtt": [fnId("timer"), "Arn"] } })]);
+    expect(statements).toEqual([expect.objectContaining({ Action: "lambda:InvokeFunction", Resource: engine.resolve(engine.refs.timerTargetArn) })]);
+    expect(JSON.stringify(engine.resolve(engine.refs.timerTargetArn))).toContain(`:function:${engine.refs.machinePrefix}timer`);
+    expect(template.Resources[fnId("timer")].Properties.FunctionName).toBe(`${engine.refs.machinePrefix}timer`);
   });
 
   it("feeds the status handler this deployment's workflow runs that ended, and the reconciler every 5 minutes", () => {
@@ -67,16 +69,18 @@ describe("the workflow engine", () => {
     expect(reconcile.Targets[0].Arn).toEqual({ "Fn::GetAtt": [fnId("reconcile"), "Arn"] });
   });
 
-  it("gives the dispatcher the token rights (not scopable), the timers of its group, and no way to start or create machines", () => {
+  it("gives the dispatcher the token rights (not scopable), the timers of its group, runs to start (child workflows), and no way to create machines", () => {
     const dispatcher = template.Resources[fnId("dispatch")].Properties;
     const statements = roleStatements(template, dispatcher.Role["Fn::GetAtt"][0]);
     const actions = actionsOf(statements);
     expect(actions).toEqual(expect.arrayContaining(["states:SendTaskSuccess", "states:SendTaskFailure", "states:SendTaskHeartbeat", "scheduler:CreateSchedule", "iam:PassRole"]));
-    expect(actions.filter((a) => /StartExecution|CreateStateMachine|UpdateStateMachine/.test(a))).toEqual([]);
+    expect(actions.filter((a) => /CreateStateMachine|UpdateStateMachine/.test(a))).toEqual([]);
+    expect(actions).toContain("states:StartExecution");
     const pass = statements.find((st) => st.Action === "iam:PassRole")!;
     expect(pass.Condition).toEqual({ StringEquals: { "iam:PassedToService": "scheduler.amazonaws.com" } });
     expect(JSON.stringify(statements.find((st) => list<string>(st.Action).includes("scheduler:CreateSchedule"))!.Resource)).toContain(`schedule/${engine.refs.timerGroup}/*`);
-    expect(envOf(template, fnId("dispatch"))).toMatchObject({ TIMER_GROUP: engine.refs.timerGroup, TIMER_TARGET_ARN: { "Fn::GetAtt": [fnId("timer"), "Arn"] } });
+    expect(envOf(template, fnId("dispatch"))).toMatchObject({ TIMER_GROUP: engine.refs.timerGroup, TIMER_TARGET_ARN: engine.resolve(engine.refs.timerTargetArn) });
+    expect(envOf(template, fnId("timer"))).toMatchObject({ TIMER_TARGET_ARN: engine.resolve(engine.refs.timerTargetArn) });
   });
 
   it("lets the signal and update routes complete the waiting Task's token, and queries and histories no engine call at all", () => {

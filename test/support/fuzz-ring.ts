@@ -316,13 +316,17 @@ export async function checkRequest(row: RouteRow, target: RingTarget, request: F
   if (answer.status < 400 && !successStatuses(row).includes(answer.status)) {
     return `answered ${answer.status}; the OpenAPI document says ${successStatuses(row).join(" or ")} (the row's doc.status)`;
   }
+  const params = paramsOf(row, request.path);
+  // A path that, as sent, is none of the row's (an empty segment `/executions//trace/info`, or `..` that the
+  // client's URL resolves away) reaches no handler: API Gateway's own 404 (route_not_found) is the answer.
+  const sentPath = new URL(request.path, "http://ring.invalid").pathname;
+  const gatewayAnswer = (params === undefined || paramsOf(row, sentPath) === undefined) && answer.status === 404 && answer.body?.code === "route_not_found";
   // A '.' or '..' segment is resolved by the client's URL parser: such a request reaches another path, maybe no route at all.
   const moved = request.path.split("/").some((segment) => segment === "." || segment === "..") && answer.body?.code === "route_not_found";
-  if (answer.status >= 400 && !moved) {
+  if (answer.status >= 400 && !gatewayAnswer && !moved) {
     const problem = envelopeProblem(row, answer);
     if (problem) return problem;
   }
-  const params = paramsOf(row, request.path);
   const accepted = params !== undefined && (await schemasAccept(spec, { params, query: fromPairs(request.query), body: request.body === undefined && !request.contentType ? undefined : { contentType: request.contentType, text: request.body } }));
   if (accepted && isSchemaRefusal(answer)) {
     const allowed = Object.values({ ...everyRoute, ...semantic }).some((refusal) => refusal.answer(answer.body));

@@ -255,3 +255,14 @@ export function aDeployment(overrides: Partial<DeploymentRecord> = {}): Deployme
 
 /** The example's one-activity program (an activity with a heartbeat): what a worker-side test dispatches. */
 export const ACTIVITY_PROGRAM = { StartAt: "Summarize", States: { Summarize: { Type: "Task", Resource: "activity:summarize", HeartbeatSeconds: 30, End: true } } };
+
+/** Counts `n` up and continues as new while it is below 3: an execution started at 0 makes three runs (continue-as-new twice). */
+export const COUNTER_PROGRAM = {
+  StartAt: "Count",
+  States: {
+    Count: { Type: "Pass", Parameters: { "n.$": "States.MathAdd($.n, 1)" }, Next: "More?" },
+    "More?": { Type: "Choice", Choices: [{ Variable: "$.n", NumericLessThan: 3, Next: "Again" }], Default: "Done" },
+    Again: { Type: "Task", Resource: "platform:continue_as_new", End: true },
+    Done: { Type: "Pass", End: true },
+  },
+};

@@ -1,3 +1,4 @@
+import type { RetryPolicy } from "./retry-policy.js";
 import type { StopIntent, WorkflowStatus } from "./statuses.js";
 
 /**
@@ -17,6 +18,8 @@ export interface WorkflowDefinition {
   on_behalf_of?: boolean;
   /** Seconds; caps the whole execution (all its runs). */
   execution_timeout?: number | null;
+  /** A workflow-level retry policy (decision 20, shared/domain/workflows/retry-policy.ts); an extension of the API's definition. */
+  retry_policy?: Partial<RetryPolicy> | null;
   plugin_metadata?: Record<string, unknown> | null;
 }
 
@@ -127,6 +130,23 @@ export interface RunRecord {
   scheduleId: string | null;
   continuedRunId: string | null;
   firstExecutionRunId: string;
+  /** Lifecycle (docs/workflows.md, "Continue-as-new, retries, child workflows"); absent on runs written before them. */
+  /** Set by `platform:continue_as_new`: when the run succeeds, its execution continues as a new run with this input. */
+  continueAsNew?: { input: unknown } | null;
+  /** A child execution's run: the parent's Task that waits for the child's result. Carried to the child's next runs. */
+  parentTask?: ParentTask | null;
+  /** The W3C trace id of the execution (from the execute call's `traceparent`, else generated); carried to next runs. */
+  traceId?: string | null;
+  /** Set once the run started a child execution: its close stops the children still open (decision 21). */
+  hasChildren?: boolean;
+}
+
+/** Where a child's end is reported: the parent's run and the Step Functions token of its `platform:child_workflow` Task. */
+export interface ParentTask {
+  workspace: string;
+  runId: string;
+  executionId: string;
+  token: string;
 }
 
 /** An execution: its latest run's fields (status mirrored on every run transition) under the execution id. */

@@ -15,6 +15,8 @@ import { workflowRegistry } from "../../store/workflows/registry.js";
 import { runStore } from "../../store/workflows/runs.js";
 import { inputHashOf, taskStore, type StoredTask } from "../../store/workflows/tasks.js";
 import * as completions from "../inference/completions.js";
+import { childWorkflowBuiltin } from "./builtins/child-workflow.js";
+import { continueAsNewBuiltin } from "./builtins/continue-as-new.js";
 import { embed } from "../inference/embeddings.js";
 import { callConnector } from "./connector-builtin.js";
 import type { CallContext } from "../inference/usage.js";
@@ -176,6 +178,8 @@ const builtins: Record<PlatformBuiltin, (run: RunRecord, event: DispatchEvent) =
   await_update: awaitUpdate,
   complete_update: completeUpdate,
   connector: callConnector,
+  continue_as_new: continueAsNewBuiltin,
+  child_workflow: childWorkflowBuiltin,
 };
 
 /**

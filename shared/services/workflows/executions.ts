@@ -2,12 +2,12 @@ import { randomUUID } from "node:crypto";
 import { InvalidPageToken, PayloadTooLarge, Unprocessable } from "../../domain/errors.js";
 import type { Caller } from "../../domain/caller.js";
 import { keyFits, keyTooLong, storageProblem, storageRefusal } from "../../domain/storage-limits.js";
-import { jsonPayload } from "../../domain/workflows/events.js";
 import type { RegistrationRecord, RunRecord, WorkflowRecord } from "../../domain/workflows/records.js";
 import { isClosed } from "../../domain/workflows/statuses.js";
+import { traceIdOf } from "../../domain/workflows/trace-context.js";
 import { executionArnOf } from "../../engine/machines.js";
 import { armTimer } from "../../engine/timers.js";
-import { startRun, stopRun } from "../../engine/workflow-machines.js";
+import { stopRun } from "../../engine/workflow-machines.js";
 import { logger } from "../../observability/logger.js";
 import type { ExecutionOut, RunListQuery, WorkflowExecutionRequest } from "../../schemas/workflows.js";
 import { encodeCursor, readCursor } from "../../store/cursor.js";
@@ -15,7 +15,9 @@ import { workflowRegistry } from "../../store/workflows/registry.js";
 import { runStore } from "../../store/workflows/runs.js";
 import { taskStore } from "../../store/workflows/tasks.js";
 import { schemaIssues } from "./executions-schema.js";
-import { closeRun, graceTimerName, timeoutTimerName, writeEvent } from "./status.js";
+import { launchRun } from "./chain.js";
+import { stopRetrying } from "./retries.js";
+import { closeRun, graceTimerName } from "./run-close.js";
 import { ExecutionAlreadyStarted, ExecutionNotRunning, findWorkflow, getRegistration, routeExecution, WorkflowNotFound } from "./workflows.js";
 import * as z from "zod";
 
@@ -90,7 +92,34 @@ export async function executeRegistration(caller: Caller, registrationId: string
   return run(caller, workflow, registration, request);
 }
 
-async function run(caller: Caller, workflow: WorkflowRecord, registration: RegistrationRecord, request: WorkflowExecutionRequest): Promise<ExecuteAnswer> {
+/** Where an execution sits among others: a child's parent and root, and the parent's Task that waits for it. */
+export type Lineage = Pick<RunRecord, "parentExecutionId" | "rootExecutionId" | "parentTask">;
+
+/**
+ * A child execution (`platform:child_workflow`): routed and checked as an execute call of the parent's user,
+ * with the parent's lineage and the parent's waiting Task on the record before it starts, so its end always
+ * finds the parent (decision 21).
+ */
+export async function startChild(
+  caller: Pick<Caller, "workspace" | "principal">,
+  identifier: string,
+  request: Pick<WorkflowExecutionRequest, "execution_id" | "input" | "deployment_name"> & { traceId: string | null },
+  lineage: Lineage,
+): Promise<void> {
+  const workflow = await findWorkflow(caller, identifier);
+  const registration = await routeExecution(caller, workflow, request.deployment_name ?? null);
+  // A start that fails closes the child FAILED, which fails the parent's Task.
+  await run(caller, workflow, registration, { ...request, wait_for_result: false, force_new_trace: false }, lineage, request.traceId);
+}
+
+async function run(
+  caller: Pick<Caller, "workspace" | "principal">,
+  workflow: WorkflowRecord,
+  registration: RegistrationRecord,
+  request: WorkflowExecutionRequest,
+  lineage?: Lineage,
+  traceId?: string | null,
+): Promise<ExecuteAnswer> {
   const input = request.input ?? {};
   const executionId = request.execution_id ?? randomUUID();
   checkInput(registration, input, executionId);
@@ -103,8 +132,8 @@ async function run(caller: Caller, workflow: WorkflowRecord, registration: Regis
     ...openRun(registration, runId, nowMs),
     workspace: caller.workspace,
     executionId,
-    rootExecutionId: executionId,
-    parentExecutionId: null,
+    rootExecutionId: lineage?.rootExecutionId ?? executionId,
+    parentExecutionId: lineage?.parentExecutionId ?? null,
     workflowId: workflow.id,
     workflowName: workflow.name,
     userId: caller.principal,
@@ -114,12 +143,16 @@ async function run(caller: Caller, workflow: WorkflowRecord, registration: Regis
     scheduleId: null,
     continuedRunId: null,
     firstExecutionRunId: runId,
+    ...(lineage?.parentTask ? { parentTask: lineage.parentTask } : {}),
+    traceId: traceId ?? traceIdOf(request),
   };
-  const failed = await launchRun(record, { deadlineMs, versionArn: registration.versionArn, startInput: input, displayName: workflow.displayName, failure: "The execution could not be started; execute the workflow again" });
-  if (failed) return { kind: "execution", execution: toExecutionOut(failed) };
+  if (!(await runStore.start(record, deadlineMs))) throw new ExecutionAlreadyStarted(executionId);
+  // A start that fails closes the run FAILED: the recorded execution says it never ran, rather than a 500 that leaves a RUNNING run nothing runs.
+  const launched = await launchRun(record, { versionArn: registration.versionArn, displayName: workflow.displayName, deadlineMs });
+  if (launched.status !== "RUNNING") return { kind: "execution", execution: toExecutionOut(launched) };
 
   if (!request.wait_for_result) return { kind: "execution", execution: toExecutionOut(record) };
-  const waited = await waitForClose(caller.workspace, runId, Math.min(request.timeout_seconds ?? WAIT_FOR_RESULT_MAX_SECONDS, WAIT_FOR_RESULT_MAX_SECONDS) * 1000);
+  const waited = await waitForClose(caller.workspace, executionId, runId, Math.min(request.timeout_seconds ?? WAIT_FOR_RESULT_MAX_SECONDS, WAIT_FOR_RESULT_MAX_SECONDS) * 1000);
   if (waited?.status === "COMPLETED") return { kind: "result", workflow_name: waited.workflowName, execution_id: executionId, result: waited.result ?? null };
   return { kind: "execution", execution: toExecutionOut(waited ?? record) };
 }
@@ -142,38 +175,17 @@ export function openRun(registration: Pick<RegistrationRecord, "id" | "deploymen
 }
 
 /**
- * Records `record` as its execution's latest run (409 WF_1101 while the execution has an open run), writes its
- * STARTED event, arms its timeout and starts its execution with `startInput`. A start that throws closes the run
- * FAILED with `failure` (the record says it never ran, rather than a 500 that leaves a RUNNING run nothing runs)
- * and returns it; otherwise undefined.
+ * Polls the execution's latest run (consistent reads, backing off from 50 ms to 500 ms) until it closes or
+ * `ms` pass: a run that continued as new, or waits for its retry, is followed by the next one.
  */
-export async function launchRun(
-  record: RunRecord,
-  options: { deadlineMs: number | null; versionArn: string; startInput: object; displayName: string | null; failure: string },
-): Promise<RunRecord | undefined> {
-  const { workspace, runId } = record;
-  if (!(await runStore.start(record, options.deadlineMs))) throw new ExecutionAlreadyStarted(record.executionId);
-  await writeEvent(record, "WORKFLOW_EXECUTION_STARTED", { task_id: runId, workflow_name: record.workflowName, display_name: options.displayName, input: jsonPayload(record.input), attempt: record.attempt });
-  try {
-    if (options.deadlineMs !== null) await armTimer({ name: timeoutTimerName(runId), at: new Date(Math.max(options.deadlineMs, Date.now())), payload: { kind: "execution-timeout", workspace, runId } });
-    const executionArn = await startRun(options.versionArn, runId, options.startInput);
-    if (executionArn !== record.executionArn) await runStore.setExecutionArn(workspace, runId, executionArn);
-    return undefined;
-  } catch (error) {
-    logger.error("workflow execution did not start", { runId, error: error as Error });
-    const failed = await closeRun(record, "FAILED", { failure: { message: options.failure } });
-    return failed ?? (await runStore.get(workspace, runId)) ?? record;
-  }
-}
-
-/** Polls the run (consistent reads, backing off from 50 ms to 500 ms) until it closes or `ms` pass. */
-async function waitForClose(workspace: string, runId: string, ms: number): Promise<RunRecord | undefined> {
+async function waitForClose(workspace: string, executionId: string, runId: string, ms: number): Promise<RunRecord | undefined> {
   // A monotonic clock: the wall clock may be moved (or, in tests, stand still).
   const deadline = performance.now() + ms;
   let delay = 50;
   for (;;) {
-    const current = await runStore.get(workspace, runId);
-    if (!current || isClosed(current.status) || performance.now() >= deadline) return current;
+    const latest = (await runStore.getExecution(workspace, executionId))?.latestRunId ?? runId;
+    const current = await runStore.get(workspace, latest);
+    if (!current || (isClosed(current.status) && current.status !== "CONTINUED_AS_NEW") || performance.now() >= deadline) return current;
     await new Promise((resolve) => setTimeout(resolve, Math.min(delay, Math.max(0, deadline - performance.now()))));
     delay = Math.min(500, delay * 2);
   }
@@ -197,6 +209,7 @@ export async function getRun(caller: Pick<Caller, "workspace">, runId: string): 
 export async function terminate(caller: Pick<Caller, "workspace">, executionId: string): Promise<void> {
   const run = await latestRun(caller, executionId);
   if (isClosed(run.status)) throw new ExecutionNotRunning(executionId, run.status);
+  if (run.status === "RETRYING_AFTER_ERROR" && (await stopRetrying(run, "TERMINATED"))) return;
   if (!(await runStore.setIntent(caller.workspace, run.runId, { intent: "terminate" }))) {
     const now = await latestRun(caller, executionId);
     throw new ExecutionNotRunning(executionId, now.status);
@@ -213,6 +226,7 @@ export async function terminate(caller: Pick<Caller, "workspace">, executionId: 
 export async function cancel(caller: Pick<Caller, "workspace">, executionId: string): Promise<void> {
   const run = await latestRun(caller, executionId);
   if (isClosed(run.status)) throw new ExecutionNotRunning(executionId, run.status);
+  if (run.status === "RETRYING_AFTER_ERROR" && (await stopRetrying(run, "CANCELED"))) return;
   if (!(await runStore.setIntent(caller.workspace, run.runId, { intent: "cancel", cancelRequested: true }))) {
     const now = await latestRun(caller, executionId);
     throw new ExecutionNotRunning(executionId, now.status);

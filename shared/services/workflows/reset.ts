@@ -9,11 +9,12 @@ import { stopRun } from "../../engine/workflow-machines.js";
 import type { ResetBody } from "../../schemas/workflow-interaction.js";
 import { runStore } from "../../store/workflows/runs.js";
 import { workflowRegistry } from "../../store/workflows/registry.js";
-import { latestRun, launchRun, openRun } from "./executions.js";
+import { launchRun } from "./chain.js";
+import { latestRun, openRun } from "./executions.js";
 import { entriesOf } from "./history.js";
 import { rewind } from "./inbox.js";
 import { closeRun } from "./status.js";
-import { routeExecution } from "./workflows.js";
+import { ExecutionAlreadyStarted, routeExecution } from "./workflows.js";
 
 /**
  * POST …/reset (docs/workflows.md, "Reset"; reference/workflows.md §2.3-C): the execution's latest run
@@ -60,9 +61,11 @@ export async function reset(caller: Pick<Caller, "workspace">, executionId: stri
   await rewind(run, step.atMs, { signals: body.exclude_signals, updates: body.exclude_updates });
 
   const runId = randomUUID();
-  const next: RunRecord = { ...run, ...openRun(registration, runId, Date.now()), checkpoint: { state: step.state, input: step.input }, continuedRunId: null, firstExecutionRunId: runId };
+  const next: RunRecord = { ...run, ...openRun(registration, runId, Date.now()), checkpoint: { state: step.state, input: step.input }, continuedRunId: null, firstExecutionRunId: runId, continueAsNew: null };
+  const deadlineMs = execution?.deadlineMs ?? null;
+  if (!(await runStore.start(next, deadlineMs))) throw new ExecutionAlreadyStarted(run.executionId);
   await launchRun(next, {
-    deadlineMs: execution?.deadlineMs ?? null,
+    deadlineMs,
     versionArn: registration.versionArn,
     startInput: resumeInput(step.state, step.input),
     displayName: workflow?.displayName ?? null,

@@ -1,14 +1,13 @@
-import { randomUUID } from "node:crypto";
-import { eventOf, jsonPayload, type WorkflowEventType } from "../../domain/workflows/events.js";
 import type { ExecutionFailure, RunRecord } from "../../domain/workflows/records.js";
-import { isClosed, statusOfIntent, type WorkflowStatus } from "../../domain/workflows/statuses.js";
-import { disarmTimer } from "../../engine/timers.js";
+import { isClosed, statusOfIntent } from "../../domain/workflows/statuses.js";
 import { describeRun } from "../../engine/workflow-machines.js";
 import { logger } from "../../observability/logger.js";
-import { eventStore } from "../../store/workflows/events.js";
 import { workflowRegistry } from "../../store/workflows/registry.js";
 import { runStore } from "../../store/workflows/runs.js";
+import { continueAsNew } from "./continue-as-new.js";
 import { schemaIssues } from "./executions-schema.js";
+import { closeRun } from "./run-close.js";
+import { retryAfterFailure } from "./retries.js";
 
 /**
  * How a run closes (docs/workflows.md, "Status changes"). Whoever learns of the end first (the status
@@ -29,61 +28,8 @@ export interface StatusChange {
   stopDate?: number | string | Date | null;
 }
 
-export const timeoutTimerName = (runId: string) => `timeout-${runId}`;
-export const graceTimerName = (runId: string) => `cancel-${runId}`;
-
-/** The event a run's close writes: none for TERMINATED and TIMED_OUT (the API's event types have none). */
-const CLOSING_EVENT: Partial<Record<WorkflowStatus, WorkflowEventType>> = {
-  COMPLETED: "WORKFLOW_EXECUTION_COMPLETED",
-  FAILED: "WORKFLOW_EXECUTION_FAILED",
-  CANCELED: "WORKFLOW_EXECUTION_CANCELED",
-};
-
-/** The statuses whose close writes an event: a stream that sees the run closed in one of these waits for it. */
-export const closesWithEvent = (status: WorkflowStatus): boolean => CLOSING_EVENT[status] !== undefined;
-
-export async function disarmRunTimers(runId: string): Promise<void> {
-  for (const name of [timeoutTimerName(runId), graceTimerName(runId)]) {
-    try {
-      await disarmTimer(name);
-    } catch (error) {
-      // A timer left armed finds the run closed and does nothing.
-      logger.warn("workflow timer not disarmed", { name, error: error as Error });
-    }
-  }
-}
-
-/** Appends an event of `run`; a failure is logged, never thrown (the run's status is already written). */
-export async function writeEvent(run: RunRecord, type: WorkflowEventType, attributes: Record<string, unknown>): Promise<void> {
-  try {
-    await eventStore.append(run.workspace, eventOf(run, type, attributes, { id: randomUUID(), nowMs: Date.now() }));
-  } catch (error) {
-    logger.error("workflow event not written", { runId: run.runId, type, error: error as Error });
-  }
-}
-
-/**
- * Closes `run` as `to` when it is still open; undefined when another writer closed it first (then nothing
- * else happens here). The winner disarms the run's timers and writes the closing event.
- */
-export async function closeRun(
-  run: Pick<RunRecord, "workspace" | "runId">,
-  to: WorkflowStatus,
-  fields: { result?: unknown; failure?: ExecutionFailure; endTime?: string; reason?: string } = {},
-): Promise<RunRecord | undefined> {
-  const moved = await runStore.transition(run.workspace, run.runId, to, {
-    endTime: fields.endTime ?? new Date().toISOString(),
-    ...(fields.result !== undefined ? { result: fields.result } : {}),
-    ...(fields.failure ? { failure: fields.failure } : {}),
-  });
-  if (!moved) return undefined;
-  await disarmRunTimers(run.runId);
-  const type = CLOSING_EVENT[to];
-  if (type === "WORKFLOW_EXECUTION_COMPLETED") await writeEvent(moved, type, { task_id: moved.runId, result: jsonPayload(moved.result), attempt: moved.attempt });
-  if (type === "WORKFLOW_EXECUTION_FAILED") await writeEvent(moved, type, { task_id: moved.runId, failure: { message: moved.failure?.message ?? "The workflow failed" }, attempt: moved.attempt });
-  if (type === "WORKFLOW_EXECUTION_CANCELED") await writeEvent(moved, type, { task_id: moved.runId, reason: fields.reason ?? null, attempt: moved.attempt });
-  return moved;
-}
+// The primitives of a close live in run-close.ts (the lifecycle modules use them too); re-exported for the callers of this module.
+export { closeRun, closesWithEvent, disarmRunTimers, graceTimerName, timeoutTimerName, writeEvent } from "./run-close.js";
 
 /**
  * A failure as the tenant may see it: a Fail state's error and cause are the program's own; a task's
@@ -129,10 +75,12 @@ export async function applyStatusChange(change: StatusChange): Promise<RunRecord
     logger.info("status change of an unknown run", { name: change.name, status: change.status });
     return undefined;
   }
-  if (isClosed(run.status)) return undefined;
+  // A run waiting for its retry has had its end (retries.ts).
+  if (isClosed(run.status) || run.status === "RETRYING_AFTER_ERROR") return undefined;
   const endTime = isoOf(change.stopDate);
   switch (change.status) {
     case "SUCCEEDED": {
+      if (run.continueAsNew) return continueAsNew(run, endTime);
       const result = parseOutput(change.output);
       const registration = await workflowRegistry.getRegistration(run.workspace, run.registrationId);
       const issues = schemaIssues(registration?.definition.output_schema ?? null, result, ["result"]);
@@ -142,8 +90,10 @@ export async function applyStatusChange(change: StatusChange): Promise<RunRecord
       }
       return closeRun(run, "COMPLETED", { endTime, result });
     }
-    case "FAILED":
-      return closeRun(run, "FAILED", { endTime, failure: failureOf(change.error, change.cause) });
+    case "FAILED": {
+      const failure = failureOf(change.error, change.cause);
+      return (await retryAfterFailure(run, failure)) ?? closeRun(run, "FAILED", { endTime, failure });
+    }
     case "TIMED_OUT":
       return closeRun(run, "TIMED_OUT", { endTime });
     case "ABORTED": {
@@ -167,7 +117,8 @@ export async function reconcile(options: { olderThanMs?: number; limit?: number;
   let closed = 0;
   for (const entry of open) {
     const run = await runStore.get(entry.workspace, entry.runId);
-    if (!run || isClosed(run.status)) continue;
+    // A run waiting for its retry has no execution to describe: its timer decides.
+    if (!run || isClosed(run.status) || run.status === "RETRYING_AFTER_ERROR") continue;
     const description = run.executionArn ? await describeRun(run.executionArn) : undefined;
     let moved: RunRecord | undefined;
     if (!description) {

@@ -145,7 +145,8 @@ async function* follow(workspace: string, root: string, start: number, keep: (ev
         if (stored.event.workflow_exec_id === root && TERMINAL_EVENT_TYPES.includes(stored.event.event_type)) {
           // The root's closing event ends the stream, if it closes the root's latest run (an id may be used again).
           const execution = await runStore.getExecution(workspace, root);
-          if (!execution || execution.latestRunId === stored.event.workflow_run_id) return;
+          // A failed attempt whose retry is armed (RETRYING_AFTER_ERROR) is not the end: the next attempt follows.
+          if (!execution || (execution.latestRunId === stored.event.workflow_run_id && execution.status !== "RETRYING_AFTER_ERROR")) return;
         }
       }
       if (batch.length === BATCH && !waiting) continue;

@@ -1,6 +1,8 @@
 import { completeTask, stopRun } from "../../engine/workflow-machines.js";
 import { logger } from "../../observability/logger.js";
 import { runStore } from "../../store/workflows/runs.js";
+import { stopChildren, type StopChildrenPayload } from "./children.js";
+import { onRetryTimer, type RetryTimerPayload } from "./retries.js";
 import { closeRun } from "./status.js";
 
 /**
@@ -14,7 +16,11 @@ export type WorkflowTimerPayload =
   /** A cancel's grace period is over: stop it, CANCELED. */
   | { kind: "cancel-grace"; workspace: string; runId: string }
   /** `platform:sleep_until` is due: complete the waiting task. */
-  | { kind: "task-wake"; token: string; output?: unknown };
+  | { kind: "task-wake"; token: string; output?: unknown }
+  /** A workflow-level retry is due: the execution's next attempt starts (retries.ts). */
+  | RetryTimerPayload
+  /** A parent run closed: its children still open are stopped (children.ts). */
+  | StopChildrenPayload;
 
 export async function onTimer(payload: WorkflowTimerPayload): Promise<void> {
   switch (payload.kind) {
@@ -38,6 +44,10 @@ export async function onTimer(payload: WorkflowTimerPayload): Promise<void> {
       if (!(await completeTask(payload.token, payload.output ?? {}))) logger.info("sleep_until woke a task that is over");
       return;
     }
+    case "workflow-retry":
+      return onRetryTimer(payload);
+    case "stop-children":
+      return stopChildren(payload);
     default:
       logger.warn("unknown workflow timer", { payload });
   }

@@ -65,11 +65,17 @@ export type RunMove = Partial<Pick<RunRecord, "result" | "failure" | "endTime" |
 export const runStore = {
   /**
    * Writes a new run as its execution's latest. Refused (false) while the execution has an open run:
-   * an execution id names one running thing at a time, and may be used again once it closed.
+   * an execution id names one running thing at a time, and may be used again once it closed. With
+   * `follows`, the run continues that run's execution (the execution keeps its deadline).
    */
-  async start(run: RunRecord, deadlineMs: number | null): Promise<boolean> {
+  async start(run: RunRecord, deadlineMs: number | null, follows?: { runId: string; status: WorkflowStatus }): Promise<boolean> {
     const execution = executionOf(run, deadlineMs);
     const closed = WORKFLOW_STATUSES.filter(isClosed);
+    // A run that follows another in its execution (continue-as-new, a retry) is written only while that one is
+    // still the latest and in `follows.status`: two writers following the same run make one next run.
+    const condition = follows
+      ? { ConditionExpression: "latestRunId = :previous AND #status = :previousStatus", ExpressionAttributeValues: { ":previous": follows.runId, ":previousStatus": follows.status } }
+      : { ConditionExpression: `(attribute_not_exists(sk) OR #status IN (${closed.map((_, i) => `:c${i}`).join(", ")}))`, ExpressionAttributeValues: Object.fromEntries(closed.map((s, i) => [`:c${i}`, s])) };
     const out = await ifTransactionHolds(
       documents.send(
         new TransactWriteCommand({
@@ -78,9 +84,8 @@ export const runStore = {
               Put: {
                 TableName: table(),
                 Item: { ...executionKey(run.workspace, run.executionId), ...execution },
-                ConditionExpression: `(attribute_not_exists(sk) OR #status IN (${closed.map((_, i) => `:c${i}`).join(", ")}))`,
+                ...condition,
                 ExpressionAttributeNames: { "#status": "status" },
-                ExpressionAttributeValues: Object.fromEntries(closed.map((s, i) => [`:c${i}`, s])),
               },
             },
             {

@@ -11,6 +11,8 @@ export const PLATFORM_BUILTINS = [
   "await_update",
   "complete_update",
   "connector",
+  "continue_as_new",
+  "child_workflow",
 ] as const;
 export type PlatformBuiltin = (typeof PLATFORM_BUILTINS)[number];
 
@@ -28,6 +30,8 @@ export const BUILTIN_PARAMETERS: Record<PlatformBuiltin, { requires: readonly (r
   await_update: { requires: [["name"]], means: "waits for the next update of that `name` (`*`: of any name) and outputs `{update_id, name, input}`" },
   complete_update: { requires: [["update_id"], ["result", "error"]], means: "answers an update the run took: `update_id`, and `result` or `error` `{message, type?}`" },
   connector: { requires: [["connector"], ["tool"]], means: "a connector's tool call: `connector` (id or name), `tool`, `arguments`, `credentials_name` (docs/connectors.md)" },
+  continue_as_new: { requires: [], means: "ends the run, once it succeeds, as CONTINUED_AS_NEW: the execution goes on as a new run with the Task's input" },
+  child_workflow: { requires: [["workflow", "workflow_identifier"]], means: "starts a child execution of `workflow` with `input` and waits for its result" },
 };
 
 export const ACTIVITY_NAME = /^[A-Za-z0-9_.-]{1,128}$/;

@@ -34,7 +34,7 @@ describe("programs that may be registered", () => {
   });
 
   it("accepts each built-in with the Parameters its table asks for", () => {
-    const parameters = { model: { model: "m", "input.$": "$.entries" }, sleep_until: { "until.$": "$.at" }, emit_event: { type: "progress" }, publish_state: undefined, await_signal: { name: "approve" }, await_update: { name: "*" }, complete_update: { "update_id.$": "$.update.update_id", "result.$": "$.answer" }, connector: { connector: "github", tool: "search", "arguments.$": "$.query" } };
+    const parameters = { model: { model: "m", "input.$": "$.entries" }, sleep_until: { "until.$": "$.at" }, emit_event: { type: "progress" }, publish_state: undefined, await_signal: { name: "approve" }, await_update: { name: "*" }, complete_update: { "update_id.$": "$.update.update_id", "result.$": "$.answer" }, connector: { connector: "github", tool: "search", "arguments.$": "$.query" }, continue_as_new: undefined, child_workflow: { workflow: "child" } } as Record<string, unknown>;
     for (const builtin of PLATFORM_BUILTINS) {
       expect(issuesOfTask({ Resource: `platform:${builtin}`, Parameters: parameters[builtin] })).toStrictEqual([]);
     }
