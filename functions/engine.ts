@@ -68,11 +68,22 @@ export const workflowEngine = {
     memoryMb: 1024,
   },
   /** Step Functions' status changes of workflow runs (EventBridge): closes runs, writes their events, disarms their timers. */
-  status: { handler: "engine/workflow-status", grants: { tables: workflowTables, workflows: { timers: "disarm" } }, timeoutSeconds: 60 },
+  status: { handler: "engine/workflow-status", grants: { tables: workflowTables, workflows: { timers: "disarm", schedules: "arm" } }, timeoutSeconds: 60 },
   /** Every 5 minutes: describes runs open for 10 minutes and closes those that are over. */
   reconcile: { handler: "engine/workflow-reconcile", grants: { tables: workflowTables, workflows: { runs: "describe", timers: "disarm" } }, timeoutSeconds: 300 },
   /** Fired timers: execution timeouts, cancel grace periods, platform:sleep_until. */
   timer: { handler: "engine/workflow-timer", grants: { tables: workflowTables, workflows: { runs: "start-stop", tasks: true, timers: "disarm" } }, timeoutSeconds: 60 },
+  /**
+   * Workflow schedules' fires (the schedules channel's target): starts executions (routing reads the workflows
+   * table; their timeout timers are armed), stops others under cancel/terminate-other, arms the next fire.
+   */
+  scheduleFire: {
+    handler: "engine/workflow-schedule-fire",
+    grants: { tables: workflowTables, workflows: { runs: "start-stop", timers: "arm", schedules: "arm" } },
+    timeoutSeconds: 120,
+  },
+  /** Every minute: re-arms schedules whose armed fire was lost. */
+  scheduleSweep: { handler: "engine/workflow-schedule-sweep", grants: { tables: { executions: "readwrite" }, workflows: { schedules: "arm" } }, timeoutSeconds: 120 },
 } satisfies Record<string, EngineTask>;
 
 export const engineHandlers = (): string[] => [

@@ -124,6 +124,7 @@ export class ApiStack extends cdk.Stack {
       inference: props.inference,
       machinePrefix,
       timerGroup: `Platform-${props.stageName}-timers`,
+      scheduleGroup: `Platform-${props.stageName}-schedules`,
     });
     const byArea = new Map<string, RouteRow[]>();
     for (const row of props.routes) byArea.set(areaOf(row), [...(byArea.get(areaOf(row)) ?? []), row]);

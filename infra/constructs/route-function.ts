@@ -34,6 +34,8 @@ export interface RouteFunctionProps {
   stateMachines?: StateMachineRefs;
   /** The workflow engine, for functions granted `workflows` rights. */
   workflows?: WorkflowEngineRefs;
+  /** A fixed name, for a function whose ARN must be known before it exists (one that arms timers targeting itself). */
+  functionName?: string;
 }
 
 /** Request/response routes are cut off by API Gateway at 29 s; running longer only costs money. */
@@ -80,6 +82,7 @@ export class RouteFunction extends Construct {
       memorySize: props.memoryMb ?? 512,
       timeout: props.timeoutSeconds ? cdk.Duration.seconds(props.timeoutSeconds) : this.streaming ? STREAMING_TIMEOUT : BUFFERED_TIMEOUT,
       description: props.description ?? props.handler,
+      ...(props.functionName ? { functionName: props.functionName } : {}),
       role: this.role,
       logGroup,
       environment: {

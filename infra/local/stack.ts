@@ -67,6 +67,12 @@ async function serveOn(backends: Backends, options: LocalStackOptions): Promise<
     rootDir: options.rootDir ?? ROOT_DIR,
   });
   writeFileSync(join(options.dataDir, "local-stack.json"), JSON.stringify({ url: api.url, env }, null, 2));
+  // The schedule sweeper, as the cloud's every-minute rule runs it: fires lost while nothing ran are armed again.
+  const schedules = await import("../../shared/services/workflows/schedules.js");
+  const sweep = () => void schedules.sweep().catch((error: unknown) => console.warn(`Schedule sweep failed: ${(error as Error).message}`));
+  sweep();
+  const sweeper = setInterval(sweep, 60_000);
+  sweeper.unref();
   return {
     url: api.url,
     apiKey,
@@ -75,6 +81,7 @@ async function serveOn(backends: Backends, options: LocalStackOptions): Promise<
     env,
     offlineModels: usesOfflineModels(catalog),
     stop: async () => {
+      clearInterval(sweeper);
       await api.stop();
       await backends.stop();
     },

@@ -84,8 +84,10 @@ describe("the workflow engine", () => {
     expect(filter.Properties.FilterPattern).toContain(RUN_FAILED_MESSAGE);
     expect(filter.Properties.LogGroupName).toEqual({ Ref: idOf(engine.functions.status.logGroup) });
     const alarms = resourcesOf(template, "AWS::CloudWatch::Alarm").map(([, a]) => a.Properties);
-    expect(alarms).toHaveLength(4);
-    expect(alarms.map((a) => a.MetricName).toSorted()).toEqual(["Errors", "Errors", "Errors", "FailedRuns"]);
+    expect(alarms).toHaveLength(6);
+    expect(alarms.map((a) => a.MetricName).toSorted()).toEqual(["Errors", "Errors", "Errors", "Errors", "Errors", "FailedRuns"]);
+    const fireAlarm = alarms.find((a) => /schedule fire handler failed/.test(a.AlarmDescription))!;
+    expect(JSON.stringify(fireAlarm.Dimensions)).toContain(fnId("scheduleFire"));
     for (const alarm of alarms) expect(alarm).toMatchObject({ Threshold: 0, ComparisonOperator: "GreaterThanThreshold", TreatMissingData: "notBreaching" });
   });
 });
@@ -124,5 +126,48 @@ describe("a route granted workflow rights", () => {
     expect(JSON.stringify(start.Resource)).toContain(`:stateMachine:${prefix}*:*`);
     expect(fn.Environment.Variables).toMatchObject({ WORKFLOW_MACHINE_PREFIX: prefix, TIMER_GROUP: granted.api.workflowEngine.refs.timerGroup });
     expect(Object.keys(fn.Environment.Variables)).toEqual(expect.arrayContaining(["WORKFLOW_ROLE_ARN", "WORKFLOW_DISPATCHER_ARN", "TIMER_TARGET_ARN", "TIMER_ROLE_ARN"]));
+  });
+
+  describe("workflow schedules", () => {
+    const scheduleRights = (statements: Json[]) => statements.filter((st) => list<string>(st.Action).some((a) => a.startsWith("scheduler:")));
+
+    it("fire from their own schedule group through a role that may invoke the fire handler only (named, so it can target itself)", () => {
+      const groups = resourcesOf(template, "AWS::Scheduler::ScheduleGroup").map(([, g]) => g.Properties.Name);
+      expect(groups.toSorted()).toEqual([engine.refs.scheduleGroup, engine.refs.timerGroup].toSorted());
+      const fire = template.Resources[fnId("scheduleFire")].Properties;
+      expect(fire.FunctionName).toBe(`${engine.refs.scheduleGroup}-fire`);
+      const roleId = idOf(engine.scheduleRole);
+      const role = template.Resources[roleId].Properties;
+      expect(role.AssumeRolePolicyDocument.Statement[0].Principal).toEqual({ Service: "scheduler.amazonaws.com" });
+      expect(role.AssumeRolePolicyDocument.Statement[0].Condition).toEqual({ StringEquals: { "aws:SourceAccount": { Ref: "AWS::AccountId" } } });
+      const statements = roleStatements(template, roleId);
+      expect(statements).toHaveLength(1);
+      expect(statements[0]!.Action).toBe("lambda:InvokeFunction");
+      expect(JSON.stringify(statements[0]!.Resource)).toContain(`:function:${engine.refs.scheduleGroup}-fire`);
+      expect(envOf(template, fnId("scheduleFire"))).toMatchObject({ SCHEDULE_GROUP: engine.refs.scheduleGroup, SCHEDULE_ROLE_ARN: { "Fn::GetAtt": [roleId, "Arn"] } });
+      expect(JSON.stringify(envOf(template, fnId("scheduleFire")).SCHEDULE_TARGET_ARN)).toContain(`:function:${engine.refs.scheduleGroup}-fire`);
+    });
+
+    it("give the fire handler the schedules of its group only, passing the schedules' role only to Scheduler", () => {
+      const fire = template.Resources[fnId("scheduleFire")].Properties;
+      const statements = roleStatements(template, fire.Role["Fn::GetAtt"][0]);
+      const rights = scheduleRights(statements);
+      const groupsNamed = rights.map((st) => JSON.stringify(st.Resource));
+      expect(groupsNamed.some((r) => r.includes(`schedule/${engine.refs.scheduleGroup}/*`))).toBe(true);
+      const passes = statements.filter((st) => st.Action === "iam:PassRole");
+      for (const pass of passes) expect(pass.Condition).toEqual({ StringEquals: { "iam:PassedToService": "scheduler.amazonaws.com" } });
+      expect(passes.map((p) => JSON.stringify(p.Resource))).toEqual(expect.arrayContaining([JSON.stringify({ "Fn::GetAtt": [idOf(engine.scheduleRole), "Arn"] })]));
+      expect(actionsOf(statements).filter((a) => /CreateStateMachine|UpdateStateMachine|SendTask/.test(a))).toEqual([]);
+    });
+
+    it("sweep lost fires every minute, with rights on the schedules' group only", () => {
+      const rules = resourcesOf(template, "AWS::Events::Rule").map(([, r]) => r.Properties);
+      const sweep = rules.find((r) => r.ScheduleExpression === "rate(1 minute)")!;
+      expect(sweep.Targets[0].Arn).toEqual({ "Fn::GetAtt": [fnId("scheduleSweep"), "Arn"] });
+      const sweeper = template.Resources[fnId("scheduleSweep")].Properties;
+      const rights = scheduleRights(roleStatements(template, sweeper.Role["Fn::GetAtt"][0]));
+      expect(rights.map((st) => JSON.stringify(st.Resource)).every((r) => r.includes(`schedule/${engine.refs.scheduleGroup}/*`))).toBe(true);
+      expect(actionsOf(roleStatements(template, sweeper.Role["Fn::GetAtt"][0])).filter((a) => a.startsWith("states:"))).toEqual([]);
+    });
   });
 });

@@ -90,7 +90,33 @@ export async function executeRegistration(caller: Caller, registrationId: string
   return run(caller, workflow, registration, request);
 }
 
-async function run(caller: Caller, workflow: WorkflowRecord, registration: RegistrationRecord, request: WorkflowExecutionRequest): Promise<ExecuteAnswer> {
+/**
+ * A schedule's fire (docs/workflows.md, "Schedules"): starts `executionId` of the workflow on the pinned
+ * registration, else routed as execute routes, with `schedule_id` on its run and events; never waits.
+ */
+export async function startScheduled(
+  caller: Pick<Caller, "workspace" | "principal">,
+  target: { workflowId: string; registrationId: string | null; deploymentName: string | null },
+  request: { input: Record<string, unknown>; executionId: string; scheduleId: string },
+): Promise<ExecutionOut> {
+  let workflow: WorkflowRecord;
+  let registration: RegistrationRecord;
+  if (target.registrationId) ({ workflow, registration } = await getRegistration(caller, target.registrationId));
+  else {
+    workflow = await findWorkflow(caller, target.workflowId);
+    registration = await routeExecution(caller, workflow, target.deploymentName);
+  }
+  const answer = await run(caller, workflow, registration, { input: request.input, execution_id: request.executionId } as WorkflowExecutionRequest, request.scheduleId);
+  return (answer as Extract<ExecuteAnswer, { kind: "execution" }>).execution;
+}
+
+async function run(
+  caller: Pick<Caller, "workspace" | "principal">,
+  workflow: WorkflowRecord,
+  registration: RegistrationRecord,
+  request: WorkflowExecutionRequest,
+  scheduleId: string | null = null,
+): Promise<ExecuteAnswer> {
   const input = request.input ?? {};
   const executionId = request.execution_id ?? randomUUID();
   checkInput(registration, input, executionId);
@@ -122,7 +148,7 @@ async function run(caller: Caller, workflow: WorkflowRecord, registration: Regis
     cancelRequested: false,
     checkpoint: null,
     attempt: 1,
-    scheduleId: null,
+    scheduleId,
     continuedRunId: null,
     firstExecutionRunId: runId,
   };

@@ -9,6 +9,7 @@ import { eventStore } from "../../store/workflows/events.js";
 import { workflowRegistry } from "../../store/workflows/registry.js";
 import { runStore } from "../../store/workflows/runs.js";
 import { schemaIssues } from "./executions-schema.js";
+import { scheduledRunClosed } from "./schedule-timers.js";
 
 /**
  * How a run closes (docs/workflows.md, "Status changes"). Whoever learns of the end first (the status
@@ -82,6 +83,8 @@ export async function closeRun(
   if (type === "WORKFLOW_EXECUTION_COMPLETED") await writeEvent(moved, type, { task_id: moved.runId, result: jsonPayload(moved.result), attempt: moved.attempt });
   if (type === "WORKFLOW_EXECUTION_FAILED") await writeEvent(moved, type, { task_id: moved.runId, failure: { message: moved.failure?.message ?? "The workflow failed" }, attempt: moved.attempt });
   if (type === "WORKFLOW_EXECUTION_CANCELED") await writeEvent(moved, type, { task_id: moved.runId, reason: fields.reason ?? null, attempt: moved.attempt });
+  // A schedule's run: pause_on_failure, and the fire it buffered behind this one (docs/workflows.md, "Schedules").
+  if (moved.scheduleId) await scheduledRunClosed(moved);
   return moved;
 }
 
