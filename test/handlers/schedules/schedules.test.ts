@@ -90,7 +90,7 @@ describe("POST /v1/workflows/schedules", () => {
 
   it("moves an armed fire when Scheduler says it exists (create, then update)", async () => {
     await seedGreeter();
-    scheduler.on(CreateScheduleCommand).rejects(new ConflictException({ message: "exists", $metadata: {} }));
+    scheduler.on(CreateScheduleCommand).rejects(new ConflictException({ message: "exists", Message: "exists", $metadata: {} }));
 
     const response = await invoke(create, aCreate(hourly({ schedule_id: "again" })));
 
@@ -152,7 +152,7 @@ describe("DELETE /v1/workflows/schedules/{schedule_id}", () => {
   it("deletes the record and its armed fire (204); an already fired one is not an error", async () => {
     await seedGreeter();
     await invoke(create, aCreate(hourly({ schedule_id: "d" })));
-    scheduler.on(DeleteScheduleCommand).rejects(new ResourceNotFoundException({ message: "gone", $metadata: {} }));
+    scheduler.on(DeleteScheduleCommand).rejects(new ResourceNotFoundException({ message: "gone", Message: "gone", $metadata: {} }));
 
     const response = await invoke(remove, anEvent({ method: "DELETE", path: path("d"), pathParameters: params("d"), caller }));
     const again = await invoke(remove, anEvent({ method: "DELETE", path: path("d"), pathParameters: params("d"), caller }));
