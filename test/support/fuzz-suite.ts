@@ -47,7 +47,17 @@ const audioSamples: SemanticRefusals = {
   },
 };
 
+/** A schedule's times and input have rules beyond their types (docs/workflows.md, "Schedules"): the schedules' 422 says which. */
+const schedulableSpecs: SemanticRefusals = {
+  spec: {
+    reason: "schedule times must be usable (5-field crons, fixed ISO 8601 durations, an IANA zone, ranges within their fields, one time source at least); the input an object; the workflow named",
+    answer: (body) => body.code === "WF_1200" && body.detail.every((i: { loc: unknown[] }) => i.loc[0] === "body" && (i.loc[1] === "schedule" || i.loc[1] === "workflow_identifier")),
+  },
+};
+
 export const semanticRefusals: Record<string, SemanticRefusals> = {
+  "POST /v1/workflows/schedules": schedulableSpecs,
+  "PATCH /v1/workflows/schedules/{schedule_id}": schedulableSpecs,
   "GET /v1/workflows/events/stream": streamNeedsAnExecution,
   "POST /v1/workflows/register": registrableWorkflows,
   "POST /v2/prompts": variablesMatchContent,

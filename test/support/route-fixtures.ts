@@ -132,6 +132,13 @@ export const pathFixtures: Record<string, PathFixture> = {
     // `{id}` is an ingestion pipeline configuration's (the only route with a bare `{id}`).
   id: async ({ api, tenant }) => (await retrievalClient(api, tenant).registeredPipeline({ name: "fixture" })).id as string,
   voice_id: async ({ api, tenant }) => (await voicesClient(api, tenant).created()).id as string,
+  // A schedule of the fixture workflow, hourly from 2031 (it never fires during a run), made through the API.
+  schedule_id: async (owner) => {
+    const workflow = await fixtureId(owner, "workflow_name");
+    const body = { workflow_identifier: workflow, schedule: { input: {}, intervals: [{ every: "PT1H" }], start_at: "2031-01-01T00:00:00Z" } };
+    const reply = await filesClient(owner.api, owner.tenant).request("POST", "/v1/workflows/schedules", { json: body });
+    return (ok(reply, "schedule create") as { schedule_id: string }).schedule_id;
+  },
 };
 
 /** The scope of each parameter's record where it is not the workspace's own (see FixtureScope). */

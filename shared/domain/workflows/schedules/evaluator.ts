@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Cron } from "croner";
-import { calendarCron, durationMs, expressionCron, type ScheduleTimes } from "./spec.js";
+import { calendarCron, durationMs, expressionCron, MAX_INSTANT_MS, type ScheduleTimes } from "./spec.js";
 
 /**
  * The schedule evaluator (reference/workflows.md §2.3 G): the union of calendars, intervals and cron
@@ -53,7 +53,7 @@ export function evaluator(times: ScheduleTimes): Evaluator {
           const candidate = source(t);
           if (candidate !== null && candidate > t && candidate < n) n = candidate;
         }
-        if (n === Infinity || (endMs !== null && n > endMs)) break;
+        if (n === Infinity || n > MAX_INSTANT_MS || (endMs !== null && n > endMs)) break;
         t = n;
         const at = new Date(n);
         if (skips.some((skip) => skip.match(at))) continue;
@@ -73,5 +73,5 @@ export function jittered(scheduleKey: string, nominalMs: number, nextNominalMs: 
   const room = nextNominalMs === null ? jitterMs : Math.min(jitterMs, nextNominalMs - nominalMs);
   if (room <= 1) return nominalMs;
   const hash = createHash("sha256").update(`${scheduleKey}#${nominalMs}`).digest();
-  return nominalMs + (hash.readUInt32BE(0) % room);
+  return nominalMs + (hash.readUInt32BE(0) % Math.min(room, 0xffffffff));
 }

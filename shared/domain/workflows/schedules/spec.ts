@@ -71,6 +71,12 @@ export const CALENDAR_BOUNDS: Record<CalendarField, [number, number]> = {
 
 export const DEFAULT_POLICY: SchedulePolicy = { catchup_window_seconds: 31_536_000, overlap: OVERLAP.SKIP, pause_on_failure: false };
 
+/** The longest interval and jitter a schedule takes (times stay well inside what a date can hold). */
+export const MAX_EVERY_MS = 10 * 366 * 86_400_000;
+export const MAX_JITTER_MS = 7 * 86_400_000;
+/** About the year 9999: later times are not listed or armed. */
+export const MAX_INSTANT_MS = 253_402_300_799_000;
+
 const DURATION = /^P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/;
 
 /**
@@ -161,12 +167,18 @@ export function timesIssues(times: Partial<ScheduleTimes>, at: (string | number)
   });
   (times.intervals ?? []).forEach((interval, i) => {
     const every = durationMs(interval.every);
-    if (every === undefined || every < 1000) issue(["intervals", i, "every"], "every must be an ISO 8601 duration of at least 1 second without years or months, e.g. PT15M");
+    if (every === undefined || every < 1000 || every > MAX_EVERY_MS) issue(["intervals", i, "every"], "every must be an ISO 8601 duration from 1 second to 10 years, without years or months, e.g. PT15M");
     if (interval.offset !== null && interval.offset !== undefined && durationMs(interval.offset) === undefined) {
       issue(["intervals", i, "offset"], "offset must be an ISO 8601 duration without years or months, e.g. PT5M");
     }
   });
-  if (times.jitter !== null && times.jitter !== undefined && durationMs(times.jitter) === undefined) issue(["jitter"], "jitter must be an ISO 8601 duration without years or months, e.g. PT5M");
+  if (times.jitter !== null && times.jitter !== undefined && !((durationMs(times.jitter) ?? Infinity) <= MAX_JITTER_MS)) {
+    issue(["jitter"], "jitter must be an ISO 8601 duration of at most 7 days, without years or months, e.g. PT5M");
+  }
+  for (const field of ["start_at", "end_at"] as const) {
+    const value = times[field];
+    if (value && !(Math.abs(Date.parse(value)) < MAX_INSTANT_MS)) issue([field], `${field} must be a date between the years 1 and 9999`);
+  }
   const start = times.start_at ? Date.parse(times.start_at) : null;
   const end = times.end_at ? Date.parse(times.end_at) : null;
   if (start !== null && end !== null && end < start) issue(["end_at"], "end_at is before start_at");
