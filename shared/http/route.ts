@@ -9,7 +9,7 @@ import { ClientClosedRequest, Forbidden } from "../domain/errors.js";
 import { permits } from "../domain/identity/permissions.js";
 import { validated, type Location } from "../domain/validation.js";
 import { logger } from "../observability/logger.js";
-import { jsonBody, type BodyParser } from "./body.js";
+import { jsonBody, optionalJsonBody, type BodyParser } from "./body.js";
 import { callerFrom } from "./caller.js";
 import { renderError } from "./errors.js";
 import { routeKey, ROUTE_KEY_ENV, type RoutePolicy } from "./policy.js";
@@ -27,6 +27,8 @@ export interface RouteSpec<P extends Schema | undefined, Q extends Schema | unde
   body?: B;
   /** A body parser other than JSON, e.g. `multipartForm` (shared/http/multipart.ts). */
   parser?: BodyParser;
+  /** The JSON body may be left out altogether (no content type needed then); `body` then sees undefined. */
+  optionalBody?: true;
   /** Shapes a plain return value into the wire body (unknown fields are dropped). */
   response?: Schema;
 }
@@ -126,7 +128,7 @@ function buildChain(
       },
     });
   if (spec.parser) chain.use(spec.parser());
-  else if (spec.body) chain.use(jsonBody());
+  else if (spec.body) chain.use(spec.optionalBody ? optionalJsonBody() : jsonBody());
   chain.use({
     after: (request) => {
       request.response = withRequestId(request.response, request.event);
