@@ -32,7 +32,7 @@ const streamNeedsAnExecution: SemanticRefusals = {
 const registrableWorkflows: SemanticRefusals = {
   program: {
     reason: "programs must pass the compiler's rules (docs/workflows.md); definition schemas must be JSON Schemas 2020-12; a workflow is named once per registration",
-    answer: (body) => body.detail.every((i: { msg: string; type: string }) => i.type.startsWith("program.") || /^Not a valid JSON Schema|is defined twice/.test(i.msg)),
+    answer: (body) => body.detail.every((i: { msg: string; type: string }) => i.type.startsWith("program.") || /^Not a valid JSON Schema|is defined twice|needs a hardened deployment/.test(i.msg)),
   },
 };
 /** Index metrics name indexes: the deployment's, which are records, not a schema. */
