@@ -6,40 +6,20 @@
  * interval is 3 seconds.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { freePort } from "../../infra/local/net.js";
 import { runWorker, type WorkflowModule } from "../../scripts/worker/run-worker.js";
-import { killAllStarted, startNpmStart } from "../support/local-process.js";
+import { sleep, startNpmStart, until, useNpmStartDirs } from "../support/local-process.js";
 import { sdkClient } from "../support/sdk.js";
 import { workflowsClient } from "../support/workflow-builders.js";
 
 const example = (await import(new URL("../../examples/workflows/summarize/activities.mjs", import.meta.url).href)) as WorkflowModule;
 
-const dirs: string[] = [];
-afterAll(async () => {
-  await killAllStarted();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const found = await probe().catch(() => undefined);
-    if (found !== undefined) return found;
-    await sleep(250);
-  }
-  throw new Error(`Timed out waiting for ${what}`);
-}
+const { dataDir: freshDataDir } = useNpmStartDirs("platform-schedules-");
 
 describe("POST /v1/workflows/schedules on npm start, by the clock", () => {
   it("fires by itself, stops while paused, triggers at once, resumes, and survives a restart of npm start", { timeout: 240_000 }, async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "platform-schedules-"));
-    dirs.push(dataDir);
+    const dataDir = freshDataDir();
     const key = `schedules-${randomBytes(16).toString("hex")}`;
     const port = await freePort();
     let server = await startNpmStart({ dataDir, key, port });

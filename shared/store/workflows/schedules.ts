@@ -40,6 +40,30 @@ function updateOf(record: ScheduleRecord, fields: Partial<ScheduleRecord>) {
   return { ...set, UpdateExpression: clauses.join(" ") };
 }
 
+/**
+ * One conditional update of a schedule's item: its output, or undefined when the condition did not hold. The
+ * fire handler's small atomic steps (count, give back, recent, buffer) are each one of these.
+ */
+function updateSchedule(
+  workspace: string,
+  scheduleId: string,
+  update: { expression: string; condition: string; names?: Record<string, string>; values?: Record<string, unknown>; returnValues?: "ALL_NEW" | "UPDATED_NEW" },
+) {
+  return ifConditionHolds(
+    documents.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: scheduleKey(workspace, scheduleId),
+        UpdateExpression: update.expression,
+        ConditionExpression: update.condition,
+        ...(update.names ? { ExpressionAttributeNames: update.names } : {}),
+        ...(update.values ? { ExpressionAttributeValues: update.values } : {}),
+        ...(update.returnValues ? { ReturnValues: update.returnValues } : {}),
+      }),
+    ),
+  );
+}
+
 export const scheduleStore = {
   /** false when the id is taken in the workspace. */
   async create(record: ScheduleRecord): Promise<boolean> {
@@ -114,19 +138,13 @@ export const scheduleStore = {
 
   /** Counts one automatic fire of a limited schedule: the remaining count after it, or undefined when it was 0 already. */
   async countFire(workspace: string, scheduleId: string): Promise<number | null | undefined> {
-    const out = await ifConditionHolds(
-      documents.send(
-        new UpdateCommand({
-          TableName: table(),
-          Key: scheduleKey(workspace, scheduleId),
-          UpdateExpression: "SET #rem = #rem - :one",
-          ConditionExpression: "attribute_exists(sk) AND #rem > :zero",
-          ExpressionAttributeNames: { "#rem": "remaining" },
-          ExpressionAttributeValues: { ":one": 1, ":zero": 0 },
-          ReturnValues: "ALL_NEW",
-        }),
-      ),
-    );
+    const out = await updateSchedule(workspace, scheduleId, {
+      expression: "SET #rem = #rem - :one",
+      condition: "attribute_exists(sk) AND #rem > :zero",
+      names: { "#rem": "remaining" },
+      values: { ":one": 1, ":zero": 0 },
+      returnValues: "ALL_NEW",
+    });
     if (out === undefined) return undefined;
     const remaining = out.Attributes?.remaining;
     return typeof remaining === "number" ? remaining : null;
@@ -134,101 +152,56 @@ export const scheduleStore = {
 
   /** Gives back a fire counted by countFire that did not start after all. */
   async refund(workspace: string, scheduleId: string): Promise<void> {
-    await ifConditionHolds(
-      documents.send(
-        new UpdateCommand({
-          TableName: table(),
-          Key: scheduleKey(workspace, scheduleId),
-          UpdateExpression: "SET #rem = #rem + :one",
-          ConditionExpression: "attribute_exists(sk) AND attribute_type(#rem, :n)",
-          ExpressionAttributeNames: { "#rem": "remaining" },
-          ExpressionAttributeValues: { ":one": 1, ":n": "N" },
-        }),
-      ),
-    );
+    await updateSchedule(workspace, scheduleId, {
+      expression: "SET #rem = #rem + :one",
+      condition: "attribute_exists(sk) AND attribute_type(#rem, :n)",
+      names: { "#rem": "remaining" },
+      values: { ":one": 1, ":n": "N" },
+    });
   },
 
   /** Appends a started execution, keeping the last LISTED_EXECUTIONS. */
   async addRecent(workspace: string, scheduleId: string, entry: ScheduleRecentExecution): Promise<void> {
-    const out = await ifConditionHolds(
-      documents.send(
-        new UpdateCommand({
-          TableName: table(),
-          Key: scheduleKey(workspace, scheduleId),
-          UpdateExpression: "SET #recent = list_append(#recent, :entry)",
-          ConditionExpression: "attribute_exists(sk)",
-          ExpressionAttributeNames: { "#recent": "recent" },
-          ExpressionAttributeValues: { ":entry": [entry] },
-          ReturnValues: "UPDATED_NEW",
-        }),
-      ),
-    );
+    const recent = { "#recent": "recent" };
+    const out = await updateSchedule(workspace, scheduleId, {
+      expression: "SET #recent = list_append(#recent, :entry)",
+      condition: "attribute_exists(sk)",
+      names: recent,
+      values: { ":entry": [entry] },
+      returnValues: "UPDATED_NEW",
+    });
     const length = (out?.Attributes?.recent as unknown[] | undefined)?.length ?? 0;
     for (let extra = length - LISTED_EXECUTIONS; extra > 0; extra--) {
       // Only the first entry, and only while there are too many: concurrent trims never remove one too many.
-      await ifConditionHolds(
-        documents.send(
-          new UpdateCommand({
-            TableName: table(),
-            Key: scheduleKey(workspace, scheduleId),
-            UpdateExpression: "REMOVE #recent[0]",
-            ConditionExpression: "size(#recent) > :max",
-            ExpressionAttributeNames: { "#recent": "recent" },
-            ExpressionAttributeValues: { ":max": LISTED_EXECUTIONS },
-          }),
-        ),
-      );
+      await updateSchedule(workspace, scheduleId, { expression: "REMOVE #recent[0]", condition: "size(#recent) > :max", names: recent, values: { ":max": LISTED_EXECUTIONS } });
     }
   },
 
   /** Holds a fire back (buffer one: only into an empty buffer; buffer all: up to `max`); false when full. */
   async buffer(workspace: string, scheduleId: string, nominal: string, max: number): Promise<boolean> {
-    const out = await ifConditionHolds(
-      documents.send(
-        new UpdateCommand({
-          TableName: table(),
-          Key: scheduleKey(workspace, scheduleId),
-          UpdateExpression: "SET #buf = list_append(#buf, :n)",
-          ConditionExpression: "attribute_exists(sk) AND size(#buf) < :max",
-          ExpressionAttributeNames: { "#buf": "buffered" },
-          ExpressionAttributeValues: { ":n": [nominal], ":max": max },
-        }),
-      ),
-    );
+    const out = await updateSchedule(workspace, scheduleId, {
+      expression: "SET #buf = list_append(#buf, :n)",
+      condition: "attribute_exists(sk) AND size(#buf) < :max",
+      names: { "#buf": "buffered" },
+      values: { ":n": [nominal], ":max": max },
+    });
     return out !== undefined;
   },
 
   /** Takes the oldest buffered fire, if it is still `nominal` (one taker). */
   async unbuffer(workspace: string, scheduleId: string, nominal: string): Promise<boolean> {
-    const out = await ifConditionHolds(
-      documents.send(
-        new UpdateCommand({
-          TableName: table(),
-          Key: scheduleKey(workspace, scheduleId),
-          UpdateExpression: "REMOVE #buf[0]",
-          ConditionExpression: "#buf[0] = :n",
-          ExpressionAttributeNames: { "#buf": "buffered" },
-          ExpressionAttributeValues: { ":n": nominal },
-        }),
-      ),
-    );
+    const out = await updateSchedule(workspace, scheduleId, { expression: "REMOVE #buf[0]", condition: "#buf[0] = :n", names: { "#buf": "buffered" }, values: { ":n": nominal } });
     return out !== undefined;
   },
 
   /** Marks the schedule due at `at` (a buffered fire can start now): the sweeper and an armed timer both find it. */
   async markDue(record: ScheduleRecord, at: string): Promise<void> {
-    await ifConditionHolds(
-      documents.send(
-        new UpdateCommand({
-          TableName: table(),
-          Key: scheduleKey(record.workspace, record.scheduleId),
-          UpdateExpression: "SET dueKey = :k, dueAt = :at",
-          ConditionExpression: "attribute_exists(sk) AND #paused = :f",
-          ExpressionAttributeNames: { "#paused": "paused" },
-          ExpressionAttributeValues: { ":k": dueKeyOf(record.workspace, record.scheduleId), ":at": at, ":f": false },
-        }),
-      ),
-    );
+    await updateSchedule(record.workspace, record.scheduleId, {
+      expression: "SET dueKey = :k, dueAt = :at",
+      condition: "attribute_exists(sk) AND #paused = :f",
+      names: { "#paused": "paused" },
+      values: { ":k": dueKeyOf(record.workspace, record.scheduleId), ":at": at, ":f": false },
+    });
   },
 
   async remove(workspace: string, scheduleId: string): Promise<boolean> {

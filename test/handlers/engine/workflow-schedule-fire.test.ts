@@ -1,5 +1,4 @@
-import { CreateScheduleCommand, DeleteScheduleCommand, SchedulerClient, UpdateScheduleCommand } from "@aws-sdk/client-scheduler";
-import { mockClient } from "aws-sdk-client-mock";
+import { CreateScheduleCommand } from "@aws-sdk/client-scheduler";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { handler as fireHandler } from "../../../functions/engine/workflow-schedule-fire.js";
 import { handler as sweepHandler } from "../../../functions/engine/workflow-schedule-sweep.js";
@@ -10,25 +9,21 @@ import { scheduleStore } from "../../../shared/store/workflows/schedules.js";
 import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, aContext } from "../../support/builders.js";
 import { serveTables } from "../../support/fake-table.js";
+import { mockSchedulesPort, startedExecutionArn } from "../../support/schedule-mocks.js";
 import { seedRegistration } from "../../support/workflow-builders.js";
 
 const machines = vi.hoisted(() => ({ startRun: vi.fn(), stopRun: vi.fn(), describeRun: vi.fn(), completeTask: vi.fn() }));
 vi.mock("../../../shared/engine/workflow-machines.js", () => machines);
 
 const dynamo = mockDynamo();
-const scheduler = mockClient(SchedulerClient);
+const scheduler = mockSchedulesPort();
 const caller = aCaller();
 const ws = caller.workspace;
 const T0 = Date.parse("2030-01-01T00:00:00Z");
 
 beforeEach(() => {
   serveTables(dynamo, {}, { writes: true });
-  scheduler.reset();
-  scheduler.on(CreateScheduleCommand).resolves({ ScheduleArn: "arn" });
-  scheduler.on(UpdateScheduleCommand).resolves({ ScheduleArn: "arn" });
-  scheduler.on(DeleteScheduleCommand).resolves({});
-  machines.startRun.mockReset().mockImplementation(async (versionArn: string, runId: string) => versionArn.replace(":stateMachine:", ":execution:").replace(/:\d+$/, `:${runId}`));
-  for (const [k, v] of Object.entries({ SCHEDULE_GROUP: "g", SCHEDULE_TARGET_ARN: "arn:fire", SCHEDULE_ROLE_ARN: "arn:role", TIMER_LEAD_SECONDS: "0" })) vi.stubEnv(k, v);
+  machines.startRun.mockReset().mockImplementation(startedExecutionArn);
   vi.useFakeTimers({ toFake: ["Date"] });
 });
 
@@ -82,6 +77,6 @@ describe("workflow schedule sweeper", () => {
     const result = await sweepHandler({}, aContext());
 
     expect(result).toEqual({ rearmed: 1 });
-    expect(scheduler.commandCalls(CreateScheduleCommand)[0]!.args[0].input).toMatchObject({ Name: fireTimerName(ws, "lost", "2030-01-01T00:10:00.000Z"), GroupName: "g" });
+    expect(scheduler.commandCalls(CreateScheduleCommand)[0]!.args[0].input).toMatchObject({ Name: fireTimerName(ws, "lost", "2030-01-01T00:10:00.000Z"), GroupName: "g-schedules" });
   });
 });

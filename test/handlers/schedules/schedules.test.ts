@@ -1,5 +1,4 @@
-import { ConflictException, CreateScheduleCommand, DeleteScheduleCommand, ResourceNotFoundException, SchedulerClient, UpdateScheduleCommand } from "@aws-sdk/client-scheduler";
-import { mockClient } from "aws-sdk-client-mock";
+import { ConflictException, CreateScheduleCommand, DeleteScheduleCommand, ResourceNotFoundException, UpdateScheduleCommand } from "@aws-sdk/client-scheduler";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { handler as create } from "../../../functions/schedules/create.js";
 import { handler as remove } from "../../../functions/schedules/delete.js";
@@ -14,28 +13,24 @@ import { scheduleStore } from "../../../shared/store/workflows/schedules.js";
 import { freezeDate, mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, aJsonEvent, anEvent, invoke } from "../../support/builders.js";
 import { serveTables } from "../../support/fake-table.js";
+import { mockSchedulesPort, SCHEDULE_ENV, startedExecutionArn } from "../../support/schedule-mocks.js";
 import { aDefinition, seedRegistration, seedRun } from "../../support/workflow-builders.js";
 
 const machines = vi.hoisted(() => ({ startRun: vi.fn(), stopRun: vi.fn(), describeRun: vi.fn(), completeTask: vi.fn() }));
 vi.mock("../../../shared/engine/workflow-machines.js", () => machines);
 
 const dynamo = mockDynamo();
-const scheduler = mockClient(SchedulerClient);
+const scheduler = mockSchedulesPort();
 const caller = aCaller();
 const ws = caller.workspace;
 freezeDate("2029-12-31T23:00:00.000Z");
 
-const ENV = { SCHEDULE_GROUP: "g-schedules", SCHEDULE_TARGET_ARN: "arn:aws:lambda:us-east-1:1:function:fire", SCHEDULE_ROLE_ARN: "arn:aws:iam::1:role/sch", TIMER_LEAD_SECONDS: "0" };
+const ENV = SCHEDULE_ENV;
 
 beforeEach(() => {
   serveTables(dynamo, {}, { writes: true });
-  scheduler.reset();
-  scheduler.on(CreateScheduleCommand).resolves({ ScheduleArn: "arn" });
-  scheduler.on(UpdateScheduleCommand).resolves({ ScheduleArn: "arn" });
-  scheduler.on(DeleteScheduleCommand).resolves({});
-  machines.startRun.mockReset().mockImplementation(async (versionArn: string, runId: string) => versionArn.replace(":stateMachine:", ":execution:").replace(/:\d+$/, `:${runId}`));
+  machines.startRun.mockReset().mockImplementation(startedExecutionArn);
   machines.stopRun.mockReset().mockResolvedValue(undefined);
-  for (const [k, v] of Object.entries(ENV)) vi.stubEnv(k, v);
 });
 
 const path = (id?: string, verb?: string) => `/v1/workflows/schedules${id ? `/${id}` : ""}${verb ? `/${verb}` : ""}`;

@@ -7,9 +7,10 @@
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { ROOT_DIR } from "../../../infra/local/stack.js";
-import { runWorker, type RunningWorker, type WorkflowModule } from "../../../scripts/worker/run-worker.js";
+import { runWorker, type WorkflowModule } from "../../../scripts/worker/run-worker.js";
+import { useWorkerCleanup } from "../../support/local-process.js";
 import { LIVENESS_WINDOW_MS } from "../../../shared/domain/workflows/liveness.js";
 import { useEmbeddedApi } from "../../support/api.js";
 import { newTenant } from "../../support/tenant.js";
@@ -23,22 +24,11 @@ const TEXT = "Two workers serve one deployment. One of them may stop, restart or
 
 const { api, tenant } = useEmbeddedApi();
 const http = workflowsClient(api, tenant);
-const workers: RunningWorker[] = [];
-const children: ReturnType<typeof spawn>[] = [];
+const { workers, children } = useWorkerCleanup();
 
-afterEach(async () => {
+afterEach(() => {
   vi.useRealTimers();
-  await Promise.all(workers.splice(0).map((w) => w.stop()));
 });
-afterAll(() =>
-  children.forEach((child) => {
-    try {
-      process.kill(-child.pid!, "SIGKILL");
-    } catch {
-      // Gone already.
-    }
-  }),
-);
 
 let deploymentCount = 0;
 const aDeploymentName = () => `pair-${++deploymentCount}-${Date.now().toString(36)}`;
