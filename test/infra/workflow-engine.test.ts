@@ -160,6 +160,32 @@ describe("a route granted workflow rights", () => {
       expect(actionsOf(statements).filter((a) => /CreateStateMachine|UpdateStateMachine|SendTask/.test(a))).toEqual([]);
     });
 
+    it("give the schedule routes rights on the schedules' group only: create arms (passing only the schedules' role), delete only deletes", () => {
+      const methods = methodsOf(s);
+      const rightsOf = (key: string) => {
+        const method = methods.find((m) => m.key === key)!;
+        const fn = method.scope.template.Resources[method.functionId].Properties;
+        return { statements: roleStatements(method.scope.template, fn.Role["Fn::GetAtt"][0]), env: fn.Environment.Variables as Json, scope: method.scope };
+      };
+      const create = rightsOf("POST /v1/workflows/schedules");
+      const createRights = scheduleRights(create.statements);
+      expect(createRights).toHaveLength(1);
+      expect(list<string>(createRights[0]!.Action).toSorted()).toEqual(["scheduler:CreateSchedule", "scheduler:DeleteSchedule", "scheduler:GetSchedule", "scheduler:UpdateSchedule"]);
+      expect(JSON.stringify(createRights[0]!.Resource)).toContain(`schedule/${engine.refs.scheduleGroup}/*`);
+      const pass = create.statements.filter((st) => st.Action === "iam:PassRole");
+      expect(pass).toEqual([expect.objectContaining({ Resource: { Ref: "WorkflowScheduleRoleArn" }, Condition: { StringEquals: { "iam:PassedToService": "scheduler.amazonaws.com" } } })]);
+      expect(create.env).toMatchObject({ SCHEDULE_GROUP: engine.refs.scheduleGroup, SCHEDULE_TARGET_ARN: { Ref: "WorkflowScheduleFireArn" } });
+      expect(actionsOf(create.statements).filter((a) => a.startsWith("states:"))).toEqual([]);
+
+      const remove = rightsOf("DELETE /v1/workflows/schedules/{schedule_id}");
+      expect(scheduleRights(remove.statements).map((st) => st.Action)).toEqual(["scheduler:DeleteSchedule"]);
+      expect(remove.statements.filter((st) => st.Action === "iam:PassRole")).toEqual([]);
+
+      const trigger = rightsOf("POST /v1/workflows/schedules/{schedule_id}/trigger");
+      expect(actionsOf(trigger.statements)).toEqual(expect.arrayContaining(["states:StartExecution", "states:StopExecution"]));
+      for (const rights of scheduleRights(trigger.statements)) expect(JSON.stringify(rights.Resource)).toMatch(new RegExp(`schedule/(${engine.refs.scheduleGroup}|${engine.refs.timerGroup})/\\*`));
+    });
+
     it("sweep lost fires every minute, with rights on the schedules' group only", () => {
       const rules = resourcesOf(template, "AWS::Events::Rule").map(([, r]) => r.Properties);
       const sweep = rules.find((r) => r.ScheduleExpression === "rate(1 minute)")!;
