@@ -1,5 +1,5 @@
 /**
- * `npm run bench:openapi`: prints figures about the API reference, asserts nothing (docs/benchmarks.md §9).
+ * `npm run bench:openapi`: prints figures about the API reference, asserts nothing (docs/benchmarks.md §10).
  *
  *  1. Generating the OpenAPI document from the route table (infra/openapi/document.ts): the first time
  *     (importing every handler module, as the build and a source run's first GET /openapi.json do) and again.

@@ -72,13 +72,24 @@ export const workflowEngine = {
   /**
    * Step Functions' status changes of workflow runs (EventBridge): closes runs, writes their events, disarms their
    * timers; starts the next run of a continue-as-new, arms retries and the stop of a parent's children, and
-   * completes a waiting parent's task.
+   * completes a waiting parent's task; re-arms the fire a schedule buffered behind the run (as every closer may).
    */
-  status: { handler: "engine/workflow-status", grants: { tables: workflowTables, workflows: { runs: "start-stop", tasks: true, timers: "arm" } }, timeoutSeconds: 60 },
+  status: { handler: "engine/workflow-status", grants: { tables: workflowTables, workflows: { runs: "start-stop", tasks: true, timers: "arm", schedules: "arm" } }, timeoutSeconds: 60 },
   /** Every 5 minutes: describes runs open for 10 minutes and closes those that are over (as the status handler would). */
-  reconcile: { handler: "engine/workflow-reconcile", grants: { tables: workflowTables, workflows: { runs: "start-stop", tasks: true, timers: "arm" } }, timeoutSeconds: 300 },
+  reconcile: { handler: "engine/workflow-reconcile", grants: { tables: workflowTables, workflows: { runs: "start-stop", tasks: true, timers: "arm", schedules: "arm" } }, timeoutSeconds: 300 },
   /** Fired timers: execution timeouts, cancel grace periods, platform:sleep_until, workflow retries, a closed parent's children. */
-  timer: { handler: "engine/workflow-timer", grants: { tables: workflowTables, workflows: { runs: "start-stop", tasks: true, timers: "arm" } }, timeoutSeconds: 60 },
+  timer: { handler: "engine/workflow-timer", grants: { tables: workflowTables, workflows: { runs: "start-stop", tasks: true, timers: "arm", schedules: "arm" } }, timeoutSeconds: 60 },
+  /**
+   * Workflow schedules' fires (the schedules channel's target): starts executions (routing reads the workflows
+   * table; their timeout timers are armed), stops others under cancel/terminate-other, arms the next fire.
+   */
+  scheduleFire: {
+    handler: "engine/workflow-schedule-fire",
+    grants: { tables: workflowTables, workflows: { runs: "start-stop", timers: "arm", schedules: "arm" } },
+    timeoutSeconds: 120,
+  },
+  /** Every minute: re-arms schedules whose armed fire was lost. */
+  scheduleSweep: { handler: "engine/workflow-schedule-sweep", grants: { tables: { executions: "readwrite" }, workflows: { schedules: "arm" } }, timeoutSeconds: 120 },
 } satisfies Record<string, EngineTask>;
 
 export const engineHandlers = (): string[] => [

@@ -50,6 +50,12 @@ export interface WorkflowRights {
    * timers' role), `disarm` only deletes them (the timer handler itself: arming would name its own ARN).
    */
   timers?: "arm" | "disarm";
+  /**
+   * Workflow schedules' fires in their own schedule group (docs/workflows.md, "Schedules"): `arm` creates, moves
+   * and deletes them (passing only the schedules' role, which may invoke only the fire handler), `disarm` only
+   * deletes them.
+   */
+  schedules?: "arm" | "disarm";
 }
 
 export interface RouteRow extends RoutePolicy {

@@ -17,6 +17,7 @@ import { inferenceRoutes } from "./inference/routes.js";
 import { modelRoutes } from "./models/routes.js";
 import { promptRoutes } from "./prompts/routes.js";
 import { retrievalRoutes } from "./retrieval/routes.js";
+import { scheduleRoutes } from "./schedules/routes.js";
 import type { Grants, RouteRow } from "./route-row.js";
 import { serviceAccountRoutes } from "./service-accounts/routes.js";
 import { skillRoutes } from "./skills/routes.js";
@@ -42,6 +43,7 @@ export const routes: readonly RouteRow[] = [
   ...workflowRoutes,
   ...workerRoutes,
   ...deploymentRoutes,
+  ...scheduleRoutes,
   ...retrievalRoutes,
   ...audioRoutes,
   ...docsRoutes,

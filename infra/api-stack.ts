@@ -165,6 +165,7 @@ export class ApiStack extends cdk.Stack {
       inference: props.inference,
       machinePrefix,
       timerGroup: `Platform-${props.stageName}-timers`,
+      scheduleGroup: `Platform-${props.stageName}-schedules`,
     });
     const paths = pathsOf(props.routes);
     const byArea = new Map<string, RouteRow[]>();

@@ -74,6 +74,9 @@ export class AreaStack extends cdk.NestedStack {
           dispatcherArn: workflowParameter("WorkflowDispatcherArn", props.workflows.dispatcherArn),
           timerTargetArn: workflowParameter("WorkflowTimerArn", props.workflows.timerTargetArn),
           timerRoleArn: workflowParameter("WorkflowTimerRoleArn", props.workflows.timerRoleArn),
+          scheduleGroup: props.workflows.scheduleGroup,
+          scheduleTargetArn: workflowParameter("WorkflowScheduleFireArn", props.workflows.scheduleTargetArn),
+          scheduleRoleArn: workflowParameter("WorkflowScheduleRoleArn", props.workflows.scheduleRoleArn),
         }
       : undefined;
 

@@ -58,6 +58,10 @@ export interface WorkflowEngineRefs {
   timerGroup: string;
   timerTargetArn?: string;
   timerRoleArn?: string;
+  /** The schedule group of workflow schedules' fires, the fire handler, and the role Scheduler invokes it with. */
+  scheduleGroup: string;
+  scheduleTargetArn?: string;
+  scheduleRoleArn?: string;
 }
 
 const arnIn = (service: string, resource: string, resourceName: string) =>
@@ -74,6 +78,10 @@ export function workflowEnvironment(rights: NonNullable<Grants["workflows"]>, re
     ...(rights.publish ? { WORKFLOW_ROLE_ARN: need(refs.roleArn, "workflows' role"), WORKFLOW_DISPATCHER_ARN: need(refs.dispatcherArn, "dispatcher") } : {}),
     ...(rights.timers ? { TIMER_GROUP: refs.timerGroup } : {}),
     ...(rights.timers === "arm" ? { TIMER_TARGET_ARN: need(refs.timerTargetArn, "timer function"), TIMER_ROLE_ARN: need(refs.timerRoleArn, "timers' role") } : {}),
+    ...(rights.schedules ? { SCHEDULE_GROUP: refs.scheduleGroup } : {}),
+    ...(rights.schedules === "arm"
+      ? { SCHEDULE_TARGET_ARN: need(refs.scheduleTargetArn, "schedule fire function"), SCHEDULE_ROLE_ARN: need(refs.scheduleRoleArn, "schedules' role") }
+      : {}),
   };
 }
 
@@ -112,6 +120,18 @@ function workflowStatements(rights: NonNullable<Grants["workflows"]>, refs: Work
     );
   } else if (rights.timers === "disarm") {
     statements.push(new iam.PolicyStatement({ actions: ["scheduler:DeleteSchedule"], resources: [arnIn("scheduler", "schedule", `${refs.timerGroup}/*`)] }));
+  }
+  // The schedules' fires: the same actions, confined to their own group, passing only their own role.
+  if (rights.schedules === "arm") {
+    statements.push(
+      new iam.PolicyStatement({
+        actions: ["scheduler:CreateSchedule", "scheduler:UpdateSchedule", "scheduler:DeleteSchedule", "scheduler:GetSchedule"],
+        resources: [arnIn("scheduler", "schedule", `${refs.scheduleGroup}/*`)],
+      }),
+      passOnly(refs.scheduleRoleArn, "scheduler.amazonaws.com"),
+    );
+  } else if (rights.schedules === "disarm") {
+    statements.push(new iam.PolicyStatement({ actions: ["scheduler:DeleteSchedule"], resources: [arnIn("scheduler", "schedule", `${refs.scheduleGroup}/*`)] }));
   }
   return statements;
 }

@@ -113,7 +113,7 @@ function acknowledgePreflights(api: ApiStack): void {
 
 /** The findings workflow rights (infra/grants.ts workflowStatements) bring, wherever a function holds them. */
 function acknowledgeWorkflowRights(api: ApiStack): void {
-  const { machinePrefix, timerGroup } = api.workflowEngine.refs;
+  const { machinePrefix, timerGroup, scheduleGroup } = api.workflowEngine.refs;
   const states = (resource: string) => `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:${resource}]`;
   const findings: Record<keyof NonNullable<Grants["workflows"]>, { id: string; reason: string }[]> = {
     publish: [
@@ -137,6 +137,12 @@ function acknowledgeWorkflowRights(api: ApiStack): void {
       {
         id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${timerGroup}/*]`,
         reason: "One-time timers are schedules named after runs (created at run time) in this deployment's own schedule group; only those.",
+      },
+    ],
+    schedules: [
+      {
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${scheduleGroup}/*]`,
+        reason: "Workflow schedules' fires are one-time schedules named after the schedule and its fire time (created at run time) in this deployment's own schedules group; only those.",
       },
     ],
   };

@@ -20,6 +20,8 @@ export interface WorkflowEngineStackProps extends cdk.NestedStackProps {
   machinePrefix: string;
   /** The schedule group of the engine's one-time timers. */
   timerGroup: string;
+  /** The schedule group of workflow schedules' fires (and the prefix of the fire function's name). */
+  scheduleGroup: string;
 }
 
 /** The log line the status handler writes for a run that ends FAILED (shared/services/workflows/status.ts). */
@@ -37,13 +39,15 @@ export class WorkflowEngineStack extends cdk.NestedStack {
   readonly machineRole: iam.Role;
   /** The role EventBridge Scheduler invokes the timer handler with. */
   readonly timerRole: iam.Role;
+  /** The role EventBridge Scheduler invokes the schedule fire handler with: that function only. */
+  readonly scheduleRole: iam.Role;
   readonly refs: Required<WorkflowEngineRefs>;
   readonly alarms: cloudwatch.Alarm[];
 
   constructor(scope: Construct, id: string, props: WorkflowEngineStackProps) {
     super(scope, id, props);
     const data = dataParameters(this, props.data);
-    const refs: WorkflowEngineRefs = { machinePrefix: props.machinePrefix, timerGroup: props.timerGroup };
+    const refs: WorkflowEngineRefs = { machinePrefix: props.machinePrefix, timerGroup: props.timerGroup, scheduleGroup: props.scheduleGroup };
     const fn = (name: keyof typeof workflowEngine, description: string, functionName?: string) => {
       const task: EngineTask = workflowEngine[name];
       return new RouteFunction(this, name[0]!.toUpperCase() + name.slice(1), {
@@ -73,6 +77,20 @@ export class WorkflowEngineStack extends cdk.NestedStack {
     Object.assign(refs, { timerTargetArn: timerArn, timerRoleArn: this.timerRole.roleArn });
     const timer = fn("timer", "Workflow engine: fired timers (execution timeouts, cancel grace periods, sleeps, retries, a parent's children)", timerName);
 
+    // The fire handler re-arms the next fire with itself as the target: its ARN is known from a fixed name
+    // before it exists (a reference to the function from its own settings would be a cycle).
+    const scheduleFireName = `${props.scheduleGroup}-fire`;
+    if (scheduleFireName.length > 64) throw new Error(`The schedule fire function's name ${scheduleFireName} is longer than Lambda's 64 characters`);
+    const scheduleFireArn = `arn:${cdk.Aws.PARTITION}:lambda:${cdk.Aws.REGION}:${cdk.Aws.ACCOUNT_ID}:function:${scheduleFireName}`;
+    new scheduler.CfnScheduleGroup(this, "ScheduleGroup", { name: props.scheduleGroup });
+    this.scheduleRole = new iam.Role(this, "ScheduleRole", {
+      assumedBy: new iam.ServicePrincipal("scheduler.amazonaws.com", { conditions: { StringEquals: { "aws:SourceAccount": cdk.Aws.ACCOUNT_ID } } }),
+      inlinePolicies: { invoke: new iam.PolicyDocument({ statements: [new iam.PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: [scheduleFireArn] })] }) },
+    });
+    Object.assign(refs, { scheduleTargetArn: scheduleFireArn, scheduleRoleArn: this.scheduleRole.roleArn });
+    const scheduleFire = fn("scheduleFire", "Workflow schedules: a fire (starts the execution, re-arms the next)", scheduleFireName);
+    const scheduleSweep = fn("scheduleSweep", "Workflow schedules: re-arms fires that were lost");
+
     const dispatch = fn("dispatch", "Workflow engine: every Task of every workflow program");
     this.machineRole = new iam.Role(this, "MachineRole", {
       assumedBy: new iam.ServicePrincipal("states.amazonaws.com", { conditions: { StringEquals: { "aws:SourceAccount": cdk.Aws.ACCOUNT_ID } } }),
@@ -82,7 +100,7 @@ export class WorkflowEngineStack extends cdk.NestedStack {
 
     const status = fn("status", "Workflow engine: Step Functions status changes of workflow runs");
     const reconcile = fn("reconcile", "Workflow engine: runs whose status change was missed");
-    this.functions = { timer, dispatch, status, reconcile };
+    this.functions = { timer, dispatch, status, reconcile, scheduleFire, scheduleSweep };
     this.refs = refs as Required<WorkflowEngineRefs>;
 
     // Status changes of this project's workflow machines only (best effort: the reconciler catches misses).
@@ -102,6 +120,12 @@ export class WorkflowEngineStack extends cdk.NestedStack {
       description: "Every 5 minutes: workflow runs still RUNNING whose execution is over",
       schedule: events.Schedule.rate(cdk.Duration.minutes(5)),
       targets: [new targets.LambdaFunction(reconcile.fn, { retryAttempts: 2 })],
+    });
+
+    new events.Rule(this, "ScheduleSweepRule", {
+      description: "Every minute: workflow schedules whose armed fire was lost are armed again",
+      schedule: events.Schedule.rate(cdk.Duration.minutes(1)),
+      targets: [new targets.LambdaFunction(scheduleSweep.fn, { retryAttempts: 2 })],
     });
 
     const failedRuns = new logs.MetricFilter(this, "FailedRuns", {
@@ -126,6 +150,8 @@ export class WorkflowEngineStack extends cdk.NestedStack {
       alarm("DispatcherErrors", "The workflow dispatcher failed: Tasks of workflow runs are being retried or failing", dispatch.fn.metricErrors(fiveMinutes)),
       alarm("StatusHandlerErrors", "The workflow status handler failed: runs may stay RUNNING until the reconciler catches them", status.fn.metricErrors(fiveMinutes)),
       alarm("TimerErrors", "The workflow timer handler failed: timeouts or sleeps may fire late", timer.fn.metricErrors(fiveMinutes)),
+      alarm("ScheduleFireErrors", "The workflow schedule fire handler failed: Scheduler retries it; schedules may fire late or skip", scheduleFire.fn.metricErrors(fiveMinutes)),
+      alarm("ScheduleSweepErrors", "The workflow schedule sweeper failed: lost schedule fires are not re-armed", scheduleSweep.fn.metricErrors(fiveMinutes)),
     ];
   }
 }

@@ -7,11 +7,10 @@
  * (<PLATFORM_DATA_DIR or .data>/local-stack.json and its dev-api-key). Ctrl-C (SIGINT) or SIGTERM stops it
  * cleanly: no new tasks, running activities finish and report.
  */
-import { existsSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { alive } from "../infra/local/lock.js";
+import { apiTarget } from "./api-target.js";
 import { cliArgs, fail } from "./cli-target.js";
 import { runWorker, type WorkflowModule } from "./worker/run-worker.js";
 
@@ -36,15 +35,7 @@ const { values } = cliArgs(
 );
 if (!values.deployment || !values.module) fail(`The worker needs --deployment and --module.\n\n${USAGE}`);
 
-const dataDir = resolve(process.env.PLATFORM_DATA_DIR ?? ".data");
-const localStack = join(dataDir, "local-stack.json");
-const local = existsSync(localStack) ? (JSON.parse(readFileSync(localStack, "utf8")) as { url: string; pid?: number }) : undefined;
-if (!values.url && !process.env.PLATFORM_URL && local?.pid !== undefined && !alive(local.pid)) {
-  fail(`The local stack is not running (the npm start of ${local.url}, process ${local.pid}, has exited). Start it with npm start, or give --url.`);
-}
-const keyFile = join(dataDir, "dev-api-key");
-const url = values.url ?? process.env.PLATFORM_URL ?? local?.url ?? fail(`Give --url (or PLATFORM_URL), or start the local stack with npm start (${localStack})`);
-const key = values.key ?? process.env.PLATFORM_API_KEY ?? (existsSync(keyFile) ? readFileSync(keyFile, "utf8").trim() : fail(`Give --key (or PLATFORM_API_KEY): no ${keyFile}`));
+const { url, key } = apiTarget(values, fail);
 
 const module = (await import(pathToFileURL(resolve(values.module)).href)) as WorkflowModule;
 if (!Array.isArray(module.workflows) || typeof module.activities !== "object") fail(`${values.module} must export workflows (an array) and activities (an object of functions)`);
@@ -56,6 +47,8 @@ const worker = runWorker({
   name: values.name ?? hostname(),
   module,
   concurrency: values.concurrency ? Number(values.concurrency) : undefined,
+  // A restart of the deployment (POST …/{name}/restart): the activities module is imported afresh, so changed code is served.
+  onRestart: async () => (await import(`${pathToFileURL(resolve(values.module!)).href}?restart=${Date.now()}`)) as WorkflowModule,
 });
 const answer = await worker.registered.catch((error: Error) => fail(`Registration refused: ${error.message}`));
 console.error(`Worker ${values.name ?? hostname()} of deployment ${values.deployment} at ${url}: registered ${module.workflows.map((w) => w.name).join(", ")} (${answer.workflow_registration_ids.join(", ")})`);

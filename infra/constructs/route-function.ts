@@ -37,7 +37,7 @@ export interface RouteFunctionProps {
   workflows?: WorkflowEngineRefs;
   /** Browser clients' origins, for routes when CORS is on (shared/http/cors.ts reads CORS_ORIGINS). */
   cors?: CorsSetting;
-  /** A fixed name, for a function whose ARN must be known before it exists (the workflow timer handler). */
+  /** A fixed name, for a function whose ARN must be known before it exists (one that arms timers or schedules targeting itself). */
   functionName?: string;
 }
 

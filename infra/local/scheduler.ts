@@ -33,6 +33,14 @@ export const LOCAL_TIMERS = {
   roleArn: `arn:aws:iam::${LOCAL_ACCOUNT}:role/local-scheduler`,
 } as const;
 
+/** The same for workflow schedules' fires (the port's `schedules` channel): their group, the fire handler, its role. */
+export const LOCAL_SCHEDULES = {
+  group: "local-schedules",
+  handler: "engine/workflow-schedule-fire",
+  functionArn: localFunctionArn("workflow-schedule-fire"),
+  roleArn: `arn:aws:iam::${LOCAL_ACCOUNT}:role/local-schedules`,
+} as const;
+
 /** The default group always exists (and cannot be deleted), as in the service. */
 const DEFAULT_GROUP = "default";
 /** Waits before each retry of a failed target; then the event is dropped. */
@@ -43,11 +51,11 @@ const NAME = /^[0-9a-zA-Z_.-]{1,64}$/;
 const AT = /^at\((\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\)$/;
 
 export interface LocalSchedulerOptions {
-  /** Function ARN → handler module (`functions/<handler>.ts`); added to the timer handler's (LOCAL_TIMERS). */
+  /** Function ARN → handler module (`functions/<handler>.ts`); added to the timer handler's (LOCAL_TIMERS) and the schedule fire handler's (LOCAL_SCHEDULES). */
   functions?: Record<string, string>;
   /** Where a handler's module is; default functions/<handler>.ts in this project. */
   taskModule?: (handler: string) => string;
-  /** Schedule groups that exist from the start, as CDK deploys them; default the timers' group. `default` always exists. */
+  /** Schedule groups that exist from the start, as CDK deploys them; default the timers' and the schedules' groups. `default` always exists. */
   groups?: string[];
   /** A JSON file holding the schedules across restarts, written on every change; default in memory only. */
   stateFile?: string;
@@ -129,7 +137,7 @@ const conflict = (message: string) => new ApiError(409, "ConflictException", mes
 const invalid = (message: string) => new ApiError(400, "ValidationException", message);
 
 export async function startScheduler(options: LocalSchedulerOptions = {}): Promise<LocalScheduler> {
-  const functions: Record<string, string> = { [LOCAL_TIMERS.functionArn]: LOCAL_TIMERS.handler, ...options.functions };
+  const functions: Record<string, string> = { [LOCAL_TIMERS.functionArn]: LOCAL_TIMERS.handler, [LOCAL_SCHEDULES.functionArn]: LOCAL_SCHEDULES.handler, ...options.functions };
   const taskModule = options.taskModule ?? ((handler: string) => join(ROOT, handlerModule(handler)));
   const retryDelays = options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
   const ownTimers = options.ownTimers ?? !options.now;
@@ -150,7 +158,7 @@ export async function startScheduler(options: LocalSchedulerOptions = {}): Promi
     for (const group of saved.groups ?? []) groups.set(group.Name, group);
     for (const schedule of saved.schedules ?? []) schedules.set(keyOf(schedule.GroupName, schedule.Name), schedule);
   }
-  for (const name of [DEFAULT_GROUP, ...(options.groups ?? [LOCAL_TIMERS.group])]) {
+  for (const name of [DEFAULT_GROUP, ...(options.groups ?? [LOCAL_TIMERS.group, LOCAL_SCHEDULES.group])]) {
     if (!groups.has(name)) groups.set(name, { Name: name, CreationDate: now(), LastModificationDate: now() });
   }
 
@@ -495,6 +503,9 @@ export async function startScheduler(options: LocalSchedulerOptions = {}): Promi
       TIMER_GROUP: LOCAL_TIMERS.group,
       TIMER_TARGET_ARN: LOCAL_TIMERS.functionArn,
       TIMER_ROLE_ARN: LOCAL_TIMERS.roleArn,
+      SCHEDULE_GROUP: LOCAL_SCHEDULES.group,
+      SCHEDULE_TARGET_ARN: LOCAL_SCHEDULES.functionArn,
+      SCHEDULE_ROLE_ARN: LOCAL_SCHEDULES.roleArn,
       // The stand-in fires a past at() at once; the cloud's minute of lead (shared/engine/timers.ts) is not needed.
       TIMER_LEAD_SECONDS: "0",
     },

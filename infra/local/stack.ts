@@ -80,6 +80,12 @@ async function serveOn(backends: Backends, lock: DataDirLock, options: LocalStac
   const stackFile = join(options.dataDir, STACK_FILE);
   writeFileSync(stackFile, JSON.stringify({ url: api.url, pid: process.pid, env }, null, 2));
   lock.serving(api.url);
+  // The schedule sweeper, as the cloud's every-minute rule runs it: fires lost while nothing ran are armed again.
+  const schedules = await import("../../shared/services/workflows/schedules.js");
+  const sweep = () => void schedules.sweep().catch((error: unknown) => console.warn(`Schedule sweep failed: ${(error as Error).message}`));
+  sweep();
+  const sweeper = setInterval(sweep, 60_000);
+  sweeper.unref();
   return {
     url: api.url,
     apiKey,
@@ -88,6 +94,7 @@ async function serveOn(backends: Backends, lock: DataDirLock, options: LocalStac
     env,
     offlineModels: usesOfflineModels(catalog),
     stop: async () => {
+      clearInterval(sweeper);
       // The CLIs read this file to find the stack: gone with it, so they can say it is not running.
       rmSync(stackFile, { force: true });
       try {

@@ -55,6 +55,12 @@ export interface WorkerOptions {
   registerEveryMs?: number;
   /** How long each poll waits for a task (0..20). Default 20. */
   pollWaitSeconds?: number;
+  /**
+   * A restart the deployment asked for (`restart_requested` in a poll answer, POST …/{name}/restart): called
+   * once the running activities have finished, before the worker registers again. It may answer a new module
+   * (the CLI imports the activities module afresh), which the worker serves from then on.
+   */
+  onRestart?: () => Promise<WorkflowModule | void>;
   log?: (message: string) => void;
 }
 
@@ -63,6 +69,8 @@ export interface RunningWorker {
   registered: Promise<{ workflow_registration_ids: string[]; has_conflicts: boolean; warnings: string[] }>;
   /** Stops polling and registering, waits for the running activities, and resolves. */
   stop(): Promise<void>;
+  /** How many restarts the deployment asked for and this worker carried out. */
+  restarts(): number;
 }
 
 class HttpError extends Error {
@@ -83,7 +91,8 @@ export function runWorker(options: WorkerOptions): RunningWorker {
   const name = options.name ?? (process.env.HOSTNAME || "worker");
   const log = options.log ?? ((message: string) => console.error(`[worker ${name}] ${message}`));
   const who = { deployment_name: options.deployment, worker_name: name };
-  const activities = Object.keys(options.module.activities);
+  let module = options.module;
+  let activities = Object.keys(module.activities);
   const stopping = new AbortController();
   const running = new Set<Promise<void>>();
 
@@ -101,7 +110,7 @@ export function runWorker(options: WorkerOptions): RunningWorker {
   const register = () =>
     call<{ workflow_registration_ids: string[]; has_conflicts: boolean; warnings: string[] }>("POST", "/v1/workflows/register", {
       ...who,
-      definitions: options.module.workflows.map((w) => ({ ...w, activities })),
+      definitions: module.workflows.map((w) => ({ ...w, activities })),
     });
 
   async function runTask(task: TaskInfo): Promise<void> {
@@ -116,7 +125,7 @@ export function runWorker(options: WorkerOptions): RunningWorker {
     const every = task.heartbeat_seconds ? Math.max(1, task.heartbeat_seconds / 3) * 1000 : 10_000;
     const beating = setInterval(() => heartbeat().catch((error) => log(`heartbeat of ${task.task_id} failed: ${(error as Error).message}`)), every);
     try {
-      const activity = options.module.activities[task.activity];
+      const activity = module.activities[task.activity];
       if (!activity) throw Object.assign(new Error(`This worker has no activity '${task.activity}'`), { name: "ActivityNotFound" });
       const result = await activity(task.input, { heartbeat, signal, task, api });
       await call("POST", `/v1/workflows/tasks/${task.task_id}/complete`, { ...who, result: result ?? null });
@@ -131,17 +140,53 @@ export function runWorker(options: WorkerOptions): RunningWorker {
     }
   }
 
+  /**
+   * The deployment asked its workers to restart: no slot polls meanwhile, the running activities finish and
+   * report, `onRestart` runs (a new module is taken), and the worker registers again, which clears the flag.
+   * One restart however many slots heard of it; a poll begun before it ended does not start another.
+   */
+  let restarting: Promise<void> | undefined;
+  let generation = 0;
+  function restart(): Promise<void> {
+    restarting ??= (async () => {
+      log("the deployment asked for a restart: finishing the running activities, then registering again");
+      await Promise.allSettled([...running]);
+      const fresh = await options.onRestart?.();
+      if (fresh) {
+        module = fresh;
+        activities = Object.keys(fresh.activities);
+      }
+      await register();
+      generation++;
+      log(`restarted (${generation})`);
+    })()
+      .catch((error) => log(`restart failed: ${(error as Error).message}`))
+      .finally(() => {
+        restarting = undefined;
+      });
+    return restarting;
+  }
+
   async function slot(): Promise<void> {
     let backoff = 0;
     while (!stopping.signal.aborted) {
       try {
-        const { task } = await call<{ task: TaskInfo | null }>("POST", "/v1/workflows/workers/poll", { ...who, activities, wait_seconds: options.pollWaitSeconds ?? 20 }, stopping.signal);
+        if (restarting) await restarting;
+        const heard = generation;
+        const { task, restart_requested: restartRequested } = await call<{ task: TaskInfo | null; restart_requested?: boolean }>(
+          "POST",
+          "/v1/workflows/workers/poll",
+          { ...who, activities, wait_seconds: options.pollWaitSeconds ?? 20 },
+          stopping.signal,
+        );
         backoff = 0;
-        if (!task) continue;
-        const work = runTask(task);
-        running.add(work);
-        await work;
-        running.delete(work);
+        if (task) {
+          const work = runTask(task);
+          running.add(work);
+          await work;
+          running.delete(work);
+        }
+        if (restartRequested && heard === generation && !stopping.signal.aborted) await restart();
       } catch (error) {
         if (stopping.signal.aborted) return;
         backoff = Math.min(10_000, backoff ? backoff * 2 : 500);
@@ -165,6 +210,7 @@ export function runWorker(options: WorkerOptions): RunningWorker {
 
   return {
     registered,
+    restarts: () => generation,
     async stop() {
       stopping.abort();
       clearInterval(timer);

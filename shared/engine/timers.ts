@@ -37,6 +37,18 @@ export interface Timer {
 export const TIMER_NAME = /^[0-9A-Za-z_.-]{1,64}$/;
 
 /**
+ * Which group and handler a timer belongs to: the engine's timers (timeouts, grace periods, sleeps) or the
+ * workflow schedules' fires, each its own group, target function and role (a route that arms schedule fires
+ * cannot arm anything that invokes the timer handler, and the other way round).
+ */
+export type TimerChannel = "timers" | "schedules";
+
+const CHANNEL_SETTINGS: Record<TimerChannel, { group: string; target: string; role: string }> = {
+  timers: { group: "TIMER_GROUP", target: "TIMER_TARGET_ARN", role: "TIMER_ROLE_ARN" },
+  schedules: { group: "SCHEDULE_GROUP", target: "SCHEDULE_TARGET_ARN", role: "SCHEDULE_ROLE_ARN" },
+};
+
+/**
  * Scheduler resolves schedules to the minute and is not documented to fire an at() that is past (or
  * about to pass) when it is created, so a timer due sooner than this is armed this far from now: a
  * due or past timer fires within about two minutes in the cloud, never silently not at all. The local
@@ -66,18 +78,19 @@ function checkName(name: string): void {
 }
 
 /** The whole schedule of a timer: CreateSchedule and UpdateSchedule take the same fields (an update replaces them all). */
-export function timerSchedule({ name, at, payload }: Timer, now: number = Date.now()): CreateScheduleCommandInput {
+export function timerSchedule({ name, at, payload }: Timer, now: number = Date.now(), channel: TimerChannel = "timers"): CreateScheduleCommandInput {
+  const settings = CHANNEL_SETTINGS[channel];
   return {
     Name: name,
-    GroupName: setting("TIMER_GROUP"),
+    GroupName: setting(settings.group),
     ScheduleExpression: atExpression(at, now),
     ScheduleExpressionTimezone: "UTC",
     FlexibleTimeWindow: { Mode: "OFF" },
     ActionAfterCompletion: "DELETE",
     State: "ENABLED",
     Target: {
-      Arn: setting("TIMER_TARGET_ARN"),
-      RoleArn: setting("TIMER_ROLE_ARN"),
+      Arn: setting(settings.target),
+      RoleArn: setting(settings.role),
       Input: JSON.stringify(payload),
       RetryPolicy: { ...TIMER_RETRY_POLICY },
     },
@@ -90,9 +103,9 @@ export function timerSchedule({ name, at, payload }: Timer, now: number = Date.n
  * moves it: its time and payload are replaced. A timer that has fired is gone, so arming its name again
  * arms a new one.
  */
-export async function armTimer(timer: Timer): Promise<void> {
+export async function armTimer(timer: Timer, channel: TimerChannel = "timers"): Promise<void> {
   checkName(timer.name);
-  const schedule = timerSchedule(timer);
+  const schedule = timerSchedule(timer, Date.now(), channel);
   // Create, else update: a timer that fires (and deletes itself) between the two is created again.
   for (let attempt = 0; ; attempt++) {
     try {
@@ -111,10 +124,10 @@ export async function armTimer(timer: Timer): Promise<void> {
 }
 
 /** Disarms the timer `name`; one that has fired already, or was never armed, is not an error. */
-export async function disarmTimer(name: string): Promise<void> {
+export async function disarmTimer(name: string, channel: TimerChannel = "timers"): Promise<void> {
   checkName(name);
   try {
-    await scheduler.send(new DeleteScheduleCommand({ Name: name, GroupName: setting("TIMER_GROUP") }));
+    await scheduler.send(new DeleteScheduleCommand({ Name: name, GroupName: setting(CHANNEL_SETTINGS[channel].group) }));
   } catch (error) {
     if (error instanceof ResourceNotFoundException) return;
     throw error;

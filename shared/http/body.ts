@@ -37,3 +37,15 @@ export const jsonBody: BodyParser = () =>
     parser: httpJsonBodyParser({ disableContentTypeCheck: true } as Parameters<typeof httpJsonBodyParser>[0]),
     invalid: "json_invalid",
   });
+
+/** JSON when a body is sent, and no body at all is fine too (an optional request body, e.g. a schedule pause's `{note}`). */
+export const optionalJsonBody: BodyParser = () => {
+  const json = jsonBody();
+  return {
+    before: async (request) => {
+      const body = request.event.body;
+      if (body === null || body === undefined || body === "") return;
+      await json.before!(request);
+    },
+  };
+};

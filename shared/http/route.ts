@@ -9,7 +9,7 @@ import { ClientClosedRequest, Forbidden } from "../domain/errors.js";
 import { permits } from "../domain/identity/permissions.js";
 import { validated, type Location } from "../domain/validation.js";
 import { logger } from "../observability/logger.js";
-import { jsonBody, type BodyParser } from "./body.js";
+import { jsonBody, optionalJsonBody, type BodyParser } from "./body.js";
 import { callerFrom } from "./caller.js";
 import { corsHeaders } from "./cors.js";
 import { renderError } from "./errors.js";
@@ -28,6 +28,8 @@ export interface RouteSpec<P extends Schema | undefined, Q extends Schema | unde
   body?: B;
   /** A body parser other than JSON, e.g. `multipartForm` (shared/http/multipart.ts). */
   parser?: BodyParser;
+  /** The JSON body may be left out altogether (no content type needed then); `body` then sees undefined. */
+  optionalBody?: true;
   /** Shapes a plain return value into the wire body (unknown fields are dropped). */
   response?: Schema;
   /** Documents the success body of a handler that builds its reply itself (`Reply.json(201, …)`); only the OpenAPI document reads it. */
@@ -129,7 +131,7 @@ function buildChain(
       },
     });
   if (spec.parser) chain.use(spec.parser());
-  else if (spec.body) chain.use(jsonBody());
+  else if (spec.body) chain.use(spec.optionalBody ? optionalJsonBody() : jsonBody());
   chain.use({
     after: (request) => {
       request.response = withRequestId(request.response, request.event);

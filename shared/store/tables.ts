@@ -130,7 +130,8 @@ export const workflowsTable = {
  * What workflows do (docs/workflows.md): executions and their runs, activity tasks, the event log per
  * root execution, published state. Runs carry the sort keys of the local indexes (lists and metrics);
  * pending tasks carry `queueKey` (the `queue` index a worker polls); events carry `eventsKey` (the
- * workspace-wide event listing); open runs carry `openKey` (the reconciler's `openRuns` index).
+ * workspace-wide event listing); open runs carry `openKey` (the reconciler's `openRuns` index); schedules
+ * (`SCHED#<id>`) carry `dueKey` while armed (the schedule sweeper's `dueSchedules` index).
  */
 export const executionsTable = {
   name: "executions",
@@ -146,6 +147,8 @@ export const executionsTable = {
     { name: "events", partitionKey: { name: "eventsKey", type: "S" }, sortKey: { name: "eventKey", type: "S" } },
     // Sparse: only open runs carry `openKey` (one of a few shards), so the reconciler finds runs whose status change went missing without a scan.
     { name: "openRuns", partitionKey: { name: "openKey", type: "S" }, sortKey: { name: "startKey", type: "S" } },
+    // Sparse: only armed schedules carry `dueKey` (a few shards), by the time they fire: the schedule sweeper finds lost fires without a scan.
+    { name: "dueSchedules", partitionKey: { name: "dueKey", type: "S" }, sortKey: { name: "dueAt", type: "S" } },
   ],
   timeToLive: "ttl",
 } as const satisfies TableDefinition;

@@ -105,8 +105,10 @@ describe("the workflow engine", () => {
     expect(filter.Properties.FilterPattern).toContain(RUN_FAILED_MESSAGE);
     expect(filter.Properties.LogGroupName).toEqual({ Ref: idOf(engine.functions.status.logGroup) });
     const alarms = resourcesOf(template, "AWS::CloudWatch::Alarm").map(([, a]) => a.Properties);
-    expect(alarms).toHaveLength(4);
-    expect(alarms.map((a) => a.MetricName).toSorted()).toEqual(["Errors", "Errors", "Errors", "FailedRuns"]);
+    expect(alarms).toHaveLength(6);
+    expect(alarms.map((a) => a.MetricName).toSorted()).toEqual(["Errors", "Errors", "Errors", "Errors", "Errors", "FailedRuns"]);
+    const fireAlarm = alarms.find((a) => /schedule fire handler failed/.test(a.AlarmDescription))!;
+    expect(JSON.stringify(fireAlarm.Dimensions)).toContain(fnId("scheduleFire"));
     for (const alarm of alarms) expect(alarm).toMatchObject({ Threshold: 0, ComparisonOperator: "GreaterThanThreshold", TreatMissingData: "notBreaching" });
   });
 });
@@ -145,5 +147,74 @@ describe("a route granted workflow rights", () => {
     expect(JSON.stringify(start.Resource)).toContain(`:stateMachine:${prefix}*:*`);
     expect(fn.Environment.Variables).toMatchObject({ WORKFLOW_MACHINE_PREFIX: prefix, TIMER_GROUP: granted.api.workflowEngine.refs.timerGroup });
     expect(Object.keys(fn.Environment.Variables)).toEqual(expect.arrayContaining(["WORKFLOW_ROLE_ARN", "WORKFLOW_DISPATCHER_ARN", "TIMER_TARGET_ARN", "TIMER_ROLE_ARN"]));
+  });
+
+  describe("workflow schedules", () => {
+    const scheduleRights = (statements: Json[]) => statements.filter((st) => list<string>(st.Action).some((a) => a.startsWith("scheduler:")));
+
+    it("fire from their own schedule group through a role that may invoke the fire handler only (named, so it can target itself)", () => {
+      const groups = resourcesOf(template, "AWS::Scheduler::ScheduleGroup").map(([, g]) => g.Properties.Name);
+      expect(groups.toSorted()).toEqual([engine.refs.scheduleGroup, engine.refs.timerGroup].toSorted());
+      const fire = template.Resources[fnId("scheduleFire")].Properties;
+      expect(fire.FunctionName).toBe(`${engine.refs.scheduleGroup}-fire`);
+      const roleId = idOf(engine.scheduleRole);
+      const role = template.Resources[roleId].Properties;
+      expect(role.AssumeRolePolicyDocument.Statement[0].Principal).toEqual({ Service: "scheduler.amazonaws.com" });
+      expect(role.AssumeRolePolicyDocument.Statement[0].Condition).toEqual({ StringEquals: { "aws:SourceAccount": { Ref: "AWS::AccountId" } } });
+      const statements = roleStatements(template, roleId);
+      expect(statements).toHaveLength(1);
+      expect(statements[0]!.Action).toBe("lambda:InvokeFunction");
+      expect(JSON.stringify(statements[0]!.Resource)).toContain(`:function:${engine.refs.scheduleGroup}-fire`);
+      expect(envOf(template, fnId("scheduleFire"))).toMatchObject({ SCHEDULE_GROUP: engine.refs.scheduleGroup, SCHEDULE_ROLE_ARN: { "Fn::GetAtt": [roleId, "Arn"] } });
+      expect(JSON.stringify(envOf(template, fnId("scheduleFire")).SCHEDULE_TARGET_ARN)).toContain(`:function:${engine.refs.scheduleGroup}-fire`);
+    });
+
+    it("give the fire handler the schedules of its group only, passing the schedules' role only to Scheduler", () => {
+      const fire = template.Resources[fnId("scheduleFire")].Properties;
+      const statements = roleStatements(template, fire.Role["Fn::GetAtt"][0]);
+      const rights = scheduleRights(statements);
+      const groupsNamed = rights.map((st) => JSON.stringify(st.Resource));
+      expect(groupsNamed.some((r) => r.includes(`schedule/${engine.refs.scheduleGroup}/*`))).toBe(true);
+      const passes = statements.filter((st) => st.Action === "iam:PassRole");
+      for (const pass of passes) expect(pass.Condition).toEqual({ StringEquals: { "iam:PassedToService": "scheduler.amazonaws.com" } });
+      expect(passes.map((p) => JSON.stringify(p.Resource))).toEqual(expect.arrayContaining([JSON.stringify({ "Fn::GetAtt": [idOf(engine.scheduleRole), "Arn"] })]));
+      expect(actionsOf(statements).filter((a) => /CreateStateMachine|UpdateStateMachine|SendTask/.test(a))).toEqual([]);
+    });
+
+    it("give the schedule routes rights on the schedules' group only: create arms (passing only the schedules' role), delete only deletes", () => {
+      const methods = methodsOf(s);
+      const rightsOf = (key: string) => {
+        const method = methods.find((m) => m.key === key)!;
+        const fn = method.scope.template.Resources[method.functionId].Properties;
+        return { statements: roleStatements(method.scope.template, fn.Role["Fn::GetAtt"][0]), env: fn.Environment.Variables as Json, scope: method.scope };
+      };
+      const create = rightsOf("POST /v1/workflows/schedules");
+      const createRights = scheduleRights(create.statements);
+      expect(createRights).toHaveLength(1);
+      expect(list<string>(createRights[0]!.Action).toSorted()).toEqual(["scheduler:CreateSchedule", "scheduler:DeleteSchedule", "scheduler:GetSchedule", "scheduler:UpdateSchedule"]);
+      expect(JSON.stringify(createRights[0]!.Resource)).toContain(`schedule/${engine.refs.scheduleGroup}/*`);
+      const pass = create.statements.filter((st) => st.Action === "iam:PassRole");
+      expect(pass).toEqual([expect.objectContaining({ Resource: { Ref: "WorkflowScheduleRoleArn" }, Condition: { StringEquals: { "iam:PassedToService": "scheduler.amazonaws.com" } } })]);
+      expect(create.env).toMatchObject({ SCHEDULE_GROUP: engine.refs.scheduleGroup, SCHEDULE_TARGET_ARN: { Ref: "WorkflowScheduleFireArn" } });
+      expect(actionsOf(create.statements).filter((a) => a.startsWith("states:"))).toEqual([]);
+
+      const remove = rightsOf("DELETE /v1/workflows/schedules/{schedule_id}");
+      expect(scheduleRights(remove.statements).map((st) => st.Action)).toEqual(["scheduler:DeleteSchedule"]);
+      expect(remove.statements.filter((st) => st.Action === "iam:PassRole")).toEqual([]);
+
+      const trigger = rightsOf("POST /v1/workflows/schedules/{schedule_id}/trigger");
+      expect(actionsOf(trigger.statements)).toEqual(expect.arrayContaining(["states:StartExecution", "states:StopExecution"]));
+      for (const rights of scheduleRights(trigger.statements)) expect(JSON.stringify(rights.Resource)).toMatch(new RegExp(`schedule/(${engine.refs.scheduleGroup}|${engine.refs.timerGroup})/\\*`));
+    });
+
+    it("sweep lost fires every minute, with rights on the schedules' group only", () => {
+      const rules = resourcesOf(template, "AWS::Events::Rule").map(([, r]) => r.Properties);
+      const sweep = rules.find((r) => r.ScheduleExpression === "rate(1 minute)")!;
+      expect(sweep.Targets[0].Arn).toEqual({ "Fn::GetAtt": [fnId("scheduleSweep"), "Arn"] });
+      const sweeper = template.Resources[fnId("scheduleSweep")].Properties;
+      const rights = scheduleRights(roleStatements(template, sweeper.Role["Fn::GetAtt"][0]));
+      expect(rights.map((st) => JSON.stringify(st.Resource)).every((r) => r.includes(`schedule/${engine.refs.scheduleGroup}/*`))).toBe(true);
+      expect(actionsOf(roleStatements(template, sweeper.Role["Fn::GetAtt"][0])).filter((a) => a.startsWith("states:"))).toEqual([]);
+    });
   });
 });

@@ -7,40 +7,20 @@
  * answered once (its activity ran once), the signal is delivered once, nothing is lost.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { freePort } from "../../infra/local/net.js";
 import { runWorker, type Activity, type WorkflowModule } from "../../scripts/worker/run-worker.js";
-import { killAllStarted, startNpmStart } from "../support/local-process.js";
+import { startNpmStart, until, useNpmStartDirs } from "../support/local-process.js";
 import { workflowsClient } from "../support/workflow-builders.js";
 
 const example = (await import(new URL("../../examples/workflows/summarize/activities.mjs", import.meta.url).href)) as WorkflowModule;
 const approval = (await import(new URL("../../examples/workflows/approval/activities.mjs", import.meta.url).href)) as WorkflowModule;
 
-const dirs: string[] = [];
-afterAll(async () => {
-  await killAllStarted();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const found = await probe().catch(() => undefined);
-    if (found !== undefined) return found;
-    await sleep(200);
-  }
-  throw new Error(`Timed out waiting for ${what}`);
-}
+const { dataDir: freshDataDir } = useNpmStartDirs("platform-workflow-restart-");
 
 /** `npm start` on a new data directory, and the reference worker serving `source` with its activities counted; `gated` waits for `release()`. */
 async function serveCounted(prefix: string, source: WorkflowModule, gated: string) {
-  const dataDir = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(dataDir);
+  const dataDir = freshDataDir();
   const key = `restart-${randomBytes(16).toString("hex")}`;
   const port = await freePort();
   const server = await startNpmStart({ dataDir, key, port });

@@ -24,20 +24,32 @@ const sameKey = (table: TableDefinition, key: Item | undefined) => (item: Item) 
 
 export const conditionFailed = () => new ConditionalCheckFailedException({ message: "The conditional request failed", $metadata: {} });
 
-/** Reads `#a.#b` paths of an item. */
-const pathOf = (expression: string, names: Record<string, string>) => expression.trim().split(".").map((part) => names[part] ?? part);
-const read = (item: Item, path: string[]) => path.reduce<unknown>((value, key) => (value as Item | undefined)?.[key], item);
-function write(item: Item, path: string[], value: unknown): void {
+/** Reads `#a.#b` paths of an item, and list elements `#a[0]`. */
+const pathOf = (expression: string, names: Record<string, string>): (string | number)[] =>
+  expression
+    .trim()
+    .split(".")
+    .flatMap((part) => {
+      const element = /^(.+)\[(\d+)\]$/.exec(part);
+      return element ? [names[element[1]!] ?? element[1]!, Number(element[2])] : [names[part] ?? part];
+    });
+const read = (item: Item, path: (string | number)[]) => path.reduce<unknown>((value, key) => (value as Item | undefined)?.[key], item);
+/** DynamoDB's type names, as attribute_type tests them. */
+const typeOf = (value: unknown) =>
+  value === null ? "NULL" : Array.isArray(value) ? "L" : typeof value === "number" ? "N" : typeof value === "string" ? "S" : typeof value === "boolean" ? "BOOL" : "M";
+function write(item: Item, path: (string | number)[], value: unknown): void {
   const parent = path.slice(0, -1).reduce<Item>((at, key) => {
+    key = String(key);
     if (typeof at[key] !== "object" || at[key] === null) throw new Error(`The document path ${path.join(".")} is invalid`);
     return at[key] as Item;
   }, item);
-  parent[path.at(-1)!] = value;
+  parent[String(path.at(-1)!)] = value;
 }
 
 /**
  * Whether a condition the stores write holds for `item` (undefined: no item under the key): existence of
- * an attribute, `#status IN (…)`, `path = :value` and `path <= :value` (and <, >, >=), joined by AND, and `(a OR b)` groups of them.
+ * an attribute, `attribute_type(path, :type)`, `#status IN (…)`, `path = :value` and `path <= :value` (and <, >, >=),
+ * `size(path) < :n` (and the others), list elements (`#list[0]`), joined by AND, and `(a OR b)` groups of them.
  */
 export function holds(condition: string, item: Item | undefined, names: Record<string, string>, values: Record<string, unknown>): boolean {
   return condition.split(" AND ").every((clause) => {
@@ -50,6 +62,16 @@ export function holds(condition: string, item: Item | undefined, names: Record<s
       return exists[1] ? !present : present;
     }
     if (!item) return false;
+    const type = /^attribute_type\((\S+), (:\w+)\)$/.exec(clause);
+    if (type) return typeOf(read(item, pathOf(type[1]!, names))) === values[type[2]!];
+    const size = /^size\((\S+)\) (<|<=|>|>=|=) (:\w+)$/.exec(clause);
+    if (size) {
+      const value = read(item, pathOf(size[1]!, names));
+      const length = Array.isArray(value) || typeof value === "string" ? value.length : value && typeof value === "object" ? Object.keys(value).length : undefined;
+      if (length === undefined) return false;
+      const given = values[size[3]!] as number;
+      return { "<": length < given, "<=": length <= given, ">": length > given, ">=": length >= given, "=": length === given }[size[2]!]!;
+    }
     const within = /^(\S+) IN \((.+)\)$/.exec(clause);
     if (within) return within[2]!.split(", ").some((placeholder) => values[placeholder] === read(item, pathOf(within[1]!, names)));
     const equals = /^(\S+) = (:\w+)$/.exec(clause);
@@ -64,7 +86,7 @@ export function holds(condition: string, item: Item | undefined, names: Record<s
   });
 }
 
-/** Applies `SET a = :a, b = if_not_exists(b, :b)`, `ADD #n :n` and `REMOVE x` as the stores write them. */
+/** Applies `SET a = :a, b = if_not_exists(b, :b), c = c - :n, d = list_append(d, :l)`, `ADD #n :n` and `REMOVE x, y, l[0]` as the stores write them. */
 export function applyUpdate(item: Item, input: UpdateCommandInput): void {
   const names = input.ExpressionAttributeNames ?? {};
   const values = input.ExpressionAttributeValues ?? {};
@@ -73,15 +95,30 @@ export function applyUpdate(item: Item, input: UpdateCommandInput): void {
   for (const assignment of set?.split(/, (?![^(]*\))/) ?? []) {
     const [target, source] = assignment.split(" = ") as [string, string];
     const ifNotExists = /^if_not_exists\((\S+), (:\w+)\)$/.exec(source);
-    write(item, pathOf(target, names), ifNotExists ? (read(item, pathOf(ifNotExists[1]!, names)) ?? values[ifNotExists[2]!]) : values[source]);
+    const arithmetic = /^(\S+) ([+-]) (:\w+)$/.exec(source);
+    const append = /^list_append\((\S+), (:\w+)\)$/.exec(source);
+    const value = ifNotExists
+      ? (read(item, pathOf(ifNotExists[1]!, names)) ?? values[ifNotExists[2]!])
+      : arithmetic
+        ? Number(read(item, pathOf(arithmetic[1]!, names))) + (arithmetic[2] === "+" ? 1 : -1) * Number(values[arithmetic[3]!])
+        : append
+          ? [...((read(item, pathOf(append[1]!, names)) as unknown[] | undefined) ?? []), ...(values[append[2]!] as unknown[])]
+          : values[source];
+    write(item, pathOf(target, names), value);
   }
   const add = /ADD (.*?)(?= REMOVE |$)/.exec(expression)?.[1];
   for (const term of add?.split(", ") ?? []) {
     const [name, value] = term.split(" ") as [string, string];
     item[names[name] ?? name] = Number(item[names[name] ?? name] ?? 0) + Number(values[value]);
   }
-  const remove = /REMOVE (\S+)/.exec(expression)?.[1];
-  if (remove) delete item[names[remove] ?? remove];
+  const remove = /REMOVE (.*?)(?= SET | ADD |$)/.exec(expression)?.[1];
+  for (const term of remove?.split(", ") ?? []) {
+    const path = pathOf(term, names);
+    const last = path.at(-1)!;
+    const parent = read(item, path.slice(0, -1)) as Item | unknown[] | undefined;
+    if (Array.isArray(parent) && typeof last === "number") parent.splice(last, 1);
+    else if (parent) delete (parent as Item)[String(last)];
+  }
 }
 
 /** The sort attribute a query orders by: its index's, or the table's. */

@@ -32,7 +32,7 @@ const streamNeedsAnExecution: SemanticRefusals = {
 const registrableWorkflows: SemanticRefusals = {
   program: {
     reason: "programs must pass the compiler's rules (docs/workflows.md); definition schemas must be JSON Schemas 2020-12; a workflow is named once per registration",
-    answer: (body) => body.detail.every((i: { msg: string; type: string }) => i.type.startsWith("program.") || /^Not a valid JSON Schema|is defined twice/.test(i.msg)),
+    answer: (body) => body.detail.every((i: { msg: string; type: string }) => i.type.startsWith("program.") || /^Not a valid JSON Schema|is defined twice|needs a hardened deployment/.test(i.msg)),
   },
 };
 /** Index metrics name indexes: the deployment's, which are records, not a schema. */
@@ -64,10 +64,20 @@ const noReferenceAudio: SemanticRefusals = {
   refAudio: { reason: "ref_audio is refused; create a voice and name it with voice_id", answer: (body) => body.detail.every((i: { loc: unknown[] }) => i.loc.join(".") === "body.ref_audio") },
 };
 
+/** A schedule's times and input have rules beyond their types (docs/workflows.md, "Schedules"): the schedules' 422 says which. */
+const schedulableSpecs: SemanticRefusals = {
+  spec: {
+    reason: "schedule times must be usable (5-field crons, fixed ISO 8601 durations, an IANA zone, ranges within their fields, one time source at least); the input an object; the workflow named",
+    answer: (body) => body.code === "WF_1200" && body.detail.every((i: { loc: unknown[] }) => i.loc[0] === "body" && (i.loc[1] === "schedule" || i.loc[1] === "workflow_identifier")),
+  },
+};
+
 export const semanticRefusals: Record<string, SemanticRefusals> = {
   "POST /v1/workflows/executions/{execution_id}/reset": resetPoints,
   "POST /v1/audio/transcriptions": transcribableAudio,
   "POST /v1/audio/speech": noReferenceAudio,
+  "POST /v1/workflows/schedules": schedulableSpecs,
+  "PATCH /v1/workflows/schedules/{schedule_id}": schedulableSpecs,
   "GET /v1/workflows/events/stream": streamNeedsAnExecution,
   "POST /v1/workflows/register": registrableWorkflows,
   "POST /v2/prompts": variablesMatchContent,

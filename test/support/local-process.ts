@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll, afterEach } from "vitest";
 import { freePort } from "../../infra/local/net.js";
 import { ROOT_DIR } from "../../infra/local/stack.js";
 
@@ -109,4 +112,50 @@ export function seededRandom(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/**
+ * For the ring's `npm start` tests: a fresh data directory per call, all removed (and every started process
+ * killed) after the file's tests; and `until`, which polls a probe until it answers something.
+ */
+export function useNpmStartDirs(prefix: string): { dataDir(): string } {
+  const dirs: string[] = [];
+  afterAll(async () => {
+    await killAllStarted();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    dataDir() {
+      const dir = mkdtempSync(join(tmpdir(), prefix));
+      dirs.push(dir);
+      return dir;
+    },
+  };
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `probe` (its errors count as no answer) until it answers something other than undefined. */
+export async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000, everyMs = 200): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const found = await probe().catch(() => undefined);
+    if (found !== undefined) return found;
+    await sleep(everyMs);
+  }
+  throw new Error(`Timed out waiting for ${what}`);
+}
+
+/**
+ * For tests that run reference workers: the in-process ones are stopped after each test, worker processes
+ * (spawned in their own process group) killed after the file.
+ */
+export function useWorkerCleanup(): { workers: { stop(): Promise<void> }[]; children: ChildProcess[] } {
+  const workers: { stop(): Promise<void> }[] = [];
+  const children: ChildProcess[] = [];
+  afterEach(async () => {
+    await Promise.all(workers.splice(0).map((w) => w.stop()));
+  });
+  afterAll(() => children.forEach(killGroup));
+  return { workers, children };
 }

@@ -150,6 +150,13 @@ export const pathFixtures: Record<string, PathFixture> = {
     ok(await connectorsClient(owner.api, owner.tenant).createCredentials(connector, "user", { name: "fixture", credentials: { bearer_token: "fixture-token" } }), "connector credentials");
     return "fixture";
   },
+  // A schedule of the fixture workflow, hourly from 2031 (it never fires during a run), made through the API.
+  schedule_id: async (owner) => {
+    const workflow = await fixtureId(owner, "workflow_name");
+    const body = { workflow_identifier: workflow, schedule: { input: {}, intervals: [{ every: "PT1H" }], start_at: "2031-01-01T00:00:00Z" } };
+    const reply = await filesClient(owner.api, owner.tenant).request("POST", "/v1/workflows/schedules", { json: body });
+    return (ok(reply, "schedule create") as { schedule_id: string }).schedule_id;
+  },
 };
 
 /** The scope of each parameter's record where it is not the workspace's own (see FixtureScope). */

@@ -1,14 +1,14 @@
 import { randomUUID } from "node:crypto";
 import * as z from "zod";
 import type { Caller } from "../../domain/caller.js";
-import { ApiError, Forbidden, InvalidPageToken, Unprocessable } from "../../domain/errors.js";
+import { ApiError, InvalidPageToken, Unprocessable } from "../../domain/errors.js";
 import { isWorkerActive } from "../../domain/workflows/liveness.js";
 import type { DeploymentRecord, ManagedSpec, WorkerRecord } from "../../domain/workflows/records.js";
 import type { CreateDeploymentRequest, DeploymentListQuery, ManagedDeploymentOut, PrincipalsRequest, UpdateDeploymentRequest, WorkerListQuery } from "../../schemas/deployments.js";
 import { encodeCursor, readCursor } from "../../store/cursor.js";
 import { workflowRegistry } from "../../store/workflows/registry.js";
 import { runStore } from "../../store/workflows/runs.js";
-import { principalOf } from "./workers.js";
+import { assertMayAct, principalOf } from "./workers.js";
 
 /**
  * Workflow deployments (docs/workflows.md, "Deployments"). A deployment is a pool of workers: made by
@@ -321,8 +321,8 @@ export async function changePrincipals(caller: Caller, name: string, request: Pr
 }
 
 /** Register's guard: into a hardened deployment only its authorized principals may register (403 otherwise). */
-export async function assertMayRegister(caller: Caller, name: string): Promise<void> {
-  const principals = (await workflowRegistry.getDeployment(caller.workspace, name))?.principals ?? [];
-  if (principals.length && !principals.includes(principalOf(caller)))
-    throw new Forbidden(`Deployment '${name}' is hardened: only its authorized principals may register into it`, "deployment_hardened");
+export async function assertMayRegister(caller: Caller, name: string): Promise<DeploymentRecord | undefined> {
+  const deployment = await workflowRegistry.getDeployment(caller.workspace, name);
+  assertMayAct(caller, deployment, "register into it");
+  return deployment;
 }

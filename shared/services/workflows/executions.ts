@@ -109,7 +109,27 @@ export async function startChild(
   const workflow = await findWorkflow(caller, identifier);
   const registration = await routeExecution(caller, workflow, request.deployment_name ?? null);
   // A start that fails closes the child FAILED, which fails the parent's Task.
-  await run(caller, workflow, registration, { ...request, wait_for_result: false, force_new_trace: false }, lineage, request.traceId);
+  await run(caller, workflow, registration, { ...request, wait_for_result: false, force_new_trace: false }, { lineage, traceId: request.traceId });
+}
+
+/**
+ * A schedule's fire (docs/workflows.md, "Schedules"): starts `executionId` of the workflow on the pinned
+ * registration, else routed as execute routes, with `schedule_id` on its run and events; never waits.
+ */
+export async function startScheduled(
+  caller: Pick<Caller, "workspace" | "principal">,
+  target: { workflowId: string; registrationId: string | null; deploymentName: string | null },
+  request: { input: Record<string, unknown>; executionId: string; scheduleId: string },
+): Promise<ExecutionOut> {
+  let workflow: WorkflowRecord;
+  let registration: RegistrationRecord;
+  if (target.registrationId) ({ workflow, registration } = await getRegistration(caller, target.registrationId));
+  else {
+    workflow = await findWorkflow(caller, target.workflowId);
+    registration = await routeExecution(caller, workflow, target.deploymentName);
+  }
+  const answer = await run(caller, workflow, registration, { input: request.input, execution_id: request.executionId } as WorkflowExecutionRequest, { scheduleId: request.scheduleId });
+  return (answer as Extract<ExecuteAnswer, { kind: "execution" }>).execution;
 }
 
 async function run(
@@ -117,8 +137,7 @@ async function run(
   workflow: WorkflowRecord,
   registration: RegistrationRecord,
   request: WorkflowExecutionRequest,
-  lineage?: Lineage,
-  traceId?: string | null,
+  started: { lineage?: Lineage; traceId?: string | null; scheduleId?: string } = {},
 ): Promise<ExecuteAnswer> {
   const input = request.input ?? {};
   const executionId = request.execution_id ?? randomUUID();
@@ -132,19 +151,19 @@ async function run(
     ...openRun(registration, runId, nowMs),
     workspace: caller.workspace,
     executionId,
-    rootExecutionId: lineage?.rootExecutionId ?? executionId,
-    parentExecutionId: lineage?.parentExecutionId ?? null,
+    rootExecutionId: started.lineage?.rootExecutionId ?? executionId,
+    parentExecutionId: started.lineage?.parentExecutionId ?? null,
     workflowId: workflow.id,
     workflowName: workflow.name,
     userId: caller.principal,
     input,
     checkpoint: null,
     attempt: 1,
-    scheduleId: null,
+    scheduleId: started.scheduleId ?? null,
     continuedRunId: null,
     firstExecutionRunId: runId,
-    ...(lineage?.parentTask ? { parentTask: lineage.parentTask } : {}),
-    traceId: traceId ?? traceIdOf(request),
+    ...(started.lineage?.parentTask ? { parentTask: started.lineage.parentTask } : {}),
+    traceId: started.traceId ?? traceIdOf(request),
   };
   if (!(await runStore.start(record, deadlineMs))) throw new ExecutionAlreadyStarted(executionId);
   // A start that fails closes the run FAILED: the recorded execution says it never ran, rather than a 500 that leaves a RUNNING run nothing runs.

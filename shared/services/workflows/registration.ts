@@ -91,8 +91,9 @@ async function publishedBefore(workspace: string, name: string, hash: string): P
 
 export async function register(caller: Caller, request: RegisterRequest): Promise<RegisterOut> {
   // Who may register comes before what they sent: a hardened deployment takes only its principals.
-  await assertMayRegister(caller, request.deployment_name);
+  const deployment = await assertMayRegister(caller, request.deployment_name);
   const definitions = await checked(caller.workspace, request);
+  await assertOnBehalfAllowed(caller, request.deployment_name, deployment, definitions);
   const worker = request.worker_name ?? caller.keyId;
   let registrations: RegistrationRecord[];
   try {
@@ -113,6 +114,25 @@ export async function register(caller: Caller, request: RegisterRequest): Promis
   const warnings = await conflicts(caller.workspace, request.deployment_name, registrations.map((r) => r.workflowName));
   const ids = registrations.map((r) => r.id);
   return { workflow_registration_ids: ids, workflow_version_ids: ids, has_conflicts: warnings.length > 0, warnings };
+}
+
+/**
+ * An on-behalf-of workflow (`definition.on_behalf_of`) runs tied to a user's identity: only a hardened
+ * deployment may serve it (decision 0023). Refused with 422 WF_1104 naming each such definition; the
+ * deployment record is still made, as Mistral pre-creates it (reference/workflows.md §1.1), so an admin can
+ * harden it and the worker's next register goes through.
+ */
+async function assertOnBehalfAllowed(caller: Caller, deploymentName: string, deployment: { principals?: string[] } | undefined, definitions: Checked[]): Promise<void> {
+  if ((deployment?.principals ?? []).length) return;
+  const issues = definitions.flatMap(({ spec }, i) =>
+    definitionOf(spec)?.on_behalf_of === true
+      ? [{ loc: ["body", "definitions", i, "definition", "on_behalf_of"], msg: `An on-behalf-of workflow needs a hardened deployment; '${deploymentName}' has no authorized principals`, type: "value_error" }]
+      : [],
+  );
+  if (!issues.length) return;
+  const now = new Date().toISOString();
+  await workflowRegistry.ensureDeployment({ id: randomUUID(), workspace: caller.workspace, name: deploymentName, createdAt: now, updatedAt: now, stopped: false });
+  throw new ProgramRefused(issues);
 }
 
 async function written(caller: Caller, deploymentName: string, definitions: Checked[]): Promise<RegistrationRecord[]> {

@@ -7,6 +7,7 @@ import { logger } from "../../observability/logger.js";
 import { eventStore } from "../../store/workflows/events.js";
 import { runStore } from "../../store/workflows/runs.js";
 import { reportToParent } from "./child-report.js";
+import { scheduledRunClosed } from "./schedule-timers.js";
 
 /**
  * Closing a run (docs/workflows.md, "Status changes"): one conditional transition; only its winner disarms
@@ -68,6 +69,9 @@ export async function closeRun(
   if (type === "WORKFLOW_EXECUTION_CANCELED") await writeEvent(moved, type, { task_id: moved.runId, reason: fields.reason ?? null, attempt: moved.attempt });
   await reportToParent(moved);
   if (moved.hasChildren) await armStopChildren(moved, to);
+  // A schedule's execution that ended (not a run followed by its continue-as-new or retry): pause_on_failure,
+  // and the fire it buffered behind this one (docs/workflows.md, "Schedules").
+  if (moved.scheduleId && (await executionEndsWith(moved))) await scheduledRunClosed(moved);
   return moved;
 }
 
@@ -80,4 +84,11 @@ async function armStopChildren(run: RunRecord, to: WorkflowStatus): Promise<void
   } catch (error) {
     logger.error("children of a closed workflow run not stopped", { runId: run.runId, error: error as Error });
   }
+}
+
+/** Whether `run` is its execution's last run: no continue-as-new or retry follows it. */
+async function executionEndsWith(run: RunRecord): Promise<boolean> {
+  if (run.status === "CONTINUED_AS_NEW") return false;
+  const execution = await runStore.getExecution(run.workspace, run.executionId);
+  return execution?.latestRunId === run.runId;
 }

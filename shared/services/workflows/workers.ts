@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { Caller } from "../../domain/caller.js";
-import { ApiError, NotFound, PayloadTooLarge } from "../../domain/errors.js";
+import { ApiError, Forbidden, NotFound, PayloadTooLarge } from "../../domain/errors.js";
 import { eventOf, jsonPayload, type WorkflowEventType } from "../../domain/workflows/events.js";
-import type { TaskRecord } from "../../domain/workflows/records.js";
+import type { DeploymentRecord, TaskRecord } from "../../domain/workflows/records.js";
 import { completeTask, failTask, heartbeatTask } from "../../engine/workflow-machines.js";
 import { logger } from "../../observability/logger.js";
 import type { PollRequest, TaskCompleteRequest, TaskFailRequest, TaskOut } from "../../schemas/workers.js";
@@ -26,6 +26,17 @@ export const POLL_BACKOFF = { firstMs: 100, factor: 1.5, maxMs: 500 } as const;
 
 /** Who a worker runs as, for its worker record: the service account, or the key. */
 export const principalOf = (caller: Caller) => (caller.principalType === "service_account" ? caller.principal : caller.keyId);
+
+/**
+ * Hardening (decision 0023): a deployment with authorized principals takes register, polls and task calls
+ * from them only; anyone else gets 403 `deployment_hardened`, before anything is read or written for them.
+ */
+export function assertMayAct(caller: Caller, deployment: Pick<DeploymentRecord, "name" | "principals"> | undefined, what: string): void {
+  const principals = deployment?.principals ?? [];
+  if (principals.length && !principals.includes(principalOf(caller))) {
+    throw new Forbidden(`Deployment '${deployment!.name}' is hardened: only its authorized principals may ${what}`, "deployment_hardened");
+  }
+}
 
 /** Every worker call counts as the worker's heartbeat (deployment liveness). */
 export async function touchWorker(caller: Caller, deployment: string, worker: string): Promise<void> {
@@ -64,6 +75,7 @@ const sleep = (ms: number, signal?: AbortSignal) =>
 export async function poll(caller: Caller, request: PollRequest, signal?: AbortSignal): Promise<TaskOut | null> {
   const deployment = await workflowRegistry.getDeployment(caller.workspace, request.deployment_name);
   if (!deployment) return null;
+  assertMayAct(caller, deployment, "poll its tasks");
   await touchWorker(caller, request.deployment_name, request.worker_name);
   const deadline = Date.now() + request.wait_seconds * 1000;
   let delay: number = POLL_BACKOFF.firstMs;
@@ -104,6 +116,7 @@ class TaskNotOpen extends ApiError {
 
 /** The task, when it is the caller's workspace's and the calling worker's deployment's: anything else is not there for it. */
 async function taskOfWorker(caller: Caller, taskId: string, worker: { deployment_name: string; worker_name: string }): Promise<StoredTask> {
+  assertMayAct(caller, await workflowRegistry.getDeployment(caller.workspace, worker.deployment_name), "call its tasks");
   const task = await taskStore.get(caller.workspace, taskId);
   if (!task || task.deploymentName !== worker.deployment_name) throw new NotFound("task", taskId);
   await touchWorker(caller, worker.deployment_name, worker.worker_name);

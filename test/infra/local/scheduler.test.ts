@@ -19,7 +19,7 @@ import {
   type CreateScheduleCommandInput,
 } from "@aws-sdk/client-scheduler";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
-import { LOCAL_TIMERS, localFunctionArn, startScheduler, type LocalScheduler, type LocalSchedulerOptions } from "../../../infra/local/scheduler.js";
+import { LOCAL_SCHEDULES, LOCAL_TIMERS, localFunctionArn, startScheduler, type LocalScheduler, type LocalSchedulerOptions } from "../../../infra/local/scheduler.js";
 import { ROOT_DIR } from "../../../infra/local/stack.js";
 import { timerSchedule } from "../../../shared/engine/timers.js";
 import { callsOf, type StubTimer } from "../../support/timer-tasks/calls.js";
@@ -343,7 +343,7 @@ describe("the local Scheduler, through @aws-sdk/client-scheduler", () => {
       expect(await client.send(new GetScheduleGroupCommand({ Name: "default" }))).toMatchObject({ Name: "default", State: "ACTIVE" });
       expect(await client.send(new GetScheduleGroupCommand({ Name: GROUP }))).toMatchObject({ Arn: `arn:aws:scheduler:us-east-1:000000000000:schedule-group/${GROUP}` });
       await client.send(new CreateScheduleGroupCommand({ Name: "g1" }));
-      expect((await client.send(new ListScheduleGroupsCommand({}))).ScheduleGroups!.map((g) => g.Name)).toEqual(["default", "g1", GROUP]);
+      expect((await client.send(new ListScheduleGroupsCommand({}))).ScheduleGroups!.map((g) => g.Name)).toEqual(["default", "g1", LOCAL_SCHEDULES.group, GROUP]);
       await expect(client.send(new CreateScheduleGroupCommand({ Name: "g1" }))).rejects.toBeInstanceOf(ConflictException);
       await client.send(new CreateScheduleCommand(aTimer(aStub(), 60_000, { Name: "in-g1", GroupName: "g1" })));
       await client.send(new DeleteScheduleGroupCommand({ Name: "g1" }));
@@ -380,6 +380,9 @@ describe("the local Scheduler, through @aws-sdk/client-scheduler", () => {
         TIMER_GROUP: "local-timers",
         TIMER_TARGET_ARN: "arn:aws:lambda:us-east-1:000000000000:function:workflow-timer",
         TIMER_ROLE_ARN: "arn:aws:iam::000000000000:role/local-scheduler",
+        SCHEDULE_GROUP: "local-schedules",
+        SCHEDULE_TARGET_ARN: "arn:aws:lambda:us-east-1:000000000000:function:workflow-schedule-fire",
+        SCHEDULE_ROLE_ARN: "arn:aws:iam::000000000000:role/local-schedules",
         TIMER_LEAD_SECONDS: "0",
       });
     });

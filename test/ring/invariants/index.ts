@@ -4,3 +4,4 @@ import "./batch.js";
 import "./files.js";
 import "./registry.js";
 import "./workflows.js";
+import "./schedules.js";

@@ -1,0 +1,13 @@
+/**
+ * Hardening of workflow deployments from the command line (`npm run principals -- --help`): which API keys
+ * or service accounts alone may register, poll and call tasks in a deployment. Logic in
+ * scripts/deployments/principals-cli.ts.
+ */
+import { apiTarget } from "./api-target.js";
+import { principalsCli } from "./deployments/principals-cli.js";
+
+const fail = (message: string): never => {
+  console.error(message);
+  process.exit(2);
+};
+process.exitCode = await principalsCli(process.argv.slice(2), { out: console.log, err: console.error, target: (given) => apiTarget(given, fail) });
