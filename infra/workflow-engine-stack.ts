@@ -64,7 +64,8 @@ export class WorkflowEngineStack extends cdk.NestedStack {
       });
     };
 
-    // Built in dependency order: each function's settings name only what exists before it. The timer handler
+    // Built in dependency order: each function's settings name only what exists before it (both schedule groups
+    // and their roles first: every function that closes runs may arm a schedule's buffered fire). The timer handler
     // arms timers itself (a retry's next run, a parent's children), so its ARN is known before it exists:
     // a fixed name under the machine prefix (the prefix is this deployment's).
     const timerName = `${props.machinePrefix}timer`;
@@ -75,7 +76,6 @@ export class WorkflowEngineStack extends cdk.NestedStack {
       inlinePolicies: { invoke: new iam.PolicyDocument({ statements: [new iam.PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: [timerArn] })] }) },
     });
     Object.assign(refs, { timerTargetArn: timerArn, timerRoleArn: this.timerRole.roleArn });
-    const timer = fn("timer", "Workflow engine: fired timers (execution timeouts, cancel grace periods, sleeps, retries, a parent's children)", timerName);
 
     // The fire handler re-arms the next fire with itself as the target: its ARN is known from a fixed name
     // before it exists (a reference to the function from its own settings would be a cycle).
@@ -88,6 +88,7 @@ export class WorkflowEngineStack extends cdk.NestedStack {
       inlinePolicies: { invoke: new iam.PolicyDocument({ statements: [new iam.PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: [scheduleFireArn] })] }) },
     });
     Object.assign(refs, { scheduleTargetArn: scheduleFireArn, scheduleRoleArn: this.scheduleRole.roleArn });
+    const timer = fn("timer", "Workflow engine: fired timers (execution timeouts, cancel grace periods, sleeps, retries, a parent's children)", timerName);
     const scheduleFire = fn("scheduleFire", "Workflow schedules: a fire (starts the execution, re-arms the next)", scheduleFireName);
     const scheduleSweep = fn("scheduleSweep", "Workflow schedules: re-arms fires that were lost");
 

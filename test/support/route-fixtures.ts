@@ -147,8 +147,10 @@ export const pathFixtures: Record<string, PathFixture> = {
   // The owner's own credentials for the connector.
   credentials_name: async (owner) => {
     const connector = await fixtureId(owner, "connector_id_or_name");
-    ok(await connectorsClient(owner.api, owner.tenant).createCredentials(connector, "user", { name: "fixture", credentials: { bearer_token: "fixture-token" } }), "connector credentials");
-    return "fixture";
+    // A name no other answer holds by chance (the tenant matrix looks for the owner's ids in the intruder's lists).
+    const name = `fixture-${randomUUID().slice(0, 8)}`;
+    ok(await connectorsClient(owner.api, owner.tenant).createCredentials(connector, "user", { name, credentials: { bearer_token: "fixture-token" } }), "connector credentials");
+    return name;
   },
   // A schedule of the fixture workflow, hourly from 2031 (it never fires during a run), made through the API.
   schedule_id: async (owner) => {
@@ -166,6 +168,9 @@ export const fixtureScopes: Record<string, FixtureScope> = {
   workspace_uuid: "organization",
   service_account_id: "organization",
   key_id: "organization",
+  // Names every workspace uses alike (a consumer scope, the fixture MCP server's tool), not records of the owner.
+  consumer_scope: "global",
+  tool_name: "global",
 };
 
 export function fixtureFor(param: string): PathFixture {
