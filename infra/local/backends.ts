@@ -72,7 +72,7 @@ export async function startBackends(options: { dataDir: string; persist: boolean
     WORKFLOW_ROLE_ARN: LOCAL_WORKFLOWS.roleArn,
     WORKFLOW_DISPATCHER_ARN: LOCAL_WORKFLOWS.dispatcherArn,
     ...scheduler.env,
-    // Connector secrets are sealed with a key kept in the data directory; connectors may reach servers on this machine (never in the cloud).
+    // Connector secrets are sealed with a key kept in the data directory; outbound calls (connectors, file_url) may reach loopback on this machine, never in the cloud (shared/net/outbound.ts).
     CONNECTOR_SECRETS_KEY_FILE: join(options.dataDir, "connector-secrets.key"),
     OUTBOUND_ALLOW_LOOPBACK: "true",
   };

@@ -8,7 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { UpstreamError } from "../domain/errors.js";
-import { OutboundRefused, outboundFetch, ResponseTooLarge, type OutboundFetch } from "./connector-outbound.js";
+import { outboundCause, outboundFetch, type OutboundFetch } from "./outbound.js";
 
 export interface ToolServer {
   protocol: "mcp" | "http";
@@ -46,7 +46,7 @@ export const MAX_RESPONSE_BYTES = () => Number(process.env.CONNECTOR_MAX_RESPONS
 let shared: OutboundFetch | undefined;
 /** The guarded fetch every connector request uses (tests may swap it to stub DNS). */
 export function connectorFetch(): OutboundFetch {
-  return (shared ??= outboundFetch({ maxResponseBytes: MAX_RESPONSE_BYTES() }));
+  return (shared ??= outboundFetch({ maxBytes: MAX_RESPONSE_BYTES() }));
 }
 export function useConnectorFetch(fetch: OutboundFetch | undefined): void {
   shared = fetch;
@@ -64,21 +64,11 @@ export function serverFailure(error: unknown, what: string): UpstreamError {
     err?.code === "UND_ERR_CONNECT_TIMEOUT" ||
     cause?.code === "UND_ERR_CONNECT_TIMEOUT";
   if (timedOut) return new UpstreamError(504, `The connector's server did not answer ${what} in time`);
-  const refused = [err, cause].find((e) => e instanceof OutboundRefused || e instanceof ResponseTooLarge);
+  // A guard refusal, a size cap, a redirect past the limit: the guard's own words (the MCP transport wraps them).
+  const refused = outboundCause(err);
   if (refused) return new UpstreamError(502, `The connector's server could not be reached for ${what}: ${refused.message}`);
   if (err instanceof McpError) return new UpstreamError(502, `The connector's MCP server refused ${what}: ${err.message}`);
-  const deep = findCause(err);
-  if (deep) return new UpstreamError(502, `The connector's server could not be reached for ${what}: ${deep.message}`);
   return new UpstreamError(502, `The connector's server failed ${what}`);
-}
-
-/** A guard refusal or size cap somewhere down the cause chain (the MCP transport wraps fetch errors). */
-function findCause(error: unknown): Error | undefined {
-  for (let e = error as { cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth += 1) {
-    if (e instanceof OutboundRefused || e instanceof ResponseTooLarge) return e;
-    if (typeof (e as Error).message === "string" && /Refused to connect|larger than \d+ bytes/.test((e as Error).message)) return e as Error;
-  }
-  return undefined;
 }
 
 const deadline = (options: CallOptions, fallback: number) => {

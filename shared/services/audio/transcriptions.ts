@@ -21,7 +21,7 @@ import { providerNamed } from "../../inference/registry.js";
 import "../../inference/providers/amazon-transcribe.js";
 import { countTokens } from "../../inference/tokenizer.js";
 import { UnsupportedByProvider, type InferenceProvider, type TranscriptionEvent } from "../../inference/types.js";
-import { guardedFetch, OutboundError } from "../../net/guarded-fetch.js";
+import { fetchBytes, OutboundError } from "../../net/outbound.js";
 import { logger } from "../../observability/logger.js";
 import type { TranscriptionForm, TranscriptionOut, TranscriptionSegmentOut } from "../../schemas/audio.js";
 import * as files from "../files/files.js";
@@ -184,10 +184,10 @@ async function audioFrom(ctx: CallContext, source: AudioSource, form: Transcript
   return fetched(form.file_url!, ctx.signal);
 }
 
-/** A `file_url` under the outbound rules (shared/net/guarded-fetch.ts); what goes wrong is the caller's 422 or 413. */
+/** A `file_url` under the outbound rules (shared/net/outbound.ts); what goes wrong is the caller's 422 or 413. */
 async function fetched(url: string, signal: AbortSignal | undefined): Promise<Audio> {
   try {
-    const got = await guardedFetch(url, { maxBytes: MAX_TRANSCRIPTION_BYTES, timeoutMs: URL_TIMEOUT_MS, signal });
+    const got = await fetchBytes(url, { maxBytes: MAX_TRANSCRIPTION_BYTES, timeoutMs: URL_TIMEOUT_MS, signal });
     const name = new URL(got.url).pathname.split("/").pop() || "audio";
     return { bytes: got.bytes, filename: name };
   } catch (error) {

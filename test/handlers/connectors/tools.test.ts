@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { handler as callTool } from "../../../functions/connectors/call-tool.js";
 import { handler as listTools } from "../../../functions/connectors/list-tools.js";
-import { outboundFetch, type Resolver } from "../../../shared/net/connector-outbound.js";
+import { outboundFetch, type Resolve } from "../../../shared/net/outbound.js";
 import { useConnectorFetch } from "../../../shared/net/tools.js";
 import { seal } from "../../../shared/store/connectors/secrets.js";
 import { mockDynamo } from "../../support/aws-mocks.js";
@@ -47,12 +47,15 @@ describe("GET /v1/connectors/{connector_id_or_name}/tools", () => {
   it("refuses a server whose name resolves to the metadata address: 502, no connection made", async () => {
     const record = stored({ server: "http://metadata.test/mcp" });
     const asked: string[] = [];
-    const resolver: Resolver = (host, _options, callback) => {
+    const resolve: Resolve = async (host) => {
       asked.push(host);
       // Loopback first: a broken guard would connect there, never inward.
-      callback(null, [{ address: "127.0.0.1", family: 4 }, { address: "169.254.169.254", family: 4 }]);
+      return [
+        { address: "127.0.0.1", family: 4 },
+        { address: "169.254.169.254", family: 4 },
+      ];
     };
-    useConnectorFetch(outboundFetch({ resolver }));
+    useConnectorFetch(outboundFetch({ resolve }));
 
     const response = await invoke(listTools, listing(record.id));
 
