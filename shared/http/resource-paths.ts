@@ -53,7 +53,7 @@ export function resourcePaths(paths: Iterable<string>): (path: string) => string
 /**
  * Path parameters sent under template `from`, renamed to the names template `to` gives the same positions
  * (zipping the two templates' segments). The handler chain renames API Gateway's (canonical) parameters to its
- * row's; the names of a template that does not line up with `from` are left as they came.
+ * row's; parameters between identical templates, or templates that do not line up, are left as they came.
  */
 export function renameParameters(
   parameters: Record<string, string> | null | undefined,
@@ -61,6 +61,7 @@ export function renameParameters(
   to: string,
 ): Record<string, string> | null {
   if (!parameters) return null;
+  if (from === to) return parameters;
   const source = segmentsOf(from);
   const target = segmentsOf(to);
   const aligned = source.length === target.length && source.every((s, i) => isVariable(s) === isVariable(target[i]) && (isVariable(s) || s === target[i]));
