@@ -5,6 +5,7 @@
  * = a row in its area's routes.ts + a handler file (+ a service, + tests).
  */
 import { routeKey } from "../shared/http/policy.js";
+import { resourcePaths } from "../shared/http/resource-paths.js";
 import { adminRoutes } from "./admin/routes.js";
 import { agentRoutes } from "./agents/routes.js";
 import { audioRoutes } from "./audio/routes.js";
@@ -52,8 +53,28 @@ export const routes: readonly RouteRow[] = [
 
 const byKey = new Map(routes.map((row) => [routeKey(row), row]));
 
-/** The row API Gateway routed a request to, by its method and resource (the path template). */
-export const rowFor = (method: string, resource: string): RouteRow | undefined => byKey.get(`${method} ${resource}`);
+/**
+ * A path's API Gateway resource: the rows' paths with one variable name per level (shared/http/resource-paths.ts,
+ * docs/decisions/0032-one-variable-per-level.md). Rows differing only in their variables' names share a resource.
+ */
+export const resourceOf = resourcePaths(routes.map((row) => row.path));
+
+/** Rows by "METHOD resource"; two rows on one resource with one method would be one API Gateway method. */
+export function byResource(rows: readonly RouteRow[], resource: (path: string) => string): Map<string, RouteRow> {
+  const found = new Map<string, RouteRow>();
+  for (const row of rows) {
+    const key = `${row.method} ${resource(row.path)}`;
+    const other = found.get(key);
+    if (other) throw new Error(`${routeKey(other)} and ${routeKey(row)} are one API Gateway method (${key}): their paths differ only in variable names`);
+    found.set(key, row);
+  }
+  return found;
+}
+
+const byResourceKey = byResource(routes, resourceOf);
+
+/** The row API Gateway routed a request to, by its method and resource (the canonical template; a row's own path also finds it). */
+export const rowFor = (method: string, resource: string): RouteRow | undefined => byResourceKey.get(`${method} ${resourceOf(resource)}`);
 
 /** The row a deployed function serves, by its ROUTE_KEY. */
 export const rowByKey = (key: string): RouteRow | undefined => byKey.get(key);

@@ -3,7 +3,7 @@ import * as apigw from "aws-cdk-lib/aws-apigateway";
 import * as logs from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
 import { stateMachines, type StateMachineRow } from "../functions/engine.js";
-import { areaOf, authorizer, type RouteRow } from "../functions/routes.js";
+import { areaOf, authorizer, byResource, type RouteRow } from "../functions/routes.js";
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS, type CorsSetting } from "../shared/http/cors.js";
 import { BINARY_MEDIA_TYPES, gatewayAnswers } from "../shared/http/gateway.js";
 import { AreaStack } from "./area-stack.js";
@@ -30,13 +30,17 @@ export interface ApiStackProps extends cdk.StackProps {
 
 const METHOD_ORDER = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
-/** Each path with routes, the methods it takes, and the area that holds its 405 mock (that of its first row). */
-function pathsOf(routes: readonly RouteRow[]): { path: string; allowed: string[]; area: string }[] {
+/**
+ * Each resource with routes, the methods it takes, and the area that holds its 405 mock (that of its first row).
+ * Rows whose paths differ only in variable names share a resource (resource-tree.ts), hence one mock.
+ */
+function pathsOf(routes: readonly RouteRow[], resourceOf: (path: string) => string): { path: string; allowed: string[]; area: string }[] {
   const byPath = new Map<string, { path: string; allowed: string[]; area: string }>();
-  for (const row of routes) {
-    const entry = byPath.get(row.path) ?? { path: row.path, allowed: [], area: areaOf(row) };
+  for (const row of byResource(routes, resourceOf).values()) {
+    const path = resourceOf(row.path);
+    const entry = byPath.get(path) ?? { path, allowed: [], area: areaOf(row) };
     entry.allowed.push(row.method);
-    byPath.set(row.path, entry);
+    byPath.set(path, entry);
   }
   return [...byPath.values()].map((p) => ({ ...p, allowed: p.allowed.toSorted((a, b) => METHOD_ORDER.indexOf(a) - METHOD_ORDER.indexOf(b)) }));
 }
@@ -149,7 +153,8 @@ export class ApiStack extends cdk.Stack {
       });
     }
 
-    const tree = new ResourceTree(this.api.root);
+    // One variable name per level (API Gateway allows one variable child per resource): decision 0032.
+    const tree = new ResourceTree(this.api.root, props.routes);
     for (const path of corePaths(props.routes)) tree.at(this, path);
     // One nested stack per state machine of the engine table; the routes that start executions get its ARN.
     this.engines = Object.entries(stateMachines as Record<string, StateMachineRow>).map(
@@ -167,7 +172,7 @@ export class ApiStack extends cdk.Stack {
       timerGroup: `Platform-${props.stageName}-timers`,
       scheduleGroup: `Platform-${props.stageName}-schedules`,
     });
-    const paths = pathsOf(props.routes);
+    const paths = pathsOf(props.routes, tree.resourceOf);
     const byArea = new Map<string, RouteRow[]>();
     for (const row of props.routes) byArea.set(areaOf(row), [...(byArea.get(areaOf(row)) ?? []), row]);
     // One nested stack per area keeps each template far below CloudFormation's 500 resources.

@@ -66,8 +66,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     try {
       result = await handler({
         type: "REQUEST",
-        methodArn: `arn:aws:execute-api:local:000000000000:local/local/${row.method}${row.path}`,
-        resource: row.path,
+        methodArn: `arn:aws:execute-api:local:000000000000:local/local/${row.method}${event.path}`,
+        resource: event.resource,
         path: event.path,
         httpMethod: row.method,
         headers: event.headers as Record<string, string>,
@@ -101,7 +101,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     if (!found.row) return answer(res, requestId, "MISSING_AUTHENTICATION_TOKEN", req);
     const body = await readBody(req, GATEWAY_MAX_BYTES);
     if (body === "too_large") return answer(res, requestId, "REQUEST_TOO_LARGE", req);
-    const event = toProxyEvent(req, url, found.row, found.pathParameters, body, requestId, options);
+    const event = toProxyEvent(req, url, found, body, requestId, options);
     if (event.body && Buffer.byteLength(event.body) > LAMBDA_EVENT_MAX_BYTES) return answer(res, requestId, "REQUEST_TOO_LARGE", req);
     if (found.row.auth !== "public") {
       const auth = await authorize(event, found.row);
@@ -177,8 +177,7 @@ async function readBody(req: IncomingMessage, max: number): Promise<Buffer | "to
 function toProxyEvent(
   req: IncomingMessage,
   url: URL,
-  row: RouteRow,
-  pathParameters: Record<string, string>,
+  { row, resource, pathParameters }: { row: RouteRow; resource: string; pathParameters: Record<string, string> },
   body: Buffer,
   requestId: string,
   options: ApiServerOptions,
@@ -201,8 +200,9 @@ function toProxyEvent(
   const contentType = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
   const binary = BINARY_MEDIA_TYPES.includes(contentType);
   const hasBody = body.length > 0;
+  // API Gateway's resource path and its parameter names, not the row's (one variable name per level: decision 0032).
   return {
-    resource: row.path,
+    resource,
     path: url.pathname,
     httpMethod: row.method,
     headers,
@@ -225,7 +225,7 @@ function toProxyEvent(
       requestId,
       requestTimeEpoch: Date.now(),
       resourceId: "local",
-      resourcePath: row.path,
+      resourcePath: resource,
       stage: "local",
     },
   };

@@ -16,6 +16,7 @@ import { renderError } from "./errors.js";
 import { routeKey, ROUTE_KEY_ENV, type RoutePolicy } from "./policy.js";
 import { queryObject } from "./query.js";
 import { Reply } from "./reply.js";
+import { renameParameters } from "./resource-paths.js";
 
 type Schema = z.ZodType;
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
@@ -119,6 +120,15 @@ function buildChain(
   };
 
   const chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(core, { streamifyResponse: policy.streaming })
+    // API Gateway names the variables of its resource tree, one name per level (shared/http/resource-paths.ts):
+    // from here on the event speaks the row's path and names (`connector_id`, `workflow_name`, ...).
+    .use({
+      before: (request) => {
+        const event = request.event;
+        event.pathParameters = renameParameters(event.pathParameters as Record<string, string> | null, event.resource ?? policy.path, policy.path);
+        event.resource = policy.path;
+      },
+    })
     .use(injectLambdaContext(logger))
     .use(httpHeaderNormalizer())
     // Who may call comes before reading what they sent: a refused caller learns nothing about the body's rules.

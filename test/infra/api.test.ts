@@ -4,12 +4,12 @@ import { CLOUD_CATALOG, readCatalog } from "../../infra/catalog.js";
 import { PROVIDERS_ENV } from "../../shared/inference/registry.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { stateMachines } from "../../functions/engine.js";
-import { routes, type RouteRow } from "../../functions/routes.js";
+import { resourceOf, routes, type RouteRow } from "../../functions/routes.js";
 import { bundleDir } from "../../infra/build.js";
 import { FILES_BUCKET_ENV, SECRETS_KEY_ID_ENV } from "../../shared/config.js";
 import { AUTHORIZER_CACHE_SECONDS, BINARY_MEDIA_TYPES, gatewayAnswers } from "../../shared/http/gateway.js";
 import { tableEnvVar, tables } from "../../shared/store/tables.js";
-import { allMethodsOf, deref, methodsOf, resourcesOf, synth, type Json, type Synth } from "./synth.js";
+import { allMethodsOf, allResourcesOf, deref, methodsOf, resourcesOf, synth, type Json, type Synth } from "./synth.js";
 import { buildApp } from "../../infra/app.js";
 import { CORS_ORIGINS_ENV } from "../../shared/http/cors.js";
 import { ROUTE_KEY_ENV } from "../../shared/http/policy.js";
@@ -23,9 +23,26 @@ beforeAll(async () => {
 const rowKey = (row: RouteRow) => `${row.method} ${row.path}`;
 
 describe("routes", () => {
-  it("gives every route row exactly one method at its full path, and nothing else", () => {
-    const keys = methodsOf(s).map((m) => m.key);
-    expect(keys.toSorted()).toEqual(routes.map(rowKey).toSorted());
+  it("gives every route row exactly one method at its full path (its resource path), and nothing else", () => {
+    const methods = methodsOf(s);
+    expect(methods.map((m) => m.key).toSorted()).toEqual(routes.map(rowKey).toSorted());
+    for (const m of methods) {
+      const row = routes.find((r) => rowKey(r) === m.key)!;
+      expect(`${m.method.Properties.HttpMethod} ${m.resource}`, m.key).toBe(`${row.method} ${resourceOf(row.path)}`);
+    }
+  });
+
+  it("gives no resource two variable children, which API Gateway refuses at deployment (decision 0032)", () => {
+    const resources = allResourcesOf(s);
+    const variables = new Map<string, string[]>();
+    for (const r of resources.filter((x) => x.pathPart.startsWith("{"))) variables.set(r.parent, [...(variables.get(r.parent) ?? []), r.pathPart]);
+    expect([...variables].filter(([, children]) => children.length > 1)).toEqual([]);
+    // One resource per path, whichever stack made it.
+    expect(new Set(resources.map((r) => r.path)).size).toBe(resources.length);
+    // The levels the spec names differently are there, once.
+    expect(variables.get("/v1/connectors")).toEqual(["{connector_id}"]);
+    expect(variables.get("/v1/workflows")).toEqual(["{workflow_identifier}"]);
+    expect(variables.get("/v1/workflows/deployments")).toEqual(["{deployment_id}"]);
   });
 
   it("puts the authorizer on every method except the public rows", () => {
@@ -214,13 +231,14 @@ describe("a streaming row", () => {
 });
 
 describe("answers around the routes", () => {
-  const allowedAt = (path: string) => routes.filter((r) => r.path === path).map((r) => r.method);
+  // Rows whose paths differ only in variable names are one resource: its 405 names the methods of all of them.
+  const allowedAt = (path: string) => routes.filter((r) => resourceOf(r.path) === path).map((r) => r.method);
 
-  it("gives every path with routes an ANY mock answering 405 with Allow (its methods), without an authorizer", () => {
+  it("gives every resource with routes an ANY mock answering 405 with Allow (its methods), without an authorizer", () => {
     const mocks = allMethodsOf(s).filter((m) => m.method.Properties.HttpMethod === "ANY");
-    expect(mocks.map((m) => m.key.slice("ANY ".length)).toSorted()).toEqual([...new Set(routes.map((r) => r.path))].toSorted());
-    for (const { key, method } of mocks) {
-      const path = key.slice("ANY ".length);
+    expect(mocks.map((m) => m.resource).toSorted()).toEqual([...new Set(routes.map((r) => resourceOf(r.path)))].toSorted());
+    expect(allowedAt("/v1/connectors/{connector_id}").toSorted()).toEqual(["DELETE", "GET", "PATCH"]);
+    for (const { key, method, resource: path } of mocks) {
       expect(method.Properties.AuthorizationType, key).toBe("NONE");
       expect(method.Properties.Integration.Type, key).toBe("MOCK");
       const [response] = method.Properties.Integration.IntegrationResponses;

@@ -4,6 +4,7 @@ import type * as cdk from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
 import { buildApp, type BuildOptions } from "../../infra/app.js";
 import { buildHandlers } from "../../infra/build.js";
+import { ROUTE_KEY_ENV } from "../../shared/http/policy.js";
 
 export type Json = Record<string, any>;
 
@@ -79,7 +80,10 @@ export function resourcePath(value: Json, scope: Scope): string {
 }
 
 export interface SynthMethod {
+  /** A route's method: its row's "METHOD path" (its function's ROUTE_KEY); a mock's: "METHOD <resource path>". */
   key: string;
+  /** The resource it sits on, as API Gateway serves it: the full path, one variable name per level (decision 0032). */
+  resource: string;
   stack: cdk.Stack;
   method: Json;
   scope: Scope;
@@ -87,7 +91,6 @@ export interface SynthMethod {
   functionId: string;
 }
 
-/** Every AWS::ApiGateway::Method in the app as "<METHOD> <full path>". */
 /** Every API Gateway method of the app: the routes' (Lambda) and the mocks' (405, CORS preflights). */
 export function allMethodsOf(s: Synth): SynthMethod[] {
   return s.stacks
@@ -97,7 +100,22 @@ export function allMethodsOf(s: Synth): SynthMethod[] {
       return resourcesOf(scope.template, "AWS::ApiGateway::Method").map(([, method]) => {
         const uriParts: Json[] = method.Properties.Integration?.Uri?.["Fn::Join"]?.[1] ?? [];
         const functionId = uriParts.find((p) => p["Fn::GetAtt"]?.[1] === "Arn")?.["Fn::GetAtt"][0];
-        return { key: `${method.Properties.HttpMethod} ${resourcePath(method.Properties.ResourceId, scope)}`, stack, method, scope, functionId };
+        const resource = resourcePath(method.Properties.ResourceId, scope);
+        const routeKey: string | undefined = functionId ? scope.template.Resources[functionId]?.Properties.Environment?.Variables?.[ROUTE_KEY_ENV] : undefined;
+        return { key: routeKey ?? `${method.Properties.HttpMethod} ${resource}`, resource, stack, method, scope, functionId };
+      });
+    });
+}
+
+/** Every API Gateway resource of the app, by its full path (across the nested stacks), with its path part. */
+export function allResourcesOf(s: Synth): { path: string; parent: string; pathPart: string }[] {
+  return s.stacks
+    .filter((stack) => stack !== s.data)
+    .flatMap((stack) => {
+      const scope = scopeOf(s, stack);
+      return resourcesOf(scope.template, "AWS::ApiGateway::Resource").map(([, resource]) => {
+        const parent = resourcePath(resource.Properties.ParentId, scope);
+        return { path: `${parent}/${resource.Properties.PathPart}`, parent, pathPart: resource.Properties.PathPart as string };
       });
     });
 }

@@ -13,6 +13,7 @@ import type { AwsClientStub } from "aws-sdk-client-mock";
 import { ResponseStream, type Metadata } from "../../infra/local/lambda-streaming.js";
 import { routes } from "../../functions/routes.js";
 import { routeMatcher } from "../../infra/local/route-matcher.js";
+import { renameParameters } from "../../shared/http/resource-paths.js";
 import { serveTables } from "./fake-table.js";
 
 export function aCaller(overrides: Partial<Caller> = {}): Caller {
@@ -76,8 +77,12 @@ export function anEvent(input: EventInput = {}): APIGatewayProxyEvent {
   const single = Object.fromEntries(Object.entries(query).map(([k, v]) => [k, Array.isArray(v) ? v[v.length - 1]! : v]));
   const path = input.path ?? "/v1/files";
   const caller = input.caller === undefined ? aCaller() : input.caller;
-  // API Gateway names the matched row's path template as the resource; the handler chain reads the row by it.
-  const resource = input.resource ?? matchRoute(input.method ?? "GET", path).row?.path ?? path;
+  // API Gateway names the matched resource (the row's path with one variable name per level) and sends the
+  // parameters under its names; the handler chain finds the row by it and renames them back (decision 0032).
+  // Parameters given under the row's names are sent as API Gateway would; an explicit `resource` is sent as given.
+  const matched = input.resource === undefined ? matchRoute(input.method ?? "GET", path) : undefined;
+  const resource = input.resource ?? (matched?.row ? matched.resource : path);
+  const pathParameters = matched?.row ? renameParameters(input.pathParameters, matched.row.path, matched.resource) : (input.pathParameters ?? null);
   return {
     resource,
     path,
@@ -86,7 +91,7 @@ export function anEvent(input: EventInput = {}): APIGatewayProxyEvent {
     multiValueHeaders: {},
     queryStringParameters: Object.keys(single).length ? single : null,
     multiValueQueryStringParameters: Object.keys(multi).length ? multi : null,
-    pathParameters: input.pathParameters ?? null,
+    pathParameters,
     stageVariables: null,
     body: input.body ?? null,
     isBase64Encoded: input.isBase64Encoded ?? false,

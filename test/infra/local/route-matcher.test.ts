@@ -17,6 +17,7 @@ describe("the local route matcher", () => {
   it("extracts path parameters", () => {
     expect(match("GET", "/v1/files/0c6f5b38-1d2e-4b5c-9f3a-0a1b2c3d4e5f")).toStrictEqual({
       row: expect.objectContaining({ handler: "files/retrieve" }),
+      resource: "/v1/files/{file_id}",
       pathParameters: { file_id: "0c6f5b38-1d2e-4b5c-9f3a-0a1b2c3d4e5f" },
     });
   });
@@ -24,6 +25,7 @@ describe("the local route matcher", () => {
   it("extracts a parameter in the middle of a path", () => {
     expect(match("POST", "/v1/files/uploads/u-1/complete")).toStrictEqual({
       row: expect.objectContaining({ handler: "files/complete-upload" }),
+      resource: "/v1/files/uploads/{upload_id}/complete",
       pathParameters: { upload_id: "u-1" },
     });
   });
@@ -52,7 +54,7 @@ describe("the local route matcher", () => {
   it("ranks an earlier literal segment above a later one", () => {
     const local = routeMatcher([row("GET", "/a/{x}/c"), row("GET", "/a/b/{y}")]);
 
-    expect(local("GET", "/a/b/c")).toStrictEqual({ row: expect.objectContaining({ path: "/a/b/{y}" }), pathParameters: { y: "c" } });
+    expect(local("GET", "/a/b/c")).toStrictEqual({ row: expect.objectContaining({ path: "/a/b/{y}" }), resource: "/a/b/{y}", pathParameters: { y: "c" } });
   });
 
   it("does not depend on the order of the rows", () => {
@@ -60,5 +62,51 @@ describe("the local route matcher", () => {
 
     expect(local("GET", "/a/me")).toMatchObject({ row: { path: "/a/me" } });
     expect(local("GET", "/a/you")).toMatchObject({ row: { path: "/a/{id}" }, pathParameters: { id: "you" } });
+  });
+
+  describe("with one variable name per level, as API Gateway's resource tree (decision 0032)", () => {
+    it("sends the resource path and its names, not the row's: GET /v1/connectors/{connector_id_or_name}", () => {
+      expect(match("GET", "/v1/connectors/c-1")).toStrictEqual({
+        row: expect.objectContaining({ path: "/v1/connectors/{connector_id_or_name}", method: "GET" }),
+        resource: "/v1/connectors/{connector_id}",
+        pathParameters: { connector_id: "c-1" },
+      });
+    });
+
+    it("renames the variable of a level below another: POST /v1/workflows/deployments/{deployment_id}/unharden", () => {
+      expect(match("POST", "/v1/workflows/deployments/d-1/unharden")).toMatchObject({
+        row: { path: "/v1/workflows/deployments/{deployment_id}/unharden" },
+        resource: "/v1/workflows/deployments/{deployment_id}/unharden",
+        pathParameters: { deployment_id: "d-1" },
+      });
+      expect(match("GET", "/v1/workflows/deployments/d-1/workers")).toMatchObject({
+        row: { path: "/v1/workflows/deployments/{name}/workers" },
+        resource: "/v1/workflows/deployments/{deployment_id}/workers",
+        pathParameters: { deployment_id: "d-1" },
+      });
+      expect(match("GET", "/v1/workflows/w-1/metrics")).toMatchObject({
+        row: { path: "/v1/workflows/{workflow_name}/metrics" },
+        resource: "/v1/workflows/{workflow_identifier}/metrics",
+        pathParameters: { workflow_identifier: "w-1" },
+      });
+    });
+
+    it("answers a path two rows share (their paths differ only in names) with the methods of both, as one resource", () => {
+      expect(match("POST", "/v1/connectors/c-1")).toStrictEqual({ methodMismatch: true, allowed: ["GET", "PATCH", "DELETE"] });
+      expect(match("DELETE", "/v1/connectors/c-1")).toMatchObject({ row: { path: "/v1/connectors/{connector_id}" }, resource: "/v1/connectors/{connector_id}" });
+    });
+
+    it("picks the smallest name whatever the rows' order, and keeps literal siblings apart", () => {
+      for (const rows of [
+        [row("GET", "/a/{zed}"), row("DELETE", "/a/{alpha}/b"), row("GET", "/a/me")],
+        [row("GET", "/a/me"), row("DELETE", "/a/{alpha}/b"), row("GET", "/a/{zed}")],
+      ]) {
+        const local = routeMatcher(rows);
+        expect(local("GET", "/a/x")).toMatchObject({ row: { path: "/a/{zed}" }, resource: "/a/{alpha}", pathParameters: { alpha: "x" } });
+        expect(local("DELETE", "/a/x/b")).toMatchObject({ row: { path: "/a/{alpha}/b" }, resource: "/a/{alpha}/b", pathParameters: { alpha: "x" } });
+        expect(local("GET", "/a/me")).toMatchObject({ row: { path: "/a/me" }, resource: "/a/me", pathParameters: {} });
+        expect(local("PUT", "/a/x")).toStrictEqual({ methodMismatch: true, allowed: ["GET"] });
+      }
+    });
   });
 });

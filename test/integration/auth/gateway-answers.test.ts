@@ -28,6 +28,13 @@ describe("a method a known path does not take", () => {
     expect(response.headers.get("allow")).toBe("POST");
   });
 
+  it("takes paths that differ only in a variable's name as one resource: POST /v1/connectors/{id} lists GET, PATCH, DELETE (decision 0032)", async () => {
+    const response = await fetch(`${api.url}/v1/connectors/c-1`, { method: "POST", headers: { authorization: `Bearer ${tenant.key}` } });
+
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("GET, PATCH, DELETE");
+  });
+
   it("still answers 404 for a path no route has", async () => {
     expect((await fetch(`${api.url}/v1/nothing-here`, { method: "PUT" })).status).toBe(404);
   });

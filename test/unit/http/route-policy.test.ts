@@ -3,6 +3,7 @@ import * as z from "zod";
 import { NotFound } from "../../../shared/domain/errors.js";
 import { routeKey, ROUTE_KEY_ENV, type RoutePolicy } from "../../../shared/http/policy.js";
 import { routeFactory } from "../../../shared/http/route.js";
+import { rowByKey, rowFor } from "../../../functions/routes.js";
 import { aCaller, aJsonEvent, anEvent, invoke, invokeStream } from "../../support/builders.js";
 
 const aRow = (overrides: Partial<RoutePolicy> = {}): RoutePolicy => ({ method: "POST", path: "/v1/things", auth: "key", errors: "platform", streaming: false, ...overrides });
@@ -110,6 +111,43 @@ describe("the handler chain reads its row", () => {
 
     expect(refused.statusCode).toBe(403);
     expect(refused.json).toStrictEqual({ detail: { message: expect.any(String), error_code: "AUTH_FORBIDDEN" } });
+  });
+});
+
+describe("path parameters: API Gateway's one name per level, the row's names for the handler (decision 0032)", () => {
+  const route = routeFactory({ byRequest: rowFor, byKey: rowByKey });
+  const admin = aCaller({ roles: [], admin: true });
+  const echo = <P extends z.ZodType>(params: P) => route({ params }, async ({ params: parsed, event }) => ({ params: parsed, pathParameters: event.pathParameters, resource: event.resource }));
+
+  it("finds the row by the resource path and renames its parameters to the row's by position", async () => {
+    const handler = echo(z.object({ connector_id_or_name: z.string() }));
+
+    const response = await invoke(handler, anEvent({ method: "GET", path: "/v1/connectors/c-1", resource: "/v1/connectors/{connector_id}", pathParameters: { connector_id: "c-1" }, caller: admin }));
+
+    expect(response.statusCode).toBe(200);
+    expect(response.json).toStrictEqual({
+      params: { connector_id_or_name: "c-1" },
+      pathParameters: { connector_id_or_name: "c-1" },
+      resource: "/v1/connectors/{connector_id_or_name}",
+    });
+  });
+
+  it("renames on a deployed function too, whose row its ROUTE_KEY names", async () => {
+    vi.stubEnv(ROUTE_KEY_ENV, "GET /v1/workflows/{workflow_name}/metrics");
+    const handler = echo(z.object({ workflow_name: z.string() }));
+
+    const response = await invoke(handler, anEvent({ method: "GET", path: "/v1/workflows/w-1/metrics", resource: "/v1/workflows/{workflow_identifier}/metrics", pathParameters: { workflow_identifier: "w-1" }, caller: admin }));
+
+    expect(response.json).toMatchObject({ params: { workflow_name: "w-1" }, resource: "/v1/workflows/{workflow_name}/metrics" });
+  });
+
+  it("gets from the test builder the event API Gateway sends (resource path, its names), and hands the handler the row's", async () => {
+    const event = anEvent({ method: "GET", path: "/v1/workflows/deployments/d-1/workers", pathParameters: { name: "d-1" }, caller: admin });
+    expect(event).toMatchObject({ resource: "/v1/workflows/deployments/{deployment_id}/workers", pathParameters: { deployment_id: "d-1" } });
+
+    const response = await invoke(echo(z.object({ name: z.string() })), event);
+
+    expect(response.json).toStrictEqual({ params: { name: "d-1" }, pathParameters: { name: "d-1" }, resource: "/v1/workflows/deployments/{name}/workers" });
   });
 });
 
