@@ -80,8 +80,9 @@ export async function startNpmStart(options: {
     const timer = setTimeout(() => reject(new Error(`npm start did not serve within ${options.timeoutMs ?? 60_000} ms:\n${output()}`)), options.timeoutMs ?? 60_000);
     const onData = (data: Buffer) => {
       chunks.push(String(data));
+      // Its banner may arrive in more than one chunk: the URL first, the key and workspace lines after it.
       const url = /Platform API listening on (\S+)/.exec(output())?.[1];
-      if (url) {
+      if (url && /Workspace:\s+\S+/.test(output())) {
         clearTimeout(timer);
         resolve(url);
       }
