@@ -3,7 +3,7 @@ import type { Caller } from "../../domain/caller.js";
 import { asApiError } from "../../domain/errors.js";
 import { validated } from "../../domain/validation.js";
 import { eventOf, jsonPayload, WORKFLOW_EVENT_TYPES, type WorkflowEventType } from "../../domain/workflows/events.js";
-import { parseResource, type DispatchEvent, type PlatformBuiltin } from "../../domain/workflows/program/index.js";
+import { parseResource, type DispatchEvent, type PlatformBuiltin, isRecord } from "../../domain/workflows/program/index.js";
 import type { RunRecord } from "../../domain/workflows/records.js";
 import { armTimer } from "../../engine/timers.js";
 import { completeTask, describeRun, failTask } from "../../engine/workflow-machines.js";
@@ -18,7 +18,7 @@ import * as completions from "../inference/completions.js";
 import { childWorkflowBuiltin } from "./builtins/child-workflow.js";
 import { continueAsNewBuiltin } from "./builtins/continue-as-new.js";
 import { embed } from "../inference/embeddings.js";
-import { callConnector } from "./connector-builtin.js";
+import { callConnector } from "./builtins/connector.js";
 import type { CallContext } from "../inference/usage.js";
 import { awaitSignal } from "./builtins/await-signal.js";
 import { awaitUpdate } from "./builtins/await-update.js";
@@ -162,7 +162,6 @@ async function appendEvent(run: RunRecord, type: WorkflowEventType, attributes: 
   await eventStore.append(run.workspace, eventOf(run, type, attributes, { id: randomUUID(), nowMs: Date.now() }));
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** A built-in's input it cannot use: the program's Retry/Catch see Workflow.InvalidInput. */
 async function invalidInput(event: DispatchEvent, why: string): Promise<void> {

@@ -8,4 +8,5 @@ export { PLATFORM_BUILTINS, BUILTIN_PARAMETERS, ACTIVITY_NAME, parseResource, ty
 export { INTRINSICS } from "./templates.js";
 export { PROGRAM_RESUME_STATE, RESUME_UNKNOWN_ERROR, resumeInput, resumeEntryState, type ResumeInput } from "./resume.js";
 export { compileInputSchema, checkInputSchema, definitionSchemaIssues, type InputIssue } from "./input.js";
+export { isRecord } from "./types.js";
 export type { Program, ProgramGraph, ProgramState, ProgramIssue } from "./types.js";

@@ -1,5 +1,5 @@
 import { asApiError } from "../../../domain/errors.js";
-import type { DispatchEvent } from "../../../domain/workflows/program/index.js";
+import { type DispatchEvent, isRecord } from "../../../domain/workflows/program/index.js";
 import type { RunRecord } from "../../../domain/workflows/records.js";
 import { isClosed } from "../../../domain/workflows/statuses.js";
 import { failTask } from "../../../engine/workflow-machines.js";
@@ -8,7 +8,6 @@ import { runStore } from "../../../store/workflows/runs.js";
 import { startChild } from "../executions.js";
 import { ExecutionAlreadyStarted } from "../workflows.js";
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
  * `platform:child_workflow` (decision 21): `{workflow (name or id), input?, execution_id?, deployment_name?}`

@@ -6,14 +6,13 @@
  * (`{content, metadata}`); a failure fails the Task with `Connector.InvalidRequest` (an unknown connector,
  * credentials or a refused input), `Connector.Timeout` (504) or `Connector.Error` (the server failed).
  */
-import type { DispatchEvent } from "../../domain/workflows/program/index.js";
-import type { RunRecord } from "../../domain/workflows/records.js";
-import { asApiError } from "../../domain/errors.js";
-import { completeTask, failTask } from "../../engine/workflow-machines.js";
-import { workflowRegistry } from "../../store/workflows/registry.js";
-import { callTool } from "../connectors/tools.js";
+import { isRecord, type DispatchEvent } from "../../../domain/workflows/program/index.js";
+import type { RunRecord } from "../../../domain/workflows/records.js";
+import { asApiError } from "../../../domain/errors.js";
+import { completeTask, failTask } from "../../../engine/workflow-machines.js";
+import { workflowRegistry } from "../../../store/workflows/registry.js";
+import { callTool } from "../../connectors/tools.js";
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 export async function callConnector(run: RunRecord, event: DispatchEvent): Promise<void> {
   const input = event.input;
