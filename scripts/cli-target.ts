@@ -54,9 +54,7 @@ export function useTablesOrLocalStack(table: TableName): "deployment" | "local" 
   if (process.env[tableEnvVar(table)]) return "deployment";
   const dataDir = resolve(process.env.PLATFORM_DATA_DIR ?? ".data");
   const file = join(dataDir, STACK_FILE);
-  if (!existsSync(file)) fail(notRunning(dataDir, `no ${file}`));
-  const local = JSON.parse(readFileSync(file, "utf8")) as { url: string; pid?: number; env: Record<string, string> };
-  if (local.pid !== undefined && !alive(local.pid)) fail(notRunning(dataDir, `the npm start of ${local.url}, process ${local.pid}, has exited without cleaning up`));
+  const local = localStack(dataDir) ?? fail(notRunning(dataDir, `no ${file}`));
   Object.assign(process.env, local.env);
   const refused = (error: unknown) => {
     if (!connectionRefused(error)) throw error;
@@ -66,4 +64,29 @@ export function useTablesOrLocalStack(table: TableName): "deployment" | "local" 
   process.on("unhandledRejection", refused);
   console.error(`Using the local stack of ${local.url} (${file})`);
   return "local";
+}
+
+/**
+ * The stack `npm start` runs on `dataDir` (its stack file), undefined when there is none; one that exited
+ * without cleaning up is said so plainly.
+ */
+function localStack(dataDir: string): { url: string; pid?: number; env: Record<string, string> } | undefined {
+  const file = join(dataDir, STACK_FILE);
+  if (!existsSync(file)) return undefined;
+  const local = JSON.parse(readFileSync(file, "utf8")) as { url: string; pid?: number; env: Record<string, string> };
+  if (local.pid !== undefined && !alive(local.pid)) fail(notRunning(dataDir, `the npm start of ${local.url}, process ${local.pid}, has exited without cleaning up`));
+  return local;
+}
+
+/**
+ * The API a CLI talks to over HTTP: `--url`/`--key`, else PLATFORM_URL and PLATFORM_API_KEY, else the stack
+ * `npm start` runs (<PLATFORM_DATA_DIR or .data>/local-stack.json and its dev-api-key).
+ */
+export function apiTarget(given: { url?: string; key?: string }): { url: string; key: string } {
+  const dataDir = resolve(process.env.PLATFORM_DATA_DIR ?? ".data");
+  const local = given.url || process.env.PLATFORM_URL ? undefined : localStack(dataDir);
+  const keyFile = join(dataDir, "dev-api-key");
+  const url = given.url ?? process.env.PLATFORM_URL ?? local?.url ?? fail(`Give --url (or PLATFORM_URL), or start the local stack with npm start (${join(dataDir, STACK_FILE)})`);
+  const key = given.key ?? process.env.PLATFORM_API_KEY ?? (existsSync(keyFile) ? readFileSync(keyFile, "utf8").trim() : fail(`Give --key (or PLATFORM_API_KEY): no ${keyFile}`));
+  return { url, key };
 }

@@ -3,11 +3,7 @@
  * or service accounts alone may register, poll and call tasks in a deployment. Logic in
  * scripts/deployments/principals-cli.ts.
  */
-import { apiTarget } from "./api-target.js";
+import { apiTarget } from "./cli-target.js";
 import { principalsCli } from "./deployments/principals-cli.js";
 
-const fail = (message: string): never => {
-  console.error(message);
-  process.exit(2);
-};
-process.exitCode = await principalsCli(process.argv.slice(2), { out: console.log, err: console.error, target: (given) => apiTarget(given, fail) });
+process.exitCode = await principalsCli(process.argv.slice(2), { out: console.log, err: console.error, target: apiTarget });

@@ -10,8 +10,7 @@
 import { hostname } from "node:os";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { apiTarget } from "./api-target.js";
-import { cliArgs, fail } from "./cli-target.js";
+import { apiTarget, cliArgs, fail } from "./cli-target.js";
 import { runWorker, type WorkflowModule } from "./worker/run-worker.js";
 
 const USAGE = `Usage:
@@ -35,7 +34,7 @@ const { values } = cliArgs(
 );
 if (!values.deployment || !values.module) fail(`The worker needs --deployment and --module.\n\n${USAGE}`);
 
-const { url, key } = apiTarget(values, fail);
+const { url, key } = apiTarget(values);
 
 const module = (await import(pathToFileURL(resolve(values.module)).href)) as WorkflowModule;
 if (!Array.isArray(module.workflows) || typeof module.activities !== "object") fail(`${values.module} must export workflows (an array) and activities (an object of functions)`);
