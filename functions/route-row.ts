@@ -36,6 +36,12 @@ export interface Grants {
    * kms:Decrypt on the data stack's connector secrets key only, and the key's id in CONNECTOR_SECRETS_KEY_ID.
    */
   secrets?: true;
+  /**
+   * The telemetry store (docs/observability.md): `write` appends spans, logs and evaluations to the telemetry
+   * bucket's analytical objects; `query` runs the search engine (Athena's workgroup, the Glue tables, reads of
+   * the telemetry objects and the query results).
+   */
+  telemetry?: "write" | "query";
 }
 
 export interface WorkflowRights {

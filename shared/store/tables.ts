@@ -193,7 +193,18 @@ export const connectorsTable = {
   timeToLive: "ttl",
 } as const satisfies TableDefinition;
 
-export const tables = [tenancyTable, filesTable, modelsTable, usageTable, batchTable, registryTable, agentsTable, ratesTable, workflowsTable, executionsTable, retrievalTable, audioTable, connectorsTable] as const;
+/**
+ * Point reads of telemetry (docs/observability.md): spans by trace, so a trace, its spans and one span are
+ * read without the analytical engine. Items expire with the workspace's telemetry retention.
+ */
+export const telemetryTable = {
+  name: "telemetry",
+  partitionKey: { name: "pk", type: "S" },
+  sortKey: { name: "sk", type: "S" },
+  timeToLive: "ttl",
+} as const satisfies TableDefinition;
+
+export const tables = [tenancyTable, filesTable, modelsTable, usageTable, batchTable, registryTable, agentsTable, ratesTable, workflowsTable, executionsTable, retrievalTable, audioTable, connectorsTable, telemetryTable] as const;
 
 export type TableName = (typeof tables)[number]["name"];
 

@@ -1,0 +1,51 @@
+import { randomUUID } from "node:crypto";
+import { appendFile, mkdir } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { PutObjectCommand } from "@aws-sdk/client-s3";
+import { partitionPrefix, rowTime, type TelemetryRows, type WrittenKind } from "../domain/observability/records.js";
+import { s3 } from "./client.js";
+
+/** Locally: the directory (under the data directory) DuckDB reads; in the cloud: the bucket Athena reads. */
+export const TELEMETRY_DIR_ENV = "TELEMETRY_DIR";
+export const TELEMETRY_BUCKET_ENV = "BUCKET_TELEMETRY";
+/** Every analytical object sits under this key prefix of the telemetry bucket. */
+export const TELEMETRY_KEY_PREFIX = "telemetry/";
+
+/** Rows grouped by the partition (workspace, day) they are filed under. */
+function byPartition<K extends WrittenKind>(kind: K, rows: TelemetryRows[K][]): Map<string, TelemetryRows[K][]> {
+  const groups = new Map<string, TelemetryRows[K][]>();
+  for (const row of rows) {
+    const prefix = partitionPrefix(kind, row.workspace_id, rowTime(kind, row));
+    const group = groups.get(prefix);
+    if (group) group.push(row);
+    else groups.set(prefix, [row]);
+  }
+  return groups;
+}
+
+const jsonLines = (rows: unknown[]) => rows.map((row) => JSON.stringify(row)).join("\n") + "\n";
+
+/**
+ * Appends telemetry rows to the analytical store as JSON lines, one object (cloud) or one append (local)
+ * per partition. Locally each process appends to its own file per hour, in one write per call, so a line
+ * is never interleaved with another process's; in the cloud every call writes a new object.
+ */
+export async function appendTelemetry<K extends WrittenKind>(kind: K, rows: TelemetryRows[K][]): Promise<void> {
+  if (rows.length === 0) return;
+  const dir = process.env[TELEMETRY_DIR_ENV];
+  const bucket = process.env[TELEMETRY_BUCKET_ENV];
+  if (!dir && !bucket) throw new Error(`Missing environment setting ${TELEMETRY_BUCKET_ENV} (or ${TELEMETRY_DIR_ENV} locally)`);
+  const hour = new Date().toISOString().slice(0, 13).replace(/[-T:]/g, "");
+  await Promise.all(
+    [...byPartition(kind, rows)].map(async ([prefix, group]) => {
+      if (dir) {
+        const path = join(dir, prefix, `${hour}-${process.pid}.jsonl`);
+        await mkdir(dirname(path), { recursive: true });
+        await appendFile(path, jsonLines(group));
+        return;
+      }
+      const key = `${TELEMETRY_KEY_PREFIX}${prefix}${hour}-${randomUUID()}.jsonl`;
+      await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: jsonLines(group), ContentType: "application/x-ndjson" }));
+    }),
+  );
+}
