@@ -3,7 +3,7 @@
  * tables and the CDK code build them (infra/cost-resources.ts), and list prices (config/prices.json) give the
  * month's AWS bill, line by line. Pure: no I/O, no clock; the CLI is scripts/cost.ts.
  */
-import { CHUNK_SIZE, REQUEST_CONCURRENCY } from "../batch-engine.js";
+import { CHECKPOINT_EVERY, CHUNK_SIZE, REQUEST_CONCURRENCY } from "../batch-engine.js";
 import { costMicros, MICROS_PER_UNIT, priceOf, type PriceList } from "../pricing.js";
 import type { CostLoad, FamilyLoad } from "../../schemas/cost.js";
 import { checkAwsPrices, priceQuantity, type AwsPrice, type AwsPriceKey, type AwsPriceList } from "./prices.js";
@@ -84,9 +84,9 @@ export const ASSUMED = {
   /** Per chunk: its input object written and read, its result object written and read. */
   batchS3PutsPerChunk: 2,
   batchS3GetsPerChunk: 2,
-  /** Per line: the usage record and the month and day counters (docs/spend.md); a checkpoint every 10 lines. */
-  batchWritesPerLine: 3.1,
-  batchS3PutsPerLine: 0.1,
+  /** Per line: the usage record and the month and day counters (docs/spend.md); results saved and counted every CHECKPOINT_EVERY lines. */
+  batchWritesPerLine: 3 + 1 / CHECKPOINT_EVERY,
+  batchS3PutsPerLine: 1 / CHECKPOINT_EVERY,
   /** Step Functions' execution log (level ALL with execution data) per transition. */
   stateMachineLogKb: 2,
   workflowTaskMs: 500,
