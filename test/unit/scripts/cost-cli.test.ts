@@ -1,6 +1,6 @@
 /** `npm run cost` (scripts/cost.ts) on small load files: its table, --help, --json, --requests, and what it says about bad input. */
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -64,6 +64,16 @@ describe("npm run cost", () => {
     expect(stdout).toContain(`Monthly AWS cost: ${small} scaled to 1,000,000 requests`);
     expect(stdout).toContain(`Monthly AWS cost: ${small} scaled to 10,000,000 requests`);
     expect(stdout.split("\n").filter((l) => l.includes("REST API requests")).map((l) => l.trim().split(/\s+/).at(-1))).toEqual(["3.50", "35.00"]);
+  });
+
+  it("prints for the sample load what docs/cost.md shows at 1M, 10M and 100M requests", async () => {
+    const { code, stdout } = await cost("--load", "docs/cost-load.json", "--requests", "1000000,10000000,100000000");
+    expect(code).toBe(0);
+    const doc = readFileSync(join(ROOT_DIR, "docs/cost.md"), "utf8");
+    const tables = stdout.trimEnd().split(/\n\n(?=Monthly AWS cost)/);
+    expect(tables).toHaveLength(3);
+    // Regenerate the doc's tables with the command above when prices, the sample or the stacks change.
+    for (const table of tables) expect(doc).toContain(`\`\`\`text\n${table}\n\`\`\``);
   });
 
   it("prints its usage with --help", async () => {
