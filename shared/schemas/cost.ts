@@ -28,12 +28,8 @@ export const FamilyLoad = z.strictObject({
 });
 export type FamilyLoad = z.infer<typeof FamilyLoad>;
 
-export const RequestDefaults = z.strictObject({
-  avg_ms: positive.optional(),
-  response_kb: count.optional(),
-  dynamodb_reads: count.optional(),
-  dynamodb_writes: count.optional(),
-  log_kb: count.optional(),
+/** Per-request values for every family that does not give its own. */
+export const RequestDefaults = FamilyLoad.pick({ avg_ms: true, response_kb: true, dynamodb_reads: true, dynamodb_writes: true, log_kb: true }).extend({
   /** API Gateway's access log line per request, in KB. */
   access_log_kb: count.optional(),
 });
