@@ -13,6 +13,8 @@ export interface EngineTask {
   grants: Grants;
   memoryMb?: number;
   timeoutSeconds: number;
+  /** Run on a fixed rate (an EventBridge scheduled rule, infra/workflow-engine-stack.ts), every this many minutes. */
+  everyMinutes?: number;
 }
 
 /** What a batch task may touch: jobs, files (their records and objects), the catalog, usage, models. */
@@ -76,7 +78,7 @@ export const workflowEngine = {
    */
   status: { handler: "engine/workflow-status", grants: { tables: workflowTables, workflows: { runs: "start-stop", tasks: true, timers: "arm", schedules: "arm" } }, timeoutSeconds: 60 },
   /** Every 5 minutes: describes runs open for 10 minutes and closes those that are over (as the status handler would). */
-  reconcile: { handler: "engine/workflow-reconcile", grants: { tables: workflowTables, workflows: { runs: "start-stop", tasks: true, timers: "arm", schedules: "arm" } }, timeoutSeconds: 300 },
+  reconcile: { handler: "engine/workflow-reconcile", grants: { tables: workflowTables, workflows: { runs: "start-stop", tasks: true, timers: "arm", schedules: "arm" } }, timeoutSeconds: 300, everyMinutes: 5 },
   /** Fired timers: execution timeouts, cancel grace periods, platform:sleep_until, workflow retries, a closed parent's children. */
   timer: { handler: "engine/workflow-timer", grants: { tables: workflowTables, workflows: { runs: "start-stop", tasks: true, timers: "arm", schedules: "arm" } }, timeoutSeconds: 60 },
   /**
@@ -89,7 +91,7 @@ export const workflowEngine = {
     timeoutSeconds: 120,
   },
   /** Every minute: re-arms schedules whose armed fire was lost. */
-  scheduleSweep: { handler: "engine/workflow-schedule-sweep", grants: { tables: { executions: "readwrite" }, workflows: { schedules: "arm" } }, timeoutSeconds: 120 },
+  scheduleSweep: { handler: "engine/workflow-schedule-sweep", grants: { tables: { executions: "readwrite" }, workflows: { schedules: "arm" } }, timeoutSeconds: 120, everyMinutes: 1 },
 } satisfies Record<string, EngineTask>;
 
 export const engineHandlers = (): string[] => [

@@ -68,6 +68,7 @@ export interface RouteRow extends RoutePolicy {
   /** Module under functions/, without extension; it exports `handler`. */
   handler: string;
   grants: Grants;
+  /** The function's memory; DEFAULT_MEMORY_MB when unset. */
   memoryMb?: number;
   /** Set on routes that are ours, not the spec's (documented in the README). */
   extension?: boolean;
@@ -96,6 +97,9 @@ export interface RowDoc {
 
 /** The success statuses a row answers, as the OpenAPI document gives them (the fuzz ring holds answers to them). */
 export const successStatuses = (row: Pick<RouteRow, "doc">): number[] => [row.doc?.status ?? 200, ...(row.doc?.redirects ? [302] : [])];
+
+/** Memory of a function whose row (or engine task) names none: CDK, the local servers and the cost model read it here. */
+export const DEFAULT_MEMORY_MB = 512;
 
 /** A row as an area's routes file writes it: what the area's defaults say need not be repeated. */
 export type RowInput = Omit<RouteRow, "auth" | "errors" | "streaming"> & Partial<Pick<RouteRow, "auth" | "errors" | "streaming">>;

@@ -118,14 +118,14 @@ export class WorkflowEngineStack extends cdk.NestedStack {
       targets: [new targets.LambdaFunction(status.fn, { retryAttempts: 8, maxEventAge: cdk.Duration.hours(2) })],
     });
     new events.Rule(this, "ReconcileSchedule", {
-      description: "Every 5 minutes: workflow runs still RUNNING whose execution is over",
-      schedule: events.Schedule.rate(cdk.Duration.minutes(5)),
+      description: `Every ${workflowEngine.reconcile.everyMinutes} minutes: workflow runs still RUNNING whose execution is over`,
+      schedule: events.Schedule.rate(cdk.Duration.minutes(workflowEngine.reconcile.everyMinutes)),
       targets: [new targets.LambdaFunction(reconcile.fn, { retryAttempts: 2 })],
     });
 
     new events.Rule(this, "ScheduleSweepRule", {
       description: "Every minute: workflow schedules whose armed fire was lost are armed again",
-      schedule: events.Schedule.rate(cdk.Duration.minutes(1)),
+      schedule: events.Schedule.rate(cdk.Duration.minutes(workflowEngine.scheduleSweep.everyMinutes)),
       targets: [new targets.LambdaFunction(scheduleSweep.fn, { retryAttempts: 2 })],
     });
 

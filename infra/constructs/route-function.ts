@@ -5,6 +5,7 @@ import * as lambda from "aws-cdk-lib/aws-lambda";
 import * as logs from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
 import { stateMachines } from "../../functions/engine.js";
+import { DEFAULT_MEMORY_MB } from "../../functions/route-row.js";
 import type { Grants } from "../../functions/routes.js";
 import { FILES_BUCKET_ENV, SECRETS_KEY_ID_ENV } from "../../shared/config.js";
 import { ROUTE_KEY_ENV } from "../../shared/http/policy.js";
@@ -83,7 +84,7 @@ export class RouteFunction extends Construct {
       handler: "index.handler",
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.ARM_64,
-      memorySize: props.memoryMb ?? 512,
+      memorySize: props.memoryMb ?? DEFAULT_MEMORY_MB,
       timeout: props.timeoutSeconds ? cdk.Duration.seconds(props.timeoutSeconds) : this.streaming ? STREAMING_TIMEOUT : BUFFERED_TIMEOUT,
       description: props.description ?? props.handler,
       ...(props.functionName ? { functionName: props.functionName } : {}),

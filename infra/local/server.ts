@@ -9,6 +9,7 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from "aws-lambda";
+import { DEFAULT_MEMORY_MB } from "../../functions/route-row.js";
 import { authorizer, handlerModule, routes, type RouteRow } from "../../functions/routes.js";
 import { corsOrigins, gatewayCorsHeaders, preflightHeaders } from "../../shared/http/cors.js";
 import { BINARY_MEDIA_TYPES, LAMBDA_EVENT_MAX_BYTES, gatewayAnswers, methodNotAllowed, type GatewayAnswer, type GatewayAnswerType } from "../../shared/http/gateway.js";
@@ -244,7 +245,7 @@ function lambdaContext(row: RouteRow, requestId: string): Context {
     functionName: `local-${row.handler.replace("/", "-")}`,
     functionVersion: "$LATEST",
     invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:local-${row.handler.replace("/", "-")}`,
-    memoryLimitInMB: String(row.memoryMb ?? 512),
+    memoryLimitInMB: String(row.memoryMb ?? DEFAULT_MEMORY_MB),
     awsRequestId: requestId,
     logGroupName: "local",
     logStreamName: "local",

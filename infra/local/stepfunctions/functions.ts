@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import type { Context } from "aws-lambda";
+import { DEFAULT_MEMORY_MB } from "../../../functions/route-row.js";
 import { lambdaError, StatesError } from "./model.js";
 
 type Handler = (event: unknown, context: Context) => unknown;
@@ -69,7 +70,7 @@ export function lambdaContext(config: FunctionConfig): Context {
     functionName: config.functionName,
     functionVersion: "$LATEST",
     invokedFunctionArn: config.arn,
-    memoryLimitInMB: String(config.memoryMb ?? 512),
+    memoryLimitInMB: String(config.memoryMb ?? DEFAULT_MEMORY_MB),
     awsRequestId: randomUUID(),
     logGroupName: "local",
     logStreamName: "local",

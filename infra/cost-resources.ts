@@ -1,0 +1,69 @@
+/**
+ * What the stacks deploy that the cost model prices (shared/domain/cost/model.ts, docs/cost.md): read from the
+ * same tables CDK builds from (the route table, the engine table, the table definitions), without loading CDK.
+ * The counts CDK code writes by hand (alarms, keys, retention) are written here and test/infra/cost-resources.test.ts
+ * holds them equal to `cdk synth`'s templates, so the two cannot drift apart.
+ */
+import { stateMachines, workflowEngine, type EngineTask } from "../functions/engine.js";
+import { DEFAULT_MEMORY_MB } from "../functions/route-row.js";
+import { areaOf, routes as routeTable, type RouteRow } from "../functions/routes.js";
+import type { StackResources, UploadServiceSize } from "../shared/domain/cost/model.js";
+import { routeKey } from "../shared/http/policy.js";
+import { tables } from "../shared/store/tables.js";
+
+/**
+ * THE size of the streaming upload service (CloudFront → ALB → ECS Fargate, issue 18) for the cost model, in one
+ * place. The upload service's own stack (infra/upload-service.ts, built on another branch) exports its task size:
+ * at merge this should read that constant instead of repeating it. Until then: one task of 0.5 vCPU and 1 GB
+ * (it streams with constant memory), X86_64 (CDK's default platform), public subnets without a NAT gateway
+ * (the ALB's two addresses and the task's own), 8 MB multipart parts, a CloudFront Function choosing the origin.
+ */
+export const UPLOAD_SERVICE_SIZE: UploadServiceSize = {
+  cpu: 512,
+  memoryMiB: 1024,
+  desiredCount: 1,
+  architecture: "X86_64",
+  publicIpv4: 3,
+  natGateways: 0,
+  imageGb: 0.3,
+  partMb: 8,
+  cloudFrontFunction: true,
+};
+
+const memoryOf = (task: EngineTask) => task.memoryMb ?? DEFAULT_MEMORY_MB;
+
+/** The stacks' resources for a route table (THE one unless a test passes rows). */
+export function stackResources(rows: readonly RouteRow[] = routeTable, upload: UploadServiceSize = UPLOAD_SERVICE_SIZE): StackResources {
+  const batch = stateMachines.batch.tasks;
+  const periodic = Object.entries(workflowEngine as Record<string, EngineTask>)
+    .filter(([, task]) => task.everyMinutes)
+    .map(([name, task]) => ({ name: `workflow ${name}`, memoryMb: memoryOf(task), everyMinutes: task.everyMinutes! }));
+  return {
+    routes: rows.map((row) => ({ key: routeKey(row), family: areaOf(row), memoryMb: row.memoryMb ?? DEFAULT_MEMORY_MB, secrets: Boolean(row.grants.secrets) })),
+    // The authorizer names no memory (functions/routes.ts `authorizer`).
+    authorizerMemoryMb: DEFAULT_MEMORY_MB,
+    // infra/engine-stack.ts: STANDARD, logging ALL with execution data.
+    batch: { startMb: memoryOf(batch.start), runChunkMb: memoryOf(batch.runChunk), finishMb: memoryOf(batch.finish), stateMachine: "STANDARD", logsExecutionData: true },
+    workflows: {
+      // shared/engine/workflow-machines.ts creates every workflow machine as STANDARD.
+      stateMachine: "STANDARD",
+      dispatchMb: memoryOf(workflowEngine.dispatch),
+      statusMb: memoryOf(workflowEngine.status),
+      timerMb: memoryOf(workflowEngine.timer),
+      scheduleFireMb: memoryOf(workflowEngine.scheduleFire),
+      periodic,
+    },
+    tables: tables.length,
+    // infra/data-stack.ts: the connector secrets key.
+    kmsKeys: 1,
+    // infra/engine-stack.ts: failed executions, per state machine; infra/workflow-engine-stack.ts: failed runs and
+    // the errors of five of its functions.
+    alarms: Object.keys(stateMachines).length + 6,
+    dashboards: 0,
+    // infra/workflow-engine-stack.ts: the FailedRuns metric filter.
+    customMetrics: 1,
+    // infra/constructs/route-function.ts: a month; infra/api-stack.ts access log and infra/engine-stack.ts: three months.
+    logRetentionMonths: { functions: 1, accessLogs: 3, stateMachines: 3 },
+    upload,
+  };
+}

@@ -1,0 +1,87 @@
+import * as z from "zod";
+
+/**
+ * A monthly load for the cost model (`npm run cost -- --load load.json`, docs/cost.md). Every section but
+ * `requests` is optional; every count is per month. Unknown fields are refused, so a misspelt one is said,
+ * not silently priced at 0.
+ */
+const count = z.number().finite().nonnegative();
+const positive = z.number().finite().positive();
+const ratio = z.number().min(0).max(1);
+
+/** What one family's requests do; what is not given comes from `defaults`, the route table, or the model's own defaults. */
+export const FamilyLoad = z.strictObject({
+  requests: count,
+  /** Average billed duration of one invocation, in milliseconds. */
+  avg_ms: positive.optional(),
+  /** Overrides the memory the route table gives the family's functions. */
+  memory_mb: z.number().int().min(128).max(10_240).optional(),
+  /** Average answer size, in KB (data out to the client). */
+  response_kb: count.optional(),
+  dynamodb_reads: count.optional(),
+  dynamodb_writes: count.optional(),
+  s3_puts: count.optional(),
+  s3_gets: count.optional(),
+  kms_requests: count.optional(),
+  /** Log written per invocation by the function (structured lines plus Lambda's START/END/REPORT), in KB. */
+  log_kb: count.optional(),
+});
+export type FamilyLoad = z.infer<typeof FamilyLoad>;
+
+/** Per-request values for every family that does not give its own. */
+export const RequestDefaults = FamilyLoad.pick({ avg_ms: true, response_kb: true, dynamodb_reads: true, dynamodb_writes: true, log_kb: true }).extend({
+  /** API Gateway's access log line per request, in KB. */
+  access_log_kb: count.optional(),
+});
+
+export const CostLoad = z.strictObject({
+  $comment: z.string().optional(),
+  /** Requests per operation family: an area of the route table (`inference`, `files`, …) or one route (`POST /v1/audio/transcriptions`). */
+  requests: z.record(z.string(), FamilyLoad),
+  defaults: RequestDefaults.optional(),
+  /** The REQUEST authorizer: the share of keyed requests API Gateway answers from its cache, and one invocation's duration. */
+  authorizer: z.strictObject({ cache_hit_ratio: ratio.optional(), avg_ms: positive.optional() }).optional(),
+  /** Tokens through the model providers, per model id of config/prices.json. */
+  models: z.record(z.string(), z.strictObject({ input_tokens: count, output_tokens: count.optional() })).optional(),
+  storage: z
+    .strictObject({
+      /** Files bucket, current versions. */
+      s3_gb: count.optional(),
+      /** Files bucket, deleted or replaced versions kept for the versioning window. */
+      s3_noncurrent_gb: count.optional(),
+      /** All tables together. */
+      dynamodb_gb: count.optional(),
+      /** Downloads straight from S3 (presigned URLs), to the internet. */
+      s3_downloaded_gb: count.optional(),
+    })
+    .optional(),
+  batch: z.strictObject({ jobs: count, lines: count, ms_per_line: positive.optional() }).optional(),
+  workflows: z
+    .strictObject({
+      executions: count,
+      /** State transitions of all workflow executions (Standard machines). */
+      state_transitions: count,
+      /** Task states run (each one invokes the dispatcher). */
+      tasks: count.optional(),
+      task_ms: positive.optional(),
+    })
+    .optional(),
+  schedules: z.strictObject({ fires: count.optional(), timers_fired: count.optional() }).optional(),
+  observability: z
+    .strictObject({
+      spans_ingested: count,
+      span_bytes: positive.optional(),
+      spans_per_object: positive.optional(),
+      retention_days: positive.optional(),
+      queries: count.optional(),
+      gb_scanned_per_query: count.optional(),
+      point_records: count.optional(),
+    })
+    .optional(),
+  /** SDK uploads through CloudFront and the upload service (not API Gateway). */
+  uploads: z.strictObject({ files: count, gb: count }).optional(),
+  notifications: z.strictObject({ alarm_emails: count.optional() }).optional(),
+  /** Whether the CloudFront distribution (and the upload service behind it) is deployed: on by default. */
+  cloudfront: z.boolean().optional(),
+});
+export type CostLoad = z.infer<typeof CostLoad>;

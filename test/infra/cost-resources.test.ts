@@ -1,0 +1,66 @@
+/**
+ * The cost model's description of the stacks (infra/cost-resources.ts) against what `cdk synth` builds: a
+ * resource added to the stacks without the description following fails here, not silently in the bill.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { stackResources } from "../../infra/cost-resources.js";
+import type { StackResources } from "../../shared/domain/cost/model.js";
+import { ROUTE_KEY_ENV } from "../../shared/http/policy.js";
+import { resourcesOf, synth, type Json, type Synth } from "./synth.js";
+
+let s: Synth;
+let resources: StackResources;
+let all: [string, Json][];
+beforeAll(async () => {
+  s = await synth({ validate: false });
+  resources = stackResources();
+  all = s.stacks.flatMap((stack) => Object.entries(s.template(stack).Resources as Json));
+}, 240_000);
+
+const ofType = (type: string) => all.filter(([, r]) => r.Type === type).map(([, r]) => r);
+
+describe("the cost model's resources", () => {
+  it("count the alarms, dashboards, metric filters, keys and tables the stacks synthesize", () => {
+    expect(ofType("AWS::CloudWatch::Alarm")).toHaveLength(resources.alarms);
+    expect(ofType("AWS::CloudWatch::Dashboard")).toHaveLength(resources.dashboards);
+    expect(ofType("AWS::Logs::MetricFilter")).toHaveLength(resources.customMetrics);
+    expect(ofType("AWS::KMS::Key")).toHaveLength(resources.kmsKeys);
+    expect(ofType("AWS::DynamoDB::Table")).toHaveLength(resources.tables);
+    // On-demand tables with point-in-time recovery: what the DynamoDB lines price.
+    for (const table of ofType("AWS::DynamoDB::Table")) {
+      expect(table.Properties.BillingMode).toBe("PAY_PER_REQUEST");
+      expect(table.Properties.PointInTimeRecoverySpecification.PointInTimeRecoveryEnabled).toBe(true);
+    }
+  });
+
+  it("give each route's function the memory it is deployed with, on arm64", () => {
+    const functions = ofType("AWS::Lambda::Function");
+    expect(functions.every((fn) => fn.Properties.Architectures?.[0] === "arm64")).toBe(true);
+    const deployed = new Map(
+      functions.filter((fn) => fn.Properties.Environment?.Variables?.[ROUTE_KEY_ENV]).map((fn) => [fn.Properties.Environment.Variables[ROUTE_KEY_ENV] as string, fn.Properties.MemorySize as number]),
+    );
+    expect(deployed.size).toBe(resources.routes.length);
+    for (const route of resources.routes) expect(deployed.get(route.key), route.key).toBe(route.memoryMb);
+    const authorizer = functions.find((fn) => fn.Properties.Description === "REQUEST authorizer: API key to caller")!;
+    expect(authorizer.Properties.MemorySize).toBe(resources.authorizerMemoryMb);
+  });
+
+  it("run Standard state machines only, with the batch machine logging execution data", () => {
+    const machines = ofType("AWS::StepFunctions::StateMachine");
+    expect(machines.length).toBeGreaterThan(0);
+    for (const machine of machines) expect(machine.Properties.StateMachineType ?? "STANDARD").toBe(resources.batch.stateMachine);
+    expect(machines.some((m) => m.Properties.LoggingConfiguration?.IncludeExecutionData === true)).toBe(resources.batch.logsExecutionData);
+  });
+
+  it("know the engine's fixed-rate rules and the log groups' retention", () => {
+    const rates = ofType("AWS::Events::Rule")
+      .map((rule) => rule.Properties.ScheduleExpression as string | undefined)
+      .filter((e): e is string => Boolean(e))
+      .map((e) => Number(/^rate\((\d+) minutes?\)$/.exec(e)![1]));
+    expect(rates.toSorted()).toEqual(resources.workflows.periodic.map((p) => p.everyMinutes).toSorted());
+    const retention = ofType("AWS::Logs::LogGroup").map((g) => g.Properties.RetentionInDays as number);
+    const months = { 30: 1, 90: 3 } as Record<number, number>;
+    const kept = new Set(retention.map((days) => months[days]));
+    expect(kept).toEqual(new Set(Object.values(resources.logRetentionMonths)));
+  });
+});

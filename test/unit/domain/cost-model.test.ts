@@ -1,0 +1,155 @@
+import { describe, expect, it } from "vitest";
+import prices from "../../../config/prices.json" with { type: "json" };
+import { CostLoadError, familyMemory, monthlyCost, scaleLoad, type CostReport, type StackResources } from "../../../shared/domain/cost/model.js";
+import { AWS_PRICE_KEYS, checkAwsPrices, priceQuantity } from "../../../shared/domain/cost/prices.js";
+import { CostLoad } from "../../../shared/schemas/cost.js";
+
+/** Two routes of one area: 512 MB (GET) and 1536 MB that opens connector secrets (POST). */
+const resources: StackResources = {
+  routes: [
+    { key: "GET /v1/things", family: "things", memoryMb: 512, secrets: false },
+    { key: "POST /v1/things", family: "things", memoryMb: 1536, secrets: true },
+  ],
+  authorizerMemoryMb: 512,
+  batch: { startMb: 1024, runChunkMb: 1024, finishMb: 1024, stateMachine: "STANDARD", logsExecutionData: false },
+  workflows: { stateMachine: "STANDARD", dispatchMb: 1024, statusMb: 512, timerMb: 512, scheduleFireMb: 512, periodic: [] },
+  tables: 2,
+  kmsKeys: 1,
+  alarms: 3,
+  dashboards: 1,
+  customMetrics: 0,
+  logRetentionMonths: { functions: 1, accessLogs: 3, stateMachines: 3 },
+  upload: { cpu: 1024, memoryMiB: 2048, desiredCount: 1, architecture: "ARM64", publicIpv4: 2, natGateways: 0, imageGb: 1, partMb: 8, cloudFrontFunction: true },
+};
+
+const cost = (load: unknown, res = resources) => monthlyCost(CostLoad.parse(load), res, prices.aws, prices);
+const line = (report: CostReport, item: string) => {
+  const found = report.lines.filter((l) => l.item.startsWith(item));
+  expect(found, item).toHaveLength(1);
+  return found[0]!;
+};
+
+/** Each line's dollars, to the micro-dollar. */
+const expectUsd = (report: CostReport, expected: Record<string, number>) => {
+  for (const [item, usd] of Object.entries(expected)) expect(line(report, item).usd, item).toBeCloseTo(usd, 6);
+};
+
+describe("the cost model", () => {
+  // Hand-checked at the price file's list prices (us-east-1):
+  //   Lambda: 1M × 0.2 s × mean(512, 1536) MB = 1 GB → 200,000 GB-s × $0.0000133334 = $2.66668
+  //   authorizer: 10% of 1M miss the cache → 100,000 × 0.03 s × 0.5 GB = 1,500 GB-s = $0.0200001
+  //   Lambda requests 1.1M × $0.20/M = $0.22; API Gateway 1M × $3.50/M = $3.50
+  //   DynamoDB: reads 2 per request + 2 per authorizer call = 2.2M × $0.125/M = $0.275; writes 1M × $0.625/M = $0.625
+  //   KMS: half the rows open secrets → 500,000 × $0.03/10K = $1.50, plus the key $1
+  //   transfer out (no CloudFront): 1M × 2 KB = 1.9073 GB × $0.09 = $0.171661
+  //   logs: 1.1M × 1 KB + 1M × 0.5 KB = 1.5259 GB × $0.50 = $0.762939; kept 1 and 3 months: 2.4796 GB-month × $0.03 = $0.074387
+  //   alarms 3 × $0.10, a dashboard $3, 30 alarm e-mails (publish + delivery) $0.000615; mistral-small 1M + 1M tokens: $0.10 + $0.30
+  const small = {
+    requests: { things: { requests: 1_000_000, avg_ms: 200 } },
+    models: { "mistral-small-latest": { input_tokens: 1_000_000, output_tokens: 1_000_000 } },
+    cloudfront: false,
+  };
+
+  it("prices a small load line by line, as checked by hand", () => {
+    const report = cost(small);
+    expect(report.requests).toBe(1_000_000);
+    expect(line(report, "things requests (1024 MB)").quantity).toBeCloseTo(200_000, 6);
+    expect(line(report, "requests (routes").quantity).toBe(1_100_000);
+    expect(line(report, "requests (connector secrets)").quantity).toBe(500_000);
+    expectUsd(report, {
+      "things requests": 2.66668,
+      "authorizer (512 MB)": 0.0200001,
+      "requests (routes": 0.22,
+      "REST API requests": 3.5,
+      "read request units": 0.275,
+      "write request units": 0.625,
+      "requests (connector secrets)": 1.5,
+      "API answers and S3 downloads": 0.171661,
+      "log ingestion": 0.762939,
+      "log storage": 0.074387,
+      dashboards: 3,
+      "mistral-small-latest": 0.4,
+    });
+    expect(report.total).toBeCloseTo(14.516283, 5);
+    // The key, the alarms, the dashboard and the alarm e-mails: paid with no load at all.
+    expect(report.fixed).toBeCloseTo(4.300615, 6);
+    expect(report.lines.some((l) => l.service === "CloudFront" || l.service === "Upload service")).toBe(false);
+  });
+
+  it("adds CloudFront and the upload service's fixed monthly cost when the distribution is on", () => {
+    const report = cost({ ...small, cloudfront: true, uploads: { files: 100, gb: 10 } });
+    // 1 vCPU × 730 h × $0.03238, 2 GB × 730 h × $0.00356, the ALB's 730 h × $0.0225, 2 addresses × 730 h × $0.005, 1 GB image × $0.10
+    expect(line(report, "HTTPS requests").quantity).toBe(1_000_100);
+    // 10 GB over 730 h is the larger LCU dimension: 10 LCU-hours × $0.008
+    expectUsd(report, {
+      "Fargate vCPU": 23.6374,
+      "Fargate memory": 5.1976,
+      "load balancer hours": 16.425,
+      "public IPv4": 7.3,
+      "load balancer capacity units": 0.08,
+      "origin-picking function": 0.10001,
+      "upload bodies to the origin": 0.2,
+      "data out to clients": (2_000_000 / 1024 ** 2) * 0.085,
+    });
+    expect(report.fixed).toBeCloseTo(4.300615 + 23.6374 + 5.1976 + 16.425 + 7.3 + 0.1, 5);
+    expect(() => cost({ ...small, uploads: { files: 1, gb: 1 } })).toThrow(/uploads go through the CloudFront distribution/);
+  });
+
+  it("runs batch jobs as chunks of 100 lines on a Standard machine, and prices workflow transitions and schedules", () => {
+    const report = cost({ requests: {}, batch: { jobs: 2, lines: 250, ms_per_line: 800 }, workflows: { executions: 10, state_transitions: 400_000, tasks: 0 }, schedules: { fires: 1_000_000 }, cloudfront: false });
+    // 3 chunks (250 lines, at least one per job): 2 × 4 + 3 × 2 transitions; each chunk 83.3 lines × 0.8 s ÷ 8 at once, at 1 GB
+    expect(line(report, "batch machine transitions").quantity).toBe(14);
+    expect(line(report, "batch: chunks").quantity).toBeCloseTo((3 * (250 / 3) * 0.8) / 8, 9);
+    expect(line(report, "workflow machine transitions").usd).toBeCloseTo(10, 9);
+    expect(line(report, "schedule fires and timers").usd).toBeCloseTo(1, 9);
+  });
+
+  it("reads memory from the route table, a route's own or an area's mean, and the load's over both", () => {
+    expect(familyMemory("things", {}, resources)).toEqual({ memoryMb: 1024, from: "route table, mean of 2 rows" });
+    expect(familyMemory("POST /v1/things", {}, resources)).toEqual({ memoryMb: 1536, from: "route table" });
+    expect(familyMemory("things", { memory_mb: 3008 }, resources)).toEqual({ memoryMb: 3008, from: "load" });
+    // A route given on its own leaves the area's other rows to the area's requests.
+    const report = cost({ requests: { things: { requests: 1000 }, "POST /v1/things": { requests: 1000 } }, cloudfront: false });
+    expect(line(report, "things requests (512 MB)").quantity).toBeCloseTo(50, 9);
+    expect(line(report, "POST /v1/things requests (1536 MB)").quantity).toBeCloseTo(150, 9);
+  });
+
+  it("refuses a family the route table does not have, and a model the price file does not price", () => {
+    expect(() => cost({ requests: { nothing: { requests: 1 } } })).toThrow(CostLoadError);
+    expect(() => cost({ requests: { nothing: { requests: 1 } } })).toThrow(/Unknown family "nothing": use an area of the route table \(things\)/);
+    expect(() => cost({ requests: {}, models: { "no-such-model": { input_tokens: 1 } } })).toThrow(/"no-such-model" has no price/);
+  });
+
+  it("scales every volume with the requests, and keeps the fixed part fixed", () => {
+    const load = CostLoad.parse({ ...small, storage: { s3_gb: 10 }, batch: { jobs: 1, lines: 100 } });
+    const scaled = scaleLoad(load, 10_000_000);
+    expect(scaled.requests.things!.requests).toBe(10_000_000);
+    expect(scaled.requests.things!.avg_ms).toBe(200);
+    expect(scaled.models!["mistral-small-latest"]).toEqual({ input_tokens: 10_000_000, output_tokens: 10_000_000 });
+    expect(scaled.storage!.s3_gb).toBe(100);
+    expect(scaled.batch).toEqual({ jobs: 10, lines: 1000 });
+    const one = monthlyCost(load, resources, prices.aws, prices);
+    const ten = monthlyCost(scaled, resources, prices.aws, prices);
+    expect(ten.fixed).toBeCloseTo(one.fixed, 9);
+    expect(ten.total - ten.fixed).toBeCloseTo((one.total - one.fixed) * 10, 6);
+  });
+});
+
+describe("config/prices.json's aws section", () => {
+  it("holds every price the model uses, each with its unit and an AWS pricing page as its source", () => {
+    const list = checkAwsPrices(prices.aws);
+    expect(prices.aws.region).toBe("us-east-1");
+    expect(prices.as_of).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    for (const key of AWS_PRICE_KEYS) {
+      expect(list[key].unit, key).toBeTruthy();
+      expect(list[key].source, key).toMatch(/^https:\/\/aws\.amazon\.com\//);
+    }
+  });
+
+  it("prices tiers on the month's cumulative quantity", () => {
+    // 333M requests at $3.50/M, the next 67M at $2.80/M
+    expect(priceQuantity(prices.aws.prices.api_gateway_rest_requests, 400_000_000)).toBeCloseTo(1165.5 + 187.6, 6);
+    expect(priceQuantity(prices.aws.prices.api_gateway_rest_requests, 1_000_000)).toBeCloseTo(3.5, 9);
+    expect(() => checkAwsPrices({ ...prices.aws, prices: { ...prices.aws.prices, kms_keys: undefined as never } })).toThrow(/lacks or misstates: kms_keys/);
+  });
+});
