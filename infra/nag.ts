@@ -5,6 +5,7 @@ import type { DataStack } from "./data-stack.js";
 import { workflowEngine } from "../functions/engine.js";
 import type { Grants } from "../functions/routes.js";
 import { pascal } from "./names.js";
+import type { UploadStack } from "./upload-service.js";
 
 /**
  * cdk-nag (AwsSolutions) findings we keep on purpose, each acknowledged as narrowly as it can be with the
@@ -158,5 +159,45 @@ function acknowledgeWorkflowRights(api: ApiStack): void {
   Validations.of(api.workflowEngine).acknowledge({
     id: "AwsSolutions-IAM5[Resource::<FilesBucketArn>/workspaces/*]",
     reason: "The dispatcher reads the files a workflow names (workspaces/<workspace>/files/<id>) for its model calls; object access is confined to the workspaces/ prefix of the one bucket.",
+  });
+}
+
+/** The upload stack's findings (infra/upload-service.ts, decision 0033), each with why it is kept. */
+export function acknowledgeUploadFindings({ service: uploads }: UploadStack): void {
+  Validations.of(uploads.taskDefinition.taskRole).acknowledge({
+    id: "AwsSolutions-IAM5[Resource::<FilesBucketArn>/workspaces/*]",
+    reason: "Object keys are per workspace and file (workspaces/<workspace>/files/<id>), so the service's object access needs a prefix wildcard, confined to the workspaces/ prefix of the one bucket; it only builds keys for the caller's workspace.",
+  });
+  Validations.of(uploads.taskDefinition).acknowledge({
+    id: "AwsSolutions-ECS2",
+    reason: "The environment holds names only (tables, bucket, log level, port): no secret. Keys are checked against the tenancy table, never configured.",
+  });
+  Validations.of(uploads.balancer).acknowledge({
+    id: "AwsSolutions-ELB2",
+    reason: "Internal balancer reached only by CloudFront: every request is logged by the service itself (request id, route, status, latency) and CloudFront's metrics; access logs would need a second bucket. Turn on ALB access logs where required.",
+  });
+  Validations.of(uploads.distribution).acknowledge({
+    id: "AwsSolutions-CFR1",
+    reason: "An API for clients anywhere: geographic restriction is the operator's choice (docs/deploy.md).",
+  });
+  Validations.of(uploads.distribution).acknowledge({
+    id: "AwsSolutions-CFR2",
+    reason: "A WAF web ACL is an account-level choice with its own cost; docs/deploy.md says how to attach one (as for the API stage).",
+  });
+  Validations.of(uploads.distribution).acknowledge({
+    id: "AwsSolutions-CFR3",
+    reason: "Standard logs would need a log bucket; the API's access logs and the upload service's logs record every request behind it.",
+  });
+  Validations.of(uploads.distribution).acknowledge({
+    id: "AwsSolutions-CFR4",
+    reason: "The default *.cloudfront.net certificate (no custom domain) cannot pin a minimum TLS version; with an alternate domain and ACM certificate, set TLS 1.2 (docs/deploy.md).",
+  });
+  Validations.of(uploads.prefixListLookup).acknowledge({
+    id: "AwsSolutions-IAM5[Resource::*]",
+    reason: "ec2:DescribeManagedPrefixLists (finding CloudFront's origin-facing prefix list by name at deploy time) supports no resource-level permission.",
+  });
+  Validations.of(uploads.taskDefinition.obtainExecutionRole()).acknowledge({
+    id: "AwsSolutions-IAM5[Resource::*]",
+    reason: "Added by CDK for pulling the image: ecr:GetAuthorizationToken supports no resource-level permission (the image pull itself is limited to the asset repository).",
   });
 }

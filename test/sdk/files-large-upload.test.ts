@@ -42,7 +42,7 @@ describe("POST /v1/files through the SDK on npm start, past the Lambda route's 4
   it("uploads a 5 MB JSON-lines blob for fine-tuning, judged JSON lines by its content", async () => {
     const { content, lines } = trainingLines(5 * 1024 * 1024);
 
-    const file = await client.files.upload({ file: new Blob([content]), purpose: "fine-tune" });
+    const file = await client.files.upload({ file: new Blob([content as Uint8Array<ArrayBuffer>]), purpose: "fine-tune" });
 
     expect(file).toMatchObject({ object: "file", sizeBytes: content.length, purpose: "fine-tune", numLines: lines, source: "upload" });
     const retrieved = await client.files.retrieve({ fileId: file.id });
