@@ -3,6 +3,7 @@ import { fileBlobs } from "../../blobs/files.js";
 import type { Caller } from "../../domain/caller.js";
 import { PayloadTooLarge } from "../../domain/errors.js";
 import { checkUpload, isJsonl, JsonlSniffer, LineCounter, mimetypeFor, objectKeyFor, type FileRecord } from "../../domain/file-rules.js";
+import { logger } from "../../observability/logger.js";
 import { MAX_FILE_BYTES, type StreamedUploadForm } from "../../schemas/file.js";
 import { recordUpload } from "./files.js";
 
@@ -53,7 +54,9 @@ export async function stageFile(caller: Caller, file: IncomingFile, maxBytes: nu
     }
     await object.finish();
   } catch (error) {
-    await object.abort();
+    // The refusal is what the client hears; a failed abort is logged (the bucket's lifecycle rule removes
+    // incomplete multipart uploads after a day).
+    await object.abort().catch((abortError: unknown) => logger.warn("could not abort a streamed upload", { objectKey, error: abortError as Error }));
     throw error;
   }
   return { id, objectKey, filename: file.filename, mimetype, bytes, jsonl: byName || sniffer!.result(), numLines: lines.total() };

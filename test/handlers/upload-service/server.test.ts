@@ -219,6 +219,19 @@ describe("POST /v1/files on the streaming upload service", () => {
     expect(recordWrites()).toHaveLength(0);
   });
 
+  it("still answers the 413 when the abort itself fails (the bucket's lifecycle rule removes the parts later)", async () => {
+    storedKey();
+    s3.on(CreateMultipartUploadCommand).resolves({ UploadId: "mpu-5" });
+    s3.on(UploadPartCommand).resolves({ ETag: '"e"' });
+    s3.on(AbortMultipartUploadCommand).rejects(new Error("S3 is down"));
+
+    const response = await post(chunkedForm("huge.bin", TEST_LIMIT + 1024 * 1024));
+
+    expect(response.status).toBe(413);
+    expect(s3.commandCalls(AbortMultipartUploadCommand)).toHaveLength(1);
+    expect(recordWrites()).toHaveLength(0);
+  });
+
   it("refuses a fine-tune file that is not JSON lines (the inline route's 400) and removes the stored bytes", async () => {
     storedKey();
 
