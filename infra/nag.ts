@@ -1,4 +1,5 @@
 import { Validations } from "aws-cdk-lib";
+import type { IConstruct } from "constructs";
 import { Method } from "aws-cdk-lib/aws-apigateway";
 import type { ApiStack } from "./api-stack.js";
 import type { DataStack } from "./data-stack.js";
@@ -164,40 +165,36 @@ function acknowledgeWorkflowRights(api: ApiStack): void {
 
 /** The upload stack's findings (infra/upload-service.ts, decision 0033), each with why it is kept. */
 export function acknowledgeUploadFindings({ service: uploads }: UploadStack): void {
-  Validations.of(uploads.taskDefinition.taskRole).acknowledge({
-    id: "AwsSolutions-IAM5[Resource::<FilesBucketArn>/workspaces/*]",
-    reason: "Object keys are per workspace and file (workspaces/<workspace>/files/<id>), so the service's object access needs a prefix wildcard, confined to the workspaces/ prefix of the one bucket; it only builds keys for the caller's workspace.",
-  });
-  Validations.of(uploads.taskDefinition).acknowledge({
-    id: "AwsSolutions-ECS2",
-    reason: "The environment holds names only (tables, bucket, log level, port): no secret. Keys are checked against the tenancy table, never configured.",
-  });
-  Validations.of(uploads.balancer).acknowledge({
-    id: "AwsSolutions-ELB2",
-    reason: "Internal balancer reached only by CloudFront: every request is logged by the service itself (request id, route, status, latency) and CloudFront's metrics; access logs would need a second bucket. Turn on ALB access logs where required.",
-  });
-  Validations.of(uploads.distribution).acknowledge({
-    id: "AwsSolutions-CFR1",
-    reason: "An API for clients anywhere: geographic restriction is the operator's choice (docs/deploy.md).",
-  });
-  Validations.of(uploads.distribution).acknowledge({
-    id: "AwsSolutions-CFR2",
-    reason: "A WAF web ACL is an account-level choice with its own cost; docs/deploy.md says how to attach one (as for the API stage).",
-  });
-  Validations.of(uploads.distribution).acknowledge({
-    id: "AwsSolutions-CFR3",
-    reason: "Standard logs would need a log bucket; the API's access logs and the upload service's logs record every request behind it.",
-  });
-  Validations.of(uploads.distribution).acknowledge({
-    id: "AwsSolutions-CFR4",
-    reason: "The default *.cloudfront.net certificate (no custom domain) cannot pin a minimum TLS version; with an alternate domain and ACM certificate, set TLS 1.2 (docs/deploy.md).",
-  });
-  Validations.of(uploads.prefixListLookup).acknowledge({
-    id: "AwsSolutions-IAM5[Resource::*]",
-    reason: "ec2:DescribeManagedPrefixLists (finding CloudFront's origin-facing prefix list by name at deploy time) supports no resource-level permission.",
-  });
-  Validations.of(uploads.taskDefinition.obtainExecutionRole()).acknowledge({
-    id: "AwsSolutions-IAM5[Resource::*]",
-    reason: "Added by CDK for pulling the image: ecr:GetAuthorizationToken supports no resource-level permission (the image pull itself is limited to the asset repository).",
-  });
+  const findings: [IConstruct, string, string][] = [
+    [
+      uploads.taskDefinition.taskRole,
+      "AwsSolutions-IAM5[Resource::<FilesBucketArn>/workspaces/*]",
+      "Object keys are per workspace and file (workspaces/<workspace>/files/<id>), so the service's object access needs a prefix wildcard, confined to the workspaces/ prefix of the one bucket; it only builds keys for the caller's workspace.",
+    ],
+    [uploads.taskDefinition, "AwsSolutions-ECS2", "The environment holds names only (tables, bucket, log level, port): no secret. Keys are checked against the tenancy table, never configured."],
+    [
+      uploads.balancer,
+      "AwsSolutions-ELB2",
+      "Internal balancer reached only by CloudFront: the service logs every request itself (request id, route, status, latency); access logs would need a second bucket. Turn on ALB access logs where required.",
+    ],
+    [uploads.distribution, "AwsSolutions-CFR1", "An API for clients anywhere: geographic restriction is the operator's choice (docs/deploy.md)."],
+    [uploads.distribution, "AwsSolutions-CFR2", "A WAF web ACL is an account-level choice with its own cost (docs/deploy.md); attach one to the distribution where required."],
+    [uploads.distribution, "AwsSolutions-CFR3", "Standard logs would need a log bucket; the API's access logs and the upload service's logs record every request behind it."],
+    [
+      uploads.distribution,
+      "AwsSolutions-CFR4",
+      "The default *.cloudfront.net certificate (no custom domain) cannot pin a minimum TLS version; with an alternate domain and ACM certificate, set TLS 1.2 (docs/deploy.md).",
+    ],
+    [
+      uploads.prefixListLookup,
+      "AwsSolutions-IAM5[Resource::*]",
+      "ec2:DescribeManagedPrefixLists (finding CloudFront's origin-facing prefix list by name at deploy time) supports no resource-level permission.",
+    ],
+    [
+      uploads.taskDefinition.obtainExecutionRole(),
+      "AwsSolutions-IAM5[Resource::*]",
+      "Added by CDK for pulling the image: ecr:GetAuthorizationToken supports no resource-level permission (the image pull itself is limited to the asset repository).",
+    ],
+  ];
+  for (const [scope, id, reason] of findings) Validations.of(scope).acknowledge({ id, reason });
 }
