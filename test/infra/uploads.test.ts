@@ -4,6 +4,8 @@
  * internal load balancer that only CloudFront reaches; the task holds the upload row's and authorizer's
  * grants, nothing more. The image itself is not built here (no registry is reachable).
  */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { API_ORIGIN_ID, UPLOAD_ORIGIN_ID, UPLOAD_ROUTER_CODE, uploadServiceSize } from "../../infra/upload-service.js";
 import { resourcesOf, synth, type Json, type Synth } from "./synth.js";
@@ -104,6 +106,16 @@ describe("the upload service", () => {
     const service = only("AWS::ECS::Service");
     expect(service).toMatchObject({ DesiredCount: uploadServiceSize.desiredCount, LaunchType: "FARGATE" });
     expect(only("AWS::ApplicationAutoScaling::ScalableTarget")).toMatchObject({ MinCapacity: uploadServiceSize.desiredCount, MaxCapacity: uploadServiceSize.maxCount });
+  });
+
+  it("is built by cdk deploy from its bundle and Dockerfile, for linux/arm64", () => {
+    const manifest = JSON.parse(readFileSync(join(s.assembly.directory, `${s.uploads!.artifactId}.assets.json`), "utf8")) as Json;
+    const images = Object.values(manifest.dockerImages as Json);
+    expect(images).toHaveLength(1);
+    expect(images[0].source.platform).toBe("linux/arm64");
+    const context = join(s.assembly.directory, images[0].source.directory);
+    expect(readdirSync(context).toSorted()).toEqual(["Dockerfile", "index.mjs"]);
+    expect(readFileSync(join(context, "Dockerfile"), "utf8")).toMatch(/^FROM public\.ecr\.aws\/docker\/library\/node:22-alpine$/m);
   });
 
   it("holds the upload row's and the authorizer's grants and nothing more", () => {
