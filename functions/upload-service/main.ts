@@ -9,9 +9,7 @@ import { gatewayAnswers } from "../../shared/http/gateway.js";
 import { logger } from "../../shared/observability/logger.js";
 import { HEALTH_PATH, UPLOAD_PATH, uploadService } from "./server.js";
 
-export const UPLOAD_SERVICE_PORT = 8080;
-
-function startUploadService(port: number = UPLOAD_SERVICE_PORT) {
+function startUploadService(port: number) {
   const serveUpload = uploadService();
   const server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0];
@@ -26,12 +24,14 @@ function startUploadService(port: number = UPLOAD_SERVICE_PORT) {
   });
   // A 512 MB body over a slow link takes longer than Node's default 5 minutes per request.
   server.requestTimeout = 60 * 60 * 1000;
-  // Longer than the load balancer's idle timeout (60 s), so the balancer, not the task, closes idle connections.
-  server.keepAliveTimeout = 65_000;
+  // Longer than the load balancer's idle timeout (120 s, infra/upload-service.ts), so the balancer, not the
+  // task, closes idle connections: a connection the task closed under it would answer a 502.
+  server.keepAliveTimeout = 125_000;
+  server.headersTimeout = 126_000;
   server.listen(port, "0.0.0.0", () => logger.info("upload service listening", { port }));
   // ECS stops a task with SIGTERM: uploads under way may finish (until the stop timeout), new ones go to other tasks.
   process.once("SIGTERM", () => server.close(() => process.exit(0)));
   return server;
 }
 
-startUploadService(Number(process.env.PORT ?? UPLOAD_SERVICE_PORT));
+startUploadService(Number(process.env.PORT ?? 8080));
