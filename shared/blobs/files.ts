@@ -117,7 +117,8 @@ export const STREAM_PART_BYTES = 8 * 1024 * 1024;
 
 /**
  * An object written as its bytes arrive: chunks fill one part buffer, each full part is uploaded before
- * `write` resolves (the caller's await is the backpressure), so memory stays one part whatever the size.
+ * `write` resolves (the caller's await is the backpressure), so memory stays one part whatever the size
+ * (and less for a file smaller than a part).
  * An object smaller than one part is a single PutObject; a larger one an S3 multipart upload, which
  * `abort` cancels so that no parts are left behind (and `finish` removes nothing: the object then exists).
  */
@@ -133,13 +134,15 @@ export class StreamedObject {
     private readonly contentType: string | null,
     private readonly partBytes = STREAM_PART_BYTES,
   ) {
-    this.buffer = Buffer.allocUnsafe(partBytes);
+    this.buffer = Buffer.alloc(0);
   }
 
   async write(chunk: Uint8Array): Promise<void> {
     let offset = 0;
     while (offset < chunk.length) {
       const take = Math.min(chunk.length - offset, this.partBytes - this.filled);
+      this.reserve(this.filled + take);
+      // Copied: the parser may reuse the memory behind the chunks it hands out.
       this.buffer.set(chunk.subarray(offset, offset + take), this.filled);
       this.filled += take;
       offset += take;
@@ -174,6 +177,14 @@ export class StreamedObject {
     const etag = await fileBlobs.uploadPart(this.key, this.uploadId, partNumber, this.buffer.subarray(0, this.filled));
     this.parts.push({ part_number: partNumber, etag });
     this.filled = 0;
+  }
+
+  /** The part buffer grows as bytes come (doubling, from 64 KiB to one part), so a small file holds little. */
+  private reserve(bytes: number): void {
+    if (this.buffer.length >= bytes) return;
+    const grown = Buffer.allocUnsafe(Math.min(this.partBytes, Math.max(bytes, 2 * this.buffer.length, 64 * 1024)));
+    this.buffer.copy(grown, 0, 0, this.filled);
+    this.buffer = grown;
   }
 
   private release(): void {
