@@ -70,7 +70,7 @@ export function parseForm(
       else if (!listed) form[name] = value;
       else ((form[listed[1]!] ??= []) as string[]).push(value);
     });
-    parser.on("error", () => fail(malformed()));
+    parser.on("error", (error: Error) => fail(error));
     parser.on("finish", () => void Promise.all(pending).then(() => failed || resolve(form)));
     parser.end(Buffer.from(body, encoding));
   });
@@ -118,8 +118,8 @@ const malformed = () => new Unprocessable([{ loc: ["body"], msg: "Invalid or mal
  * to `onFile` as a stream (its bytes flow as `onFile` consumes them, so a slow consumer slows the
  * client), later file parts are skipped, text fields are collected. Resolves with the fields and what
  * `onFile` produced once the body ended and `onFile` finished; rejects with a 422 if the body is malformed,
- * a 499 if it was cut short (`body` closed early), or with `onFile`'s error. When it rejects after `onFile` succeeded, `undo` gets
- * that result (the caller's chance to remove what it stored).
+ * a 499 if it was cut short (`body` closed early), or with `onFile`'s error. When it rejects after `onFile`
+ * succeeded, `undo` gets that result first (the caller's chance to remove what it stored).
  */
 export function streamForm<T>(
   body: Readable,
