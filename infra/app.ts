@@ -4,7 +4,8 @@ import { routes as routeTable, type RouteRow } from "../functions/routes.js";
 import { ApiStack } from "./api-stack.js";
 import { DataStack } from "./data-stack.js";
 import { inferenceSettings } from "./inference.js";
-import { acknowledgeFindings } from "./nag.js";
+import { acknowledgeFindings, acknowledgeUploadFindings } from "./nag.js";
+import { UPLOAD_DISTRIBUTION_CONTEXT, UploadStack } from "./upload-service.js";
 import { corsOrigins } from "../shared/http/cors.js";
 import { AUTHORIZER_CACHE_SECONDS } from "../shared/http/gateway.js";
 
@@ -21,7 +22,9 @@ export interface BuildOptions {
  * API stage, so several deployments can share an account; `logLevel` (default INFO) is the handlers'
  * POWERTOOLS_LOG_LEVEL; `authorizerCacheSeconds` (default 60) how long a key's answer is reused;
  * `modelCatalog` and `upstreamKeySecrets` configure inference (infra/inference.ts); `corsOrigins` (`*` or a
- * comma-separated list of origins; none by default) lets browser clients call the API (decision 0027).
+ * comma-separated list of origins; none by default) lets browser clients call the API (decision 0027);
+ * `uploadDistribution` (default true) adds the CloudFront distribution whose URL serves the whole API and
+ * takes uploads to 512 MB through the streaming upload service (decision 0033); `false` leaves it out.
  * Handlers must be bundled first (infra/build.ts buildHandlers).
  */
 export function buildApp(options: BuildOptions = {}) {
@@ -50,7 +53,23 @@ export function buildApp(options: BuildOptions = {}) {
     cors,
   });
 
+  const uploadContext = app.node.tryGetContext(UPLOAD_DISTRIBUTION_CONTEXT);
+  if (uploadContext !== undefined && !["true", "false", true, false].includes(uploadContext)) {
+    throw new Error(`-c ${UPLOAD_DISTRIBUTION_CONTEXT}=${uploadContext}: use true or false`);
+  }
+  const uploads =
+    String(uploadContext ?? true) === "true"
+      ? new UploadStack(app, `${prefix}-Uploads`, {
+          description: "Platform API: CloudFront in front of the API, POST /v1/files streamed by an upload service on Fargate",
+          data,
+          api: api.api,
+          logLevel,
+          cors,
+        })
+      : undefined;
+
   cdk.Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   acknowledgeFindings({ data, api });
-  return { app, data, api };
+  if (uploads) acknowledgeUploadFindings(uploads);
+  return { app, data, api, uploads };
 }

@@ -52,12 +52,41 @@ export async function buildHandlers(options: { outdir?: string } = {}): Promise<
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
     logLevel: "warning",
   });
+  await bundleUploadService(outdir);
   const tokenizer = await bundleTokenizer(outdir);
   for (const row of rows.filter((r) => r.grants.models || r.grants.speech)) {
     cpSync(tokenizer, join(outdir, row.handler, "node_modules", TOKENIZER), { recursive: true });
   }
   await writeReference(outdir);
   return handlers.map((handler) => ({ handler, bytes: statSync(join(outdir, handler, "index.mjs")).size }));
+}
+
+/** The upload service's image context (infra/upload-service.ts): its bundle and Dockerfile, nothing else. */
+export const UPLOAD_SERVICE_DIR = "upload-service";
+const UPLOAD_SERVICE_SOURCE = join(ROOT, "functions", UPLOAD_SERVICE_DIR);
+
+/**
+ * The streaming upload service as one ESM file for its container (Node 22 on arm64): unlike the functions'
+ * bundles it carries the AWS SDK, which only the Lambda runtime provides. Its Dockerfile goes beside it,
+ * so the image is built from this folder alone (a small build context, no node_modules).
+ */
+async function bundleUploadService(outdir: string): Promise<void> {
+  const dir = join(outdir, UPLOAD_SERVICE_DIR);
+  await build({
+    entryPoints: { index: join(UPLOAD_SERVICE_SOURCE, "main.ts") },
+    outdir: dir,
+    bundle: true,
+    platform: "node",
+    target: "node22",
+    format: "esm",
+    outExtension: { ".js": ".mjs" },
+    minify: true,
+    treeShaking: true,
+    legalComments: "none",
+    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+    logLevel: "warning",
+  });
+  cpSync(join(UPLOAD_SERVICE_SOURCE, "Dockerfile"), join(dir, "Dockerfile"));
 }
 
 /**

@@ -10,23 +10,22 @@ import { areaOf, routes as routeTable, type RouteRow } from "../functions/routes
 import type { StackResources, UploadServiceSize } from "../shared/domain/cost/model.js";
 import { routeKey } from "../shared/http/policy.js";
 import { tables } from "../shared/store/tables.js";
+import { uploadServiceSize } from "./upload-service-size.js";
 
 /**
- * THE size of the streaming upload service (CloudFront → ALB → ECS Fargate, issue 18) for the cost model, in one
- * place. The upload service's own stack (infra/upload-service.ts, built on another branch) exports its task size:
- * at merge this should read that constant instead of repeating it. Until then: one task of 0.5 vCPU and 1 GB
- * (it streams with constant memory), X86_64 (CDK's default platform), public subnets without a NAT gateway
- * (the ALB's two addresses and the task's own), 8 MB multipart parts, a CloudFront Function choosing the origin.
+ * The streaming upload service (CloudFront → internal ALB as a VPC origin → ECS Fargate, decision 33) as the
+ * cost model sees it: its task size from infra/upload-service-size.ts, the one public IPv4 address of its task
+ * (public subnets, no NAT gateway; the load balancer is internal), its image and the CloudFront Function.
  */
 export const UPLOAD_SERVICE_SIZE: UploadServiceSize = {
-  cpu: 512,
-  memoryMiB: 1024,
-  desiredCount: 1,
-  architecture: "X86_64",
-  publicIpv4: 3,
+  cpu: uploadServiceSize.cpu,
+  memoryMiB: uploadServiceSize.memoryMiB,
+  desiredCount: uploadServiceSize.desiredCount,
+  architecture: uploadServiceSize.architecture,
+  publicIpv4: 1,
   natGateways: 0,
   imageGb: 0.3,
-  partMb: 8,
+  partMb: uploadServiceSize.partMb,
   cloudFrontFunction: true,
 };
 

@@ -1,10 +1,12 @@
 import { Validations } from "aws-cdk-lib";
+import type { IConstruct } from "constructs";
 import { Method } from "aws-cdk-lib/aws-apigateway";
 import type { ApiStack } from "./api-stack.js";
 import type { DataStack } from "./data-stack.js";
 import { workflowEngine } from "../functions/engine.js";
 import type { Grants } from "../functions/routes.js";
 import { pascal } from "./names.js";
+import type { UploadStack } from "./upload-service.js";
 
 /**
  * cdk-nag (AwsSolutions) findings we keep on purpose, each acknowledged as narrowly as it can be with the
@@ -159,4 +161,40 @@ function acknowledgeWorkflowRights(api: ApiStack): void {
     id: "AwsSolutions-IAM5[Resource::<FilesBucketArn>/workspaces/*]",
     reason: "The dispatcher reads the files a workflow names (workspaces/<workspace>/files/<id>) for its model calls; object access is confined to the workspaces/ prefix of the one bucket.",
   });
+}
+
+/** The upload stack's findings (infra/upload-service.ts, decision 0033), each with why it is kept. */
+export function acknowledgeUploadFindings({ service: uploads }: UploadStack): void {
+  const findings: [IConstruct, string, string][] = [
+    [
+      uploads.taskDefinition.taskRole,
+      "AwsSolutions-IAM5[Resource::<FilesBucketArn>/workspaces/*]",
+      "Object keys are per workspace and file (workspaces/<workspace>/files/<id>), so the service's object access needs a prefix wildcard, confined to the workspaces/ prefix of the one bucket; it only builds keys for the caller's workspace.",
+    ],
+    [uploads.taskDefinition, "AwsSolutions-ECS2", "The environment holds names only (tables, bucket, log level, port): no secret. Keys are checked against the tenancy table, never configured."],
+    [
+      uploads.balancer,
+      "AwsSolutions-ELB2",
+      "Internal balancer reached only by CloudFront: the service logs every request itself (request id, route, status, latency); access logs would need a second bucket. Turn on ALB access logs where required.",
+    ],
+    [uploads.distribution, "AwsSolutions-CFR1", "An API for clients anywhere: geographic restriction is the operator's choice (docs/deploy.md)."],
+    [uploads.distribution, "AwsSolutions-CFR2", "A WAF web ACL is an account-level choice with its own cost (docs/deploy.md); attach one to the distribution where required."],
+    [uploads.distribution, "AwsSolutions-CFR3", "Standard logs would need a log bucket; the API's access logs and the upload service's logs record every request behind it."],
+    [
+      uploads.distribution,
+      "AwsSolutions-CFR4",
+      "The default *.cloudfront.net certificate (no custom domain) cannot pin a minimum TLS version; with an alternate domain and ACM certificate, set TLS 1.2 (docs/deploy.md).",
+    ],
+    [
+      uploads.prefixListLookup,
+      "AwsSolutions-IAM5[Resource::*]",
+      "ec2:DescribeManagedPrefixLists (finding CloudFront's origin-facing prefix list by name at deploy time) supports no resource-level permission.",
+    ],
+    [
+      uploads.taskDefinition.obtainExecutionRole(),
+      "AwsSolutions-IAM5[Resource::*]",
+      "Added by CDK for pulling the image: ecr:GetAuthorizationToken supports no resource-level permission (the image pull itself is limited to the asset repository).",
+    ],
+  ];
+  for (const [scope, id, reason] of findings) Validations.of(scope).acknowledge({ id, reason });
 }

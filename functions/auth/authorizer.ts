@@ -1,5 +1,6 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from "aws-lambda";
 import { bearerKey, plainKey } from "../../shared/domain/api-keys.js";
+import type { Caller } from "../../shared/domain/caller.js";
 import { toCallerContext } from "../../shared/http/caller.js";
 import { logger } from "../../shared/observability/logger.js";
 import { resolveCaller } from "../../shared/services/identity/callers.js";
@@ -14,18 +15,8 @@ const UNAUTHORIZED = "Unauthorized";
  */
 export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
   const headers = event.headers ?? {};
-  const header = (wanted: string) => Object.entries(headers).find(([name]) => name.toLowerCase() === wanted)?.[1] ?? undefined;
-  // `x-api-key` only when no Authorization header came: API Gateway caches answers by Authorization, so a
-  // fallback beside one would let the next request with that header ride on this key. Without one, the
-  // request can only be on an uncached row that takes `x-api-key` (row.keyHeader: the SDK's beta.users).
-  const authorization = header("authorization");
-  const key = authorization !== undefined ? bearerKey(authorization) : plainKey(header("x-api-key"));
-  if (!key) throw new Error(UNAUTHORIZED);
-  const caller = await resolveCaller(key);
-  if (!caller) {
-    logger.info("api key refused");
-    throw new Error(UNAUTHORIZED);
-  }
+  const caller = await callerOf((wanted) => Object.entries(headers).find(([name]) => name.toLowerCase() === wanted)?.[1] ?? undefined);
+  if (!caller) throw new Error(UNAUTHORIZED);
   return {
     principalId: caller.principal,
     policyDocument: {
@@ -34,6 +25,22 @@ export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<
     },
     context: toCallerContext(caller),
   };
+}
+
+/**
+ * The caller a request's key stands for, or undefined (refused): the authorizer's whole judgement, also
+ * what the upload service runs (functions/upload-service/server.ts). `header` reads a lower-case name.
+ */
+export async function callerOf(header: (name: string) => string | undefined): Promise<Caller | undefined> {
+  // `x-api-key` only when no Authorization header came: API Gateway caches answers by Authorization, so a
+  // fallback beside one would let the next request with that header ride on this key. Without one, the
+  // request can only be on an uncached row that takes `x-api-key` (row.keyHeader: the SDK's beta.users).
+  const authorization = header("authorization");
+  const key = authorization !== undefined ? bearerKey(authorization) : plainKey(header("x-api-key"));
+  if (!key) return undefined;
+  const caller = await resolveCaller(key);
+  if (!caller) logger.info("api key refused");
+  return caller;
 }
 
 /** arn:aws:execute-api:region:account:api/stage/METHOD/path → arn:aws:execute-api:region:account:api/stage/* */

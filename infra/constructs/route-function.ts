@@ -42,6 +42,13 @@ export interface RouteFunctionProps {
   functionName?: string;
 }
 
+/** The tables' and bucket's names as the code reads them (shared/config.ts), and the logger's service name. */
+export const dataEnvironment = (data: DataRefs): Record<string, string> => ({
+  ...Object.fromEntries(Object.entries(data.tables).map(([name, table]) => [tableEnvVar(name as TableName), table.tableName])),
+  [FILES_BUCKET_ENV]: data.bucket.bucketName,
+  POWERTOOLS_SERVICE_NAME: "platform-api",
+});
+
 /** Request/response routes are cut off by API Gateway at 29 s; running longer only costs money. */
 const BUFFERED_TIMEOUT = cdk.Duration.seconds(29);
 const STREAMING_TIMEOUT = cdk.Duration.minutes(15);
@@ -91,9 +98,7 @@ export class RouteFunction extends Construct {
       role: this.role,
       logGroup,
       environment: {
-        ...Object.fromEntries(Object.entries(props.data.tables).map(([name, table]) => [tableEnvVar(name as TableName), table.tableName])),
-        [FILES_BUCKET_ENV]: props.data.bucket.bucketName,
-        POWERTOOLS_SERVICE_NAME: "platform-api",
+        ...dataEnvironment(props.data),
         ...(props.routeKey ? { [ROUTE_KEY_ENV]: props.routeKey } : {}),
         POWERTOOLS_LOG_LEVEL: props.logLevel,
         ...(props.cors ? { [CORS_ORIGINS_ENV]: props.cors === "*" ? "*" : props.cors.join(",") } : {}),

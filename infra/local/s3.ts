@@ -1,5 +1,5 @@
 import { mkdirSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import S3rver from "s3rver";
@@ -27,8 +27,36 @@ export async function startS3(options: { dataDir: string; buckets: string[] }): 
     configureBuckets: options.buckets.map((name) => ({ name, configs: [] })),
   });
   checkPartsOnComplete((server as unknown as { store: MultipartStore }).store);
+  abortMultipartUploads(server as unknown as KoaApp, (server as unknown as { store: MultipartStore }).store);
   const address = (await server.run()) as { port: number };
   return { endpoint: `http://127.0.0.1:${address.port}`, stop: () => server.close() as Promise<void> };
+}
+
+interface KoaContext {
+  method: string;
+  path: string;
+  query: Record<string, string | string[] | undefined>;
+  status: number;
+}
+interface KoaApp {
+  middleware: ((ctx: KoaContext, next: () => Promise<void>) => Promise<void>)[];
+}
+
+/**
+ * S3's AbortMultipartUpload (`DELETE /<bucket>/<key>?uploadId=…`), which s3rver refuses as a method it does
+ * not allow: the upload's parts are removed and 204 answered, as S3 does, so that an upload the streaming
+ * service gives up on (a client gone, a file over the limit) leaves nothing in the data directory either.
+ * Put in front of s3rver's own middleware (path-style requests: /<bucket>/<key>).
+ */
+function abortMultipartUploads(app: KoaApp, store: MultipartStore): void {
+  app.middleware.unshift(async (ctx, next) => {
+    const uploadId = ctx.query.uploadId;
+    if (ctx.method !== "DELETE" || typeof uploadId !== "string" || !/^[\w.-]+$/.test(uploadId)) return next();
+    const bucket = decodeURIComponent(ctx.path.split("/")[1] ?? "");
+    if (!/^[a-z0-9][a-z0-9.-]{2,62}$/.test(bucket) || bucket.includes("..")) return next();
+    await rm(join(store.getResourcePath(bucket, undefined, "uploads"), uploadId), { recursive: true, force: true });
+    ctx.status = 204;
+  });
 }
 
 /**

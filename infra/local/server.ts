@@ -11,6 +11,7 @@ import type {
 } from "aws-lambda";
 import { DEFAULT_MEMORY_MB } from "../../functions/route-row.js";
 import { authorizer, handlerModule, routes, type RouteRow } from "../../functions/routes.js";
+import { routeKey } from "../../shared/http/policy.js";
 import { corsOrigins, gatewayCorsHeaders, preflightHeaders } from "../../shared/http/cors.js";
 import { BINARY_MEDIA_TYPES, LAMBDA_EVENT_MAX_BYTES, gatewayAnswers, methodNotAllowed, type GatewayAnswer, type GatewayAnswerType } from "../../shared/http/gateway.js";
 import { installLambdaStreaming, ResponseStream } from "./lambda-streaming.js";
@@ -33,6 +34,11 @@ export interface ApiServerOptions {
   /** Seconds an authorizer answer is reused per Authorization header (API Gateway's cache); 0 turns it off. */
   authorizerCacheSeconds: number;
   rootDir: string;
+  /**
+   * `POST /v1/files` through the streaming upload service (the default: what a deployment with the upload
+   * distribution serves, any size to 512 MB), or `lambda` for the inline Lambda route alone (about 4 MB).
+   */
+  uploads?: "stream" | "lambda";
 }
 
 export interface RunningApi {
@@ -56,6 +62,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     return modules.get(handler)!;
   };
   const authCache = new Map<string, { at: number; context: Record<string, string> }>();
+  // Loaded when first needed, as the handler modules are: its SDK clients read the environment the stack set.
+  let uploads: Promise<(req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<void>> | undefined;
+  const streamsUpload = (row: RouteRow) => options.uploads !== "lambda" && routeKey(row) === "POST /v1/files";
 
   async function authorize(event: APIGatewayProxyEvent, row: RouteRow): Promise<Record<string, string> | GatewayAnswerType> {
     const header = event.headers.Authorization ?? event.headers.authorization ?? (row.keyHeader ? apiKeyHeader(event) : undefined);
@@ -100,6 +109,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       return answer(res, requestId, methodNotAllowed(found.allowed), req);
     }
     if (!found.row) return answer(res, requestId, "MISSING_AUTHENTICATION_TOKEN", req);
+    // As the deployment's CloudFront function sends it: to the upload service, which streams the body.
+    if (streamsUpload(found.row)) {
+      uploads ??= import("../../functions/upload-service/server.js").then((m) => m.uploadService());
+      return (await uploads)(req, res, requestId);
+    }
     const body = await readBody(req, GATEWAY_MAX_BYTES);
     if (body === "too_large") return answer(res, requestId, "REQUEST_TOO_LARGE", req);
     const event = toProxyEvent(req, url, found, body, requestId, options);

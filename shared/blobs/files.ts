@@ -64,6 +64,17 @@ export const fileBlobs = {
     );
   },
 
+  async uploadPart(key: string, uploadId: string, partNumber: number, body: Uint8Array): Promise<string> {
+    const out = await s3.send(new UploadPartCommand({ Bucket: filesBucket(), Key: key, UploadId: uploadId, PartNumber: partNumber, Body: body }));
+    if (!out.ETag) throw new Error("S3 returned no ETag for an uploaded part");
+    return out.ETag;
+  },
+
+  /** An object written chunk by chunk as the bytes arrive, holding at most one part (StreamedObject). */
+  writer(key: string, contentType: string | null): StreamedObject {
+    return new StreamedObject(key, contentType);
+  },
+
   async abortMultipart(key: string, uploadId: string): Promise<void> {
     await s3.send(new AbortMultipartUploadCommand({ Bucket: filesBucket(), Key: key, UploadId: uploadId }));
   },
@@ -100,3 +111,84 @@ export const fileBlobs = {
     return counter.total();
   },
 };
+
+/** S3 wants parts of at least 5 MiB (all but the last); 8 MiB parts make 64 of them for a 512 MB file. */
+export const STREAM_PART_BYTES = 8 * 1024 * 1024;
+
+/**
+ * An object written as its bytes arrive: chunks fill one part buffer, each full part is uploaded before
+ * `write` resolves (the caller's await is the backpressure), so memory stays one part whatever the size
+ * (and less for a file smaller than a part).
+ * An object smaller than one part is a single PutObject; a larger one an S3 multipart upload, which
+ * `abort` cancels so that no parts are left behind (and `finish` removes nothing: the object then exists).
+ */
+export class StreamedObject {
+  private buffer: Buffer;
+  private filled = 0;
+  private uploadId: string | undefined;
+  private readonly parts: { part_number: number; etag: string }[] = [];
+  private done = false;
+
+  constructor(
+    readonly key: string,
+    private readonly contentType: string | null,
+    private readonly partBytes = STREAM_PART_BYTES,
+  ) {
+    this.buffer = Buffer.alloc(0);
+  }
+
+  async write(chunk: Uint8Array): Promise<void> {
+    let offset = 0;
+    while (offset < chunk.length) {
+      const take = Math.min(chunk.length - offset, this.partBytes - this.filled);
+      this.reserve(this.filled + take);
+      // Copied: the parser may reuse the memory behind the chunks it hands out.
+      this.buffer.set(chunk.subarray(offset, offset + take), this.filled);
+      this.filled += take;
+      offset += take;
+      if (this.filled === this.partBytes) await this.flushPart();
+    }
+  }
+
+  async finish(): Promise<void> {
+    if (this.uploadId === undefined) {
+      await fileBlobs.put(this.key, this.buffer.subarray(0, this.filled), this.contentType);
+    } else {
+      if (this.filled > 0) await this.flushPart();
+      await fileBlobs.completeMultipart(this.key, this.uploadId, this.parts);
+    }
+    this.done = true;
+    this.release();
+  }
+
+  /** Cancels what was started: the multipart upload's parts, or nothing if no part was sent yet. */
+  async abort(): Promise<void> {
+    this.release();
+    if (this.done || this.uploadId === undefined) return;
+    const uploadId = this.uploadId;
+    this.uploadId = undefined;
+    await fileBlobs.abortMultipart(this.key, uploadId);
+  }
+
+  private async flushPart(): Promise<void> {
+    this.uploadId ??= await fileBlobs.startMultipart(this.key, this.contentType);
+    const partNumber = this.parts.length + 1;
+    // Awaited before `write` refills the buffer, so S3 (and its retries) read the part as it was.
+    const etag = await fileBlobs.uploadPart(this.key, this.uploadId, partNumber, this.buffer.subarray(0, this.filled));
+    this.parts.push({ part_number: partNumber, etag });
+    this.filled = 0;
+  }
+
+  /** The part buffer grows as bytes come (doubling, from 64 KiB to one part), so a small file holds little. */
+  private reserve(bytes: number): void {
+    if (this.buffer.length >= bytes) return;
+    const grown = Buffer.allocUnsafe(Math.min(this.partBytes, Math.max(bytes, 2 * this.buffer.length, 64 * 1024)));
+    this.buffer.copy(grown, 0, 0, this.filled);
+    this.buffer = grown;
+  }
+
+  private release(): void {
+    this.buffer = Buffer.alloc(0);
+    this.filled = 0;
+  }
+}

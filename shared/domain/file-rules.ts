@@ -62,24 +62,81 @@ export const isJsonl = (filename: string, mimetype: string | null): boolean =>
  * without a `.jsonl` name (the SDK's `files.upload({ file: blob })`) still counts as JSONL.
  */
 export function looksLikeJsonl(content: Uint8Array | string): boolean {
-  let text: string;
-  try {
-    text = typeof content === "string" ? content : new TextDecoder("utf-8", { fatal: true }).decode(content);
-  } catch {
-    return false;
+  const sniffer = new JsonlSniffer();
+  sniffer.push(typeof content === "string" ? Buffer.from(content, "utf8") : content);
+  return sniffer.result();
+}
+
+/**
+ * The longest line the content check holds while it waits for the line's end. A longer line (a binary
+ * file without newlines, say) is judged not JSON lines, so judging a 512 MB stream holds at most this much.
+ */
+export const MAX_JSONL_LINE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * `looksLikeJsonl` chunk by chunk, for streamed uploads: each line is parsed when its newline arrives and
+ * only the unfinished line is held. Once a line fails, the rest is not looked at.
+ */
+export class JsonlSniffer {
+  private partial: Uint8Array[] = [];
+  private partialBytes = 0;
+  private lines = 0;
+  private failed = false;
+  private readonly decoder = new TextDecoder("utf-8", { fatal: true });
+
+  push(chunk: Uint8Array): void {
+    let start = 0;
+    while (!this.failed) {
+      const end = chunk.indexOf(0x0a, start);
+      if (end < 0) {
+        this.hold(chunk.subarray(start));
+        return;
+      }
+      this.hold(chunk.subarray(start, end));
+      this.endLine();
+      start = end + 1;
+    }
   }
-  let lines = 0;
-  for (const line of text.split("\n")) {
-    if (!line.trim()) continue;
+
+  /** True when the content so far is JSON lines; call once the last chunk was pushed. */
+  result(): boolean {
+    if (this.partialBytes > 0) this.endLine();
+    return !this.failed && this.lines > 0;
+  }
+
+  private hold(bytes: Uint8Array): void {
+    if (bytes.length === 0 || this.failed) return;
+    this.partialBytes += bytes.length;
+    if (this.partialBytes > MAX_JSONL_LINE_BYTES) this.fail();
+    else this.partial.push(bytes.slice());
+  }
+
+  private endLine(): void {
+    if (this.failed) return;
+    const bytes = this.partial.length === 1 ? this.partial[0]! : Buffer.concat(this.partial);
+    this.partial = [];
+    this.partialBytes = 0;
+    let line: string;
+    try {
+      line = this.decoder.decode(bytes);
+    } catch {
+      return this.fail();
+    }
+    if (!line.trim()) return;
     try {
       const value: unknown = JSON.parse(line);
-      if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+      if (value === null || typeof value !== "object" || Array.isArray(value)) return this.fail();
     } catch {
-      return false;
+      return this.fail();
     }
-    lines += 1;
+    this.lines += 1;
   }
-  return lines > 0;
+
+  private fail(): void {
+    this.failed = true;
+    this.partial = [];
+    this.partialBytes = 0;
+  }
 }
 
 /** JSONL by name or declared type, or (when the bytes are at hand) by content. */

@@ -1,6 +1,8 @@
+import type { Readable } from "node:stream";
 import { Busboy, type BusboyFileStream } from "@fastify/busboy";
 import type middy from "@middy/core";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
+import { ClientClosedRequest, Unprocessable } from "../domain/errors.js";
 import { parsedBody, type BodyParser } from "./body.js";
 
 /** A file part as the form schemas see it (the shape middy's multipart parser gave). */
@@ -12,7 +14,7 @@ export interface FormFile {
   content: Buffer;
 }
 
-const BOUNDARY = /^multipart\/form-data;\s*boundary=("?)[^";]{1,70}\1(\s*;\s*charset=[\w-]+)?$/i;
+export const MULTIPART_BOUNDARY = /^multipart\/form-data;\s*boundary=("?)[^";]{1,70}\1(\s*;\s*charset=[\w-]+)?$/i;
 
 /**
  * Reads a whole multipart/form-data body into `{ field: string | string[], file: FormFile }`.
@@ -77,7 +79,7 @@ export function parseForm(
 export const multipartParser = (limits: { files: number }, lists: readonly string[] = []): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> => ({
   before: async (request) => {
     const contentType = request.event.headers?.["content-type"] ?? request.event.headers?.["Content-Type"] ?? "";
-    if (!BOUNDARY.test(contentType)) throw new Error("A multipart/form-data body needs a boundary of 1 to 70 characters");
+    if (!MULTIPART_BOUNDARY.test(contentType)) throw new Error("A multipart/form-data body needs a boundary of 1 to 70 characters");
     if (typeof request.event.body !== "string") throw new Error("Invalid or malformed multipart/form-data was provided");
     try {
       const encoding = request.event.isBase64Encoded ? "base64" : "utf8";
@@ -100,3 +102,75 @@ export const multipartFormWithLists =
       parser: multipartParser({ files: 1 }, lists),
       invalid: "value_error",
     });
+
+/** A file part of a streamed form: its name and declared type, its bytes as they arrive. */
+export interface StreamedPart {
+  filename: string;
+  mimetype: string;
+  content: AsyncIterable<Uint8Array>;
+}
+
+/** The 422 of a form that cannot be read, as the Lambda route's parser answers it (shared/http/body.ts). */
+const malformed = () => new Unprocessable([{ loc: ["body"], msg: "Invalid or malformed multipart/form-data was provided", type: "value_error" }]);
+
+/**
+ * Reads a multipart/form-data body as it arrives, without holding its file: the first file part is handed
+ * to `onFile` as a stream (its bytes flow as `onFile` consumes them, so a slow consumer slows the
+ * client), later file parts are skipped, text fields are collected. Resolves with the fields and what
+ * `onFile` produced once the body ended and `onFile` finished; rejects with a 422 if the body is malformed,
+ * a 499 if it was cut short (`body` closed early), or with `onFile`'s error. When it rejects after `onFile`
+ * succeeded, `undo` gets that result first (the caller's chance to remove what it stored).
+ */
+export function streamForm<T>(
+  body: Readable,
+  contentType: string,
+  onFile: (part: StreamedPart) => Promise<T>,
+  undo: (result: T) => Promise<void>,
+): Promise<{ fields: Record<string, string>; file: T | undefined }> {
+  return new Promise((resolve, reject) => {
+    const fields: Record<string, string> = {};
+    let handled: Promise<T> | undefined;
+    let current: BusboyFileStream | undefined;
+    let failed = false;
+    const fail = (error: Error) => {
+      if (failed) return;
+      failed = true;
+      body.unpipe();
+      current?.destroy(error);
+      // Whatever onFile made is undone before the caller hears of the failure.
+      if (!handled) return reject(error);
+      handled.then(undo, () => undefined).then(
+        () => reject(error),
+        () => reject(error),
+      );
+    };
+    let parser: Busboy;
+    try {
+      parser = new Busboy({ headers: { "content-type": contentType }, limits: { files: 1, fields: 16, fieldSize: 64 * 1024 } });
+    } catch {
+      return reject(malformed());
+    }
+    parser.on("file", (_name: string, stream: BusboyFileStream, filename: string, _encoding: string, mimetype: string) => {
+      if (handled) return void stream.resume();
+      current = stream;
+      // Busboy fails the part when the body ends inside it: the client's malformed form, not onFile's failure.
+      let cutShort = false;
+      stream.once("error", () => (cutShort = true));
+      handled = onFile({ filename, mimetype, content: stream });
+      // Its failure is reported through fail (and awaited below); never an unhandled rejection.
+      handled.catch((error: Error) => fail(cutShort ? malformed() : error));
+    });
+    parser.on("field", (name: string, value: string) => {
+      if (!/\[.*]$/.test(name)) fields[name] = value;
+    });
+    parser.on("error", () => fail(malformed()));
+    parser.on("finish", () => {
+      if (!handled) return failed || resolve({ fields, file: undefined });
+      handled.then((file) => failed || resolve({ fields, file }), () => undefined);
+    });
+    // A client that goes away mid-body: the file part fails, so what it started is cancelled.
+    body.on("close", () => (body as { complete?: boolean }).complete === false && fail(new ClientClosedRequest()));
+    body.on("error", () => fail(new ClientClosedRequest()));
+    body.pipe(parser);
+  });
+}

@@ -160,7 +160,11 @@ function buildChain(
 /** The caller, once the row's auth and permission let it through (public rows have none). */
 function authorized(policy: RoutePolicy, event: APIGatewayProxyEvent): Caller | undefined {
   if (policy.auth === "public") return undefined;
-  const caller = callerFrom(event);
+  return admitted(policy, callerFrom(event));
+}
+
+/** The row's admin and permission checks on a caller the authorizer resolved (also the upload service's, functions/upload-service). */
+export function admitted(policy: Pick<RoutePolicy, "auth" | "permission">, caller: Caller): Caller {
   if (policy.auth === "admin" && !caller.admin) throw new Forbidden("This route needs an admin API key", "admin_required");
   if (policy.permission && !permits(caller, policy.permission)) {
     throw new Forbidden(`This key's roles do not allow ${policy.permission} in this workspace`, "missing_permission");

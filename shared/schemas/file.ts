@@ -65,16 +65,24 @@ export const SignedUrlQuery = z.object({
   expiry: z.coerce.number<string>().int().min(1).max(168).default(24),
 });
 
-/** The multipart form of POST /v1/files, after middy's parser: text fields are strings, the file an object. */
-export const UploadForm = z.object({
-  file: z.object(
-    { filename: z.string().min(1).max(512), mimetype: z.string().optional(), content: z.instanceof(Buffer), truncated: z.boolean().optional() },
-    { message: "Expected a file part" },
-  ),
+/** The text fields of POST /v1/files's form (the SDK sends them after the file part). */
+export const UploadFields = z.object({
   purpose: FilePurpose.default("fine-tune"),
   visibility: FileVisibility.default("workspace"),
   expiry: FileExpiryHours.optional(),
 });
+
+const uploadFile = <S extends z.ZodRawShape>(content: S) =>
+  z.object({ filename: z.string().min(1).max(512), mimetype: z.string().optional(), ...content }, { message: "Expected a file part" });
+
+/** The multipart form of POST /v1/files, after middy's parser: text fields are strings, the file an object. */
+export const UploadForm = z.object({
+  file: uploadFile({ content: z.instanceof(Buffer), truncated: z.boolean().optional() }),
+  ...UploadFields.shape,
+});
+/** The same form as the streaming upload service reads it: the file part's bytes went to storage as they came. */
+export const StreamedUploadForm = z.object({ file: uploadFile({}), ...UploadFields.shape });
+export type StreamedUploadForm = z.infer<typeof StreamedUploadForm>;
 export type UploadForm = z.infer<typeof UploadForm>;
 
 /** Extension: start a presigned multipart upload for files too large for the inline route. */

@@ -68,22 +68,22 @@ export async function uploadInline(caller: Caller, form: UploadForm): Promise<Fi
   const mimetype = mimetypeFor(filename, form.file.mimetype);
   const jsonl = isJsonlUpload(filename, mimetype, content);
   checkUpload(filename, content.length, form.purpose, jsonl);
+  const id = randomUUID();
+  await fileBlobs.put(objectKeyFor(caller.workspace, id), content, mimetype);
+  return recordUpload(caller, { id, filename, bytes: content.length, mimetype, numLines: jsonl ? countLines(content) : null }, form);
+}
+
+/**
+ * The File record of bytes already stored under the file's object key (the inline route, the streaming
+ * upload service): written once, and on any failure the bytes go too, so nothing is left half made.
+ */
+export async function recordUpload(
+  caller: Caller,
+  stored: { id: string; filename: string; bytes: number; mimetype: string | null; numLines: number | null },
+  form: Pick<UploadForm, "purpose" | "visibility" | "expiry">,
+): Promise<FileRecord> {
   const nowMs = Date.now();
-  const file = newRecord(
-    caller,
-    {
-      id: randomUUID(),
-      filename,
-      bytes: content.length,
-      purpose: form.purpose,
-      visibility: form.visibility,
-      mimetype,
-      numLines: jsonl ? countLines(content) : null,
-      expiryHours: form.expiry,
-    },
-    Math.floor(nowMs / 1000),
-  );
-  await fileBlobs.put(file.objectKey, content, mimetype);
+  const file = newRecord(caller, { ...stored, purpose: form.purpose, visibility: form.visibility, expiryHours: form.expiry }, Math.floor(nowMs / 1000));
   let created: boolean;
   try {
     created = await fileStore.create(file, nowMs);

@@ -88,13 +88,14 @@ describe("POST /v1/files", () => {
     expect(await objectsOf(tenant.caller.workspace)).toEqual([]);
   });
 
-  it("answers 413 naming the large-upload route for a file over the inline limit, and stores nothing", async () => {
-    const response = await files.upload({ filename: "big.jsonl", content: new Uint8Array(INLINE_UPLOAD_MAX_BYTES + 1).fill(0x61), purpose: "batch" });
-    expect(response.status).toBe(413);
-    expect(response.body).toMatchObject({ object: "error", type: "invalid_request_error", code: "use_large_upload" });
-    expect(response.body.message).toContain("POST /v1/files/uploads");
-    expect((await files.list()).body).toMatchObject({ data: [], total: 0 });
-    expect(await objectsOf(tenant.caller.workspace)).toEqual([]);
+  it("takes a file over the Lambda route's inline limit: npm start streams POST /v1/files through the upload service", async () => {
+    const content = new Uint8Array(INLINE_UPLOAD_MAX_BYTES + 1).fill(0x61);
+
+    const file = await files.uploaded({ filename: "big.bin", content, purpose: "batch" });
+
+    expect(file.bytes).toBe(content.length);
+    const stored = await follow(await files.content(file.id));
+    expect(stored.bytes.equals(Buffer.from(content))).toBe(true);
   });
 
   it("accepts a file of exactly the inline limit", async () => {

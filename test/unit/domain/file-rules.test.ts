@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../../shared/domain/errors.js";
 import {
+  JsonlSniffer,
+  looksLikeJsonl,
+  MAX_JSONL_LINE_BYTES,
   checkUpload,
   countLines,
   expiresAtFor,
@@ -137,6 +140,39 @@ describe("LineCounter", () => {
       counter.push(bytes.subarray(cut));
       expect(counter.total(), `cut at byte ${cut}`).toBe(countLines(text));
     }
+  });
+});
+
+describe("JsonlSniffer", () => {
+  const sniff = (chunks: (string | Uint8Array)[]) => {
+    const sniffer = new JsonlSniffer();
+    for (const chunk of chunks) sniffer.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+    return sniffer.result();
+  };
+
+  it("judges a document cut anywhere the way looksLikeJsonl judges it whole", () => {
+    const documents = ['{"a":1}\n{"b":[1,2]}\n', '{"a":1}\n\n  \n{"b":2}', '{"a":1}\n[1]\n', '{"a":"é"}\r\n{"b":2}\r\n', "", "\n\n", '{"a":1}\nnot json\n', '"text"\n'];
+    for (const document of documents) {
+      const bytes = Buffer.from(document);
+      for (let cut = 0; cut <= bytes.length; cut += 1) {
+        expect(sniff([bytes.subarray(0, cut), bytes.subarray(cut)]), `${JSON.stringify(document)} cut at ${cut}`).toBe(looksLikeJsonl(document));
+      }
+    }
+  });
+
+  it("refuses invalid UTF-8 even when a multi-byte character is split across chunks correctly", () => {
+    const valid = Buffer.from('{"a":"€"}\n');
+    expect(sniff([valid.subarray(0, 8), valid.subarray(8)])).toBe(true);
+    expect(sniff([Buffer.from('{"a":"'), Uint8Array.of(0xff), Buffer.from('"}\n')])).toBe(false);
+  });
+
+  it("judges a line longer than it holds not JSON lines, holding nothing more", () => {
+    const sniffer = new JsonlSniffer();
+    const chunk = Buffer.alloc(1024 * 1024, 0x20);
+    sniffer.push(Buffer.from('{"a":"'));
+    for (let i = 0; i <= MAX_JSONL_LINE_BYTES / chunk.length; i += 1) sniffer.push(chunk);
+    sniffer.push(Buffer.from('"}\n'));
+    expect(sniffer.result()).toBe(false);
   });
 });
 

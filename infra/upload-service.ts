@@ -1,0 +1,259 @@
+import { join } from "node:path";
+import * as cdk from "aws-cdk-lib";
+import type * as apigw from "aws-cdk-lib/aws-apigateway";
+import * as cloudfront from "aws-cdk-lib/aws-cloudfront";
+import * as origins from "aws-cdk-lib/aws-cloudfront-origins";
+import * as ec2 from "aws-cdk-lib/aws-ec2";
+import { Platform } from "aws-cdk-lib/aws-ecr-assets";
+import * as ecs from "aws-cdk-lib/aws-ecs";
+import * as elbv2 from "aws-cdk-lib/aws-elasticloadbalancingv2";
+import * as iam from "aws-cdk-lib/aws-iam";
+import * as logs from "aws-cdk-lib/aws-logs";
+import * as cr from "aws-cdk-lib/custom-resources";
+import type { Construct } from "constructs";
+import { authorizer, rowByKey, type Grants } from "../functions/routes.js";
+import { CORS_ORIGINS_ENV, type CorsSetting } from "../shared/http/cors.js";
+import { DIST, UPLOAD_SERVICE_DIR } from "./build.js";
+import { dataEnvironment } from "./constructs/route-function.js";
+import { dataParameters, type DataRefs } from "./data-refs.js";
+import { grantStatements } from "./grants.js";
+import { uploadServiceSize } from "./upload-service-size.js";
+
+
+
+/** The port the service listens on in its container (functions/upload-service/main.ts). */
+export const UPLOAD_SERVICE_PORT = 8080;
+
+/** The CDK context setting that turns the distribution (and with it the upload service) off: `-c uploadDistribution=false`. */
+export const UPLOAD_DISTRIBUTION_CONTEXT = "uploadDistribution";
+
+/** Origin ids the CloudFront function names. */
+export const API_ORIGIN_ID = "api";
+export const UPLOAD_ORIGIN_ID = "upload-service";
+
+/**
+ * The viewer-request function of the `/v1/files` behavior: CloudFront matches paths, not methods, so the
+ * behavior's origin is the upload service and every method but POST is sent back to API Gateway (whose
+ * origin carries the stage as its path). CloudFront Functions runtime 2.0 (origin selection).
+ */
+export const UPLOAD_ROUTER_CODE = `import cf from "cloudfront";
+
+function handler(event) {
+  if (event.request.method !== "POST") cf.selectRequestOriginById("${API_ORIGIN_ID}");
+  return event.request;
+}
+`;
+
+/** What the service runs with: the upload row's grants and the authorizer's (it checks keys itself). */
+export function uploadServiceGrants(): Grants {
+  const row = rowByKey("POST /v1/files")!;
+  return { ...row.grants, tables: { ...row.grants.tables, ...authorizer.grants.tables } };
+}
+
+export interface UploadStackProps extends cdk.StackProps {
+  data: DataRefs;
+  api: apigw.RestApi;
+  logLevel: string;
+  cors?: CorsSetting;
+}
+
+/**
+ * The deployment's front door (docs/decisions/0033-uploads-through-a-streaming-service.md): a CloudFront
+ * distribution serving the API at the root of its domain (its URL is the SDKs' server URL). The resources
+ * live in one nested stack, which receives the data stack's names as parameters (as the area stacks do,
+ * infra/data-refs.ts), so its grants read `<FilesBucketArn>/workspaces/*` whatever the stage.
+ */
+export class UploadStack extends cdk.Stack {
+  readonly service: UploadServiceStack;
+
+  constructor(scope: Construct, id: string, props: UploadStackProps) {
+    super(scope, id, props);
+    this.service = new UploadServiceStack(this, "Service", props);
+    new cdk.CfnOutput(this, "DistributionUrl", {
+      value: `https://${this.service.distribution.distributionDomainName}`,
+      description: "The SDKs' server_url: the whole API at the root of this domain, with uploads to 512 MB",
+    });
+  }
+}
+
+/**
+ * The distribution (`https://<distribution>/v1/...`), which sends `POST /v1/files` to the streaming upload service (ECS Fargate behind an
+ * internal Application Load Balancer, reached only as CloudFront's VPC origin) and everything else to
+ * API Gateway unchanged.
+ */
+export class UploadServiceStack extends cdk.NestedStack {
+  readonly distribution: cloudfront.Distribution;
+  readonly service: ecs.FargateService;
+  readonly taskDefinition: ecs.FargateTaskDefinition;
+  readonly balancer: elbv2.ApplicationLoadBalancer;
+  readonly router: cloudfront.Function;
+  readonly prefixListLookup: cr.AwsCustomResource;
+
+  constructor(scope: Construct, id: string, props: UploadStackProps) {
+    super(scope, id, { description: props.description });
+    const data = dataParameters(this, props.data);
+
+    // Two AZs, no NAT gateway: tasks sit in public subnets (a public IP for pulling the image and shipping
+    // logs; their security group admits only the balancer), the balancer in isolated ones. S3 and DynamoDB
+    // are reached through gateway endpoints, so file bytes never leave the AWS network.
+    const vpc = new ec2.Vpc(this, "Vpc", {
+      maxAzs: 2,
+      natGateways: 0,
+      subnetConfiguration: [
+        { name: "tasks", subnetType: ec2.SubnetType.PUBLIC, cidrMask: 24 },
+        { name: "balancer", subnetType: ec2.SubnetType.PRIVATE_ISOLATED, cidrMask: 24 },
+      ],
+      gatewayEndpoints: {
+        S3: { service: ec2.GatewayVpcEndpointAwsService.S3 },
+        DynamoDB: { service: ec2.GatewayVpcEndpointAwsService.DYNAMODB },
+      },
+      flowLogs: {
+        rejected: {
+          trafficType: ec2.FlowLogTrafficType.REJECT,
+          destination: ec2.FlowLogDestination.toCloudWatchLogs(
+            new logs.LogGroup(this, "FlowLogs", { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: cdk.RemovalPolicy.DESTROY }),
+          ),
+        },
+      },
+    });
+
+    const logGroup = new logs.LogGroup(this, "Logs", { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: cdk.RemovalPolicy.DESTROY });
+    const taskRole = new iam.Role(this, "TaskRole", {
+      assumedBy: new iam.ServicePrincipal("ecs-tasks.amazonaws.com"),
+      description: "The upload service: resolve API keys, stream files into the bucket's workspaces/ prefix, write File records",
+      inlinePolicies: { uploads: new iam.PolicyDocument({ statements: grantStatements(uploadServiceGrants(), data) }) },
+    });
+    this.taskDefinition = new ecs.FargateTaskDefinition(this, "Task", {
+      cpu: uploadServiceSize.cpu,
+      memoryLimitMiB: uploadServiceSize.memoryMiB,
+      runtimePlatform: { cpuArchitecture: ecs.CpuArchitecture.ARM64, operatingSystemFamily: ecs.OperatingSystemFamily.LINUX },
+      taskRole,
+    });
+    this.taskDefinition.addContainer("Service", {
+      image: ecs.ContainerImage.fromAsset(join(DIST, UPLOAD_SERVICE_DIR), { platform: Platform.LINUX_ARM64 }),
+      logging: ecs.LogDrivers.awsLogs({ logGroup, streamPrefix: "upload" }),
+      portMappings: [{ containerPort: UPLOAD_SERVICE_PORT }],
+      readonlyRootFilesystem: true,
+      // Fargate's longest: uploads under way when a task is stopped (deploys, scale-in) get two minutes to finish.
+      stopTimeout: cdk.Duration.seconds(120),
+      environment: {
+        ...dataEnvironment(data),
+        POWERTOOLS_LOG_LEVEL: props.logLevel,
+        PORT: String(UPLOAD_SERVICE_PORT),
+        AWS_REGION: cdk.Aws.REGION,
+        ...(props.cors ? { [CORS_ORIGINS_ENV]: props.cors === "*" ? "*" : props.cors.join(",") } : {}),
+      },
+      healthCheck: {
+        command: ["CMD-SHELL", `wget -q -O /dev/null http://127.0.0.1:${UPLOAD_SERVICE_PORT}/health || exit 1`],
+        interval: cdk.Duration.seconds(30),
+        timeout: cdk.Duration.seconds(5),
+        retries: 3,
+        startPeriod: cdk.Duration.seconds(10),
+      },
+    });
+
+    const cluster = new ecs.Cluster(this, "Cluster", { vpc, containerInsightsV2: ecs.ContainerInsights.ENABLED });
+    const taskSecurityGroup = new ec2.SecurityGroup(this, "TaskSecurityGroup", { vpc, description: "Upload service tasks: the balancer only" });
+    this.service = new ecs.FargateService(this, "Service", {
+      cluster,
+      taskDefinition: this.taskDefinition,
+      desiredCount: uploadServiceSize.desiredCount,
+      assignPublicIp: true,
+      vpcSubnets: { subnetType: ec2.SubnetType.PUBLIC },
+      securityGroups: [taskSecurityGroup],
+      circuitBreaker: { enable: true, rollback: true },
+      minHealthyPercent: 100,
+      maxHealthyPercent: 200,
+    });
+    this.service
+      .autoScaleTaskCount({ minCapacity: uploadServiceSize.desiredCount, maxCapacity: uploadServiceSize.maxCount })
+      .scaleOnCpuUtilization("Cpu", { targetUtilizationPercent: 60 });
+
+    // Internal (no public address at all) and admitting only CloudFront's origin-facing addresses.
+    const balancerSecurityGroup = new ec2.SecurityGroup(this, "BalancerSecurityGroup", { vpc, description: "Upload balancer: CloudFront only", allowAllOutbound: false });
+    const lookupLogs = new logs.LogGroup(this, "PrefixListLookupLogs", { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: cdk.RemovalPolicy.DESTROY });
+    const lookupRole = new iam.Role(this, "PrefixListLookupRole", {
+      assumedBy: new iam.ServicePrincipal("lambda.amazonaws.com"),
+      inlinePolicies: {
+        logs: new iam.PolicyDocument({ statements: [new iam.PolicyStatement({ actions: ["logs:CreateLogStream", "logs:PutLogEvents"], resources: [lookupLogs.logGroupArn] })] }),
+      },
+    });
+    this.prefixListLookup = new cr.AwsCustomResource(this, "CloudFrontPrefixList", {
+      onUpdate: {
+        service: "EC2",
+        action: "describeManagedPrefixLists",
+        parameters: { Filters: [{ Name: "prefix-list-name", Values: ["com.amazonaws.global.cloudfront.origin-facing"] }] },
+        physicalResourceId: cr.PhysicalResourceId.of("com.amazonaws.global.cloudfront.origin-facing"),
+        outputPaths: ["PrefixLists.0.PrefixListId"],
+      },
+      policy: cr.AwsCustomResourcePolicy.fromSdkCalls({ resources: cr.AwsCustomResourcePolicy.ANY_RESOURCE }),
+      installLatestAwsSdk: false,
+      // Its own role and log group: no managed policy, logging only to this group.
+      role: lookupRole,
+      logGroup: lookupLogs,
+    });
+    balancerSecurityGroup.addIngressRule(
+      ec2.Peer.prefixList(this.prefixListLookup.getResponseField("PrefixLists.0.PrefixListId")),
+      ec2.Port.tcp(80),
+      "CloudFront origin-facing addresses (the VPC origin)",
+    );
+    this.balancer = new elbv2.ApplicationLoadBalancer(this, "Balancer", {
+      vpc,
+      internetFacing: false,
+      vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
+      securityGroup: balancerSecurityGroup,
+      dropInvalidHeaderFields: true,
+      idleTimeout: cdk.Duration.seconds(120),
+    });
+    const listener = this.balancer.addListener("Http", {
+      port: 80,
+      protocol: elbv2.ApplicationProtocol.HTTP,
+      open: false,
+      defaultAction: elbv2.ListenerAction.fixedResponse(404, {
+        contentType: "application/json",
+        messageBody: JSON.stringify({ object: "error", message: "No such route", type: "not_found_error", param: null, code: "route_not_found" }),
+      }),
+    });
+    listener.addTargets("Uploads", {
+      priority: 10,
+      conditions: [elbv2.ListenerCondition.httpRequestMethods(["POST"]), elbv2.ListenerCondition.pathPatterns(["/v1/files"])],
+      port: UPLOAD_SERVICE_PORT,
+      protocol: elbv2.ApplicationProtocol.HTTP,
+      targets: [this.service],
+      deregistrationDelay: cdk.Duration.seconds(120),
+      healthCheck: { path: "/health", healthyHttpCodes: "200", interval: cdk.Duration.seconds(15) },
+    });
+
+    this.router = new cloudfront.Function(this, "UploadRouter", {
+      code: cloudfront.FunctionCode.fromInline(UPLOAD_ROUTER_CODE),
+      runtime: cloudfront.FunctionRuntime.JS_2_0,
+      comment: "POST /v1/files to the upload service, other methods of the path to API Gateway",
+    });
+    const apiOrigin = new origins.RestApiOrigin(props.api, { originId: API_ORIGIN_ID, readTimeout: cdk.Duration.seconds(60) });
+    // The response timeout also bounds a pause in a slow upload; 120 s is the most the default quota allows.
+    const uploadOrigin = origins.VpcOrigin.withApplicationLoadBalancer(this.balancer, {
+      originId: UPLOAD_ORIGIN_ID,
+      protocolPolicy: cloudfront.OriginProtocolPolicy.HTTP_ONLY,
+      httpPort: 80,
+      readTimeout: cdk.Duration.seconds(120),
+    });
+    // Nothing is cached: every request reaches its origin with all the viewer's headers but Host (API Gateway
+    // answers only to its own host name), the key included.
+    const uncached = {
+      allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
+      cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
+      originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+      viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,
+      compress: false,
+    };
+    this.distribution = new cloudfront.Distribution(this, "Distribution", {
+      comment: `${id}: the API at the root, POST /v1/files to the streaming upload service`,
+      defaultBehavior: { origin: apiOrigin, ...uncached },
+      additionalBehaviors: {
+        "/v1/files": { origin: uploadOrigin, ...uncached, functionAssociations: [{ function: this.router, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST }] },
+      },
+      httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
+      priceClass: cloudfront.PriceClass.PRICE_CLASS_ALL,
+    });
+  }
+}

@@ -1,0 +1,193 @@
+/**
+ * The upload distribution and service as synthesized (infra/upload-service.ts, decision 0033): CloudFront
+ * serves the API at its root and sends POST /v1/files to the streaming service on Fargate (arm64) behind an
+ * internal load balancer that only CloudFront reaches; the task holds the upload row's and authorizer's
+ * grants, nothing more. The image itself is not built here (no registry is reachable).
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { API_ORIGIN_ID, UPLOAD_ORIGIN_ID, UPLOAD_ROUTER_CODE } from "../../infra/upload-service.js";
+import { uploadServiceSize } from "../../infra/upload-service-size.js";
+import { resourcesOf, synth, type Json, type Synth } from "./synth.js";
+
+/** AWS's managed policies, by their fixed ids. */
+const CACHING_DISABLED = "4135ea2d-6df8-44a3-9df3-4b5a84be39ad";
+const ALL_VIEWER_EXCEPT_HOST_HEADER = "b689b0a8-53d0-40ab-baf2-68738e2966ac";
+
+let s: Synth;
+let template: Json;
+const only = (type: string): Json => {
+  const found = resourcesOf(template, type);
+  expect(found, type).toHaveLength(1);
+  return found[0]![1].Properties;
+};
+
+beforeAll(async () => {
+  s = await synth({ validate: false });
+  template = s.template(s.uploads!.service);
+}, 120_000);
+
+describe("the distribution", () => {
+  it("serves the API at the root of its domain: the default behavior goes to the API stage, uncached, with every header but Host", () => {
+    const config = only("AWS::CloudFront::Distribution").DistributionConfig;
+    const api = config.Origins.find((o: Json) => o.Id === API_ORIGIN_ID);
+    // "/" and the stage's name (the last segment of the API's URL): the stage is the root of the domain.
+    expect(api.OriginPath["Fn::Join"][1][0]).toBe("/");
+    expect(JSON.stringify(api.OriginPath)).toContain("ApiDeploymentStageprod");
+    expect(config.DefaultCacheBehavior).toMatchObject({
+      TargetOriginId: API_ORIGIN_ID,
+      CachePolicyId: CACHING_DISABLED,
+      OriginRequestPolicyId: ALL_VIEWER_EXCEPT_HOST_HEADER,
+      ViewerProtocolPolicy: "https-only",
+      AllowedMethods: expect.arrayContaining(["GET", "HEAD", "OPTIONS", "PUT", "PATCH", "POST", "DELETE"]),
+    });
+    expect(config.DefaultCacheBehavior.FunctionAssociations).toBeUndefined();
+  });
+
+  it("sends /v1/files to the upload service through the method router, and no other path", () => {
+    const config = only("AWS::CloudFront::Distribution").DistributionConfig;
+    expect(config.CacheBehaviors).toHaveLength(1);
+    const [files] = config.CacheBehaviors;
+    expect(files).toMatchObject({ PathPattern: "/v1/files", TargetOriginId: UPLOAD_ORIGIN_ID, CachePolicyId: CACHING_DISABLED, OriginRequestPolicyId: ALL_VIEWER_EXCEPT_HOST_HEADER });
+    expect(files.AllowedMethods).toContain("POST");
+    expect(files.FunctionAssociations).toEqual([{ EventType: "viewer-request", FunctionARN: expect.anything() }]);
+    const upload = config.Origins.find((o: Json) => o.Id === UPLOAD_ORIGIN_ID);
+    expect(upload.VpcOriginConfig).toMatchObject({ OriginReadTimeout: 120 });
+    const vpcOrigin = only("AWS::CloudFront::VpcOrigin").VpcOriginEndpointConfig;
+    expect(vpcOrigin).toMatchObject({ HTTPPort: 80, OriginProtocolPolicy: "http-only" });
+  });
+
+  it("publishes its URL as the stack's output: the SDKs' server URL", () => {
+    const outputs = s.template(s.uploads!).Outputs as Json;
+    expect(outputs.DistributionUrl.Value["Fn::Join"][1][0]).toBe("https://");
+  });
+});
+
+describe("the CloudFront function", () => {
+  /** The function's code run as CloudFront would, with its origin selection recorded. */
+  function route(method: string): string | undefined {
+    let selected: string | undefined;
+    const cf = { selectRequestOriginById: (id: string) => (selected = id) };
+    const body = UPLOAD_ROUTER_CODE.replace(/^import cf from "cloudfront";$/m, "");
+    const handler = new Function("cf", `${body}\nreturn handler;`)(cf) as (event: Json) => Json;
+    const request = { method, uri: "/v1/files", headers: {} };
+    expect(handler({ request })).toBe(request);
+    return selected;
+  }
+
+  it("keeps POST on the upload service and sends every other method to API Gateway", () => {
+    expect(route("POST")).toBeUndefined();
+    for (const method of ["GET", "HEAD", "OPTIONS", "PUT", "PATCH", "DELETE"]) expect(route(method), method).toBe(API_ORIGIN_ID);
+  });
+
+  it("is deployed on the 2.0 runtime (origin selection) with exactly that code", () => {
+    const fn = only("AWS::CloudFront::Function");
+    expect(fn.FunctionConfig.Runtime).toBe("cloudfront-js-2.0");
+    expect(fn.FunctionCode).toBe(UPLOAD_ROUTER_CODE);
+    expect(fn.AutoPublish).toBe(true);
+  });
+});
+
+describe("the upload service", () => {
+  it("runs one arm64 Fargate task of the size the cost model reads, with a health check and a read-only root", () => {
+    const task = only("AWS::ECS::TaskDefinition");
+    expect(task).toMatchObject({
+      Cpu: String(uploadServiceSize.cpu),
+      Memory: String(uploadServiceSize.memoryMiB),
+      RequiresCompatibilities: ["FARGATE"],
+      RuntimePlatform: { CpuArchitecture: "ARM64", OperatingSystemFamily: "LINUX" },
+    });
+    const [container] = task.ContainerDefinitions;
+    expect(container).toMatchObject({ ReadonlyRootFilesystem: true, PortMappings: [{ ContainerPort: 8080 }], StopTimeout: 120 });
+    expect(container.HealthCheck.Command.join(" ")).toContain("http://127.0.0.1:8080/health");
+    expect(container.LogConfiguration.LogDriver).toBe("awslogs");
+    const env = Object.fromEntries(container.Environment.map((e: Json) => [e.Name, e.Value]));
+    expect(Object.keys(env)).toEqual(expect.arrayContaining(["BUCKET_FILES", "TABLE_FILES", "TABLE_TENANCY", "TABLE_RATES", "POWERTOOLS_LOG_LEVEL", "PORT"]));
+    const service = only("AWS::ECS::Service");
+    expect(service).toMatchObject({ DesiredCount: uploadServiceSize.desiredCount, LaunchType: "FARGATE" });
+    expect(only("AWS::ApplicationAutoScaling::ScalableTarget")).toMatchObject({ MinCapacity: uploadServiceSize.desiredCount, MaxCapacity: uploadServiceSize.maxCount });
+  });
+
+  it("is built by cdk deploy from its bundle and Dockerfile, for linux/arm64", () => {
+    const manifest = JSON.parse(readFileSync(join(s.assembly.directory, `${s.uploads!.artifactId}.assets.json`), "utf8")) as Json;
+    const images = Object.values(manifest.dockerImages as Json);
+    expect(images).toHaveLength(1);
+    expect(images[0].source.platform).toBe("linux/arm64");
+    const context = join(s.assembly.directory, images[0].source.directory);
+    expect(readdirSync(context).toSorted()).toEqual(["Dockerfile", "index.mjs"]);
+    expect(readFileSync(join(context, "Dockerfile"), "utf8")).toMatch(/^FROM public\.ecr\.aws\/docker\/library\/node:22-alpine$/m);
+  });
+
+  it("holds the upload row's and the authorizer's grants and nothing more", () => {
+    const role = resourcesOf(template, "AWS::IAM::Role").find(([id]) => id.startsWith("TaskRole"))![1].Properties;
+    const statements = role.Policies.flatMap((p: Json) => p.PolicyDocument.Statement) as Json[];
+    const text = JSON.stringify(statements);
+    const actions = statements.flatMap((st) => [st.Action].flat());
+    expect(new Set(actions)).toEqual(
+      new Set([
+        "dynamodb:GetItem",
+        "dynamodb:BatchGetItem",
+        "dynamodb:Query",
+        "dynamodb:ConditionCheckItem",
+        "dynamodb:PutItem",
+        "dynamodb:UpdateItem",
+        "dynamodb:DeleteItem",
+        "dynamodb:BatchWriteItem",
+        "s3:PutObject",
+        "s3:AbortMultipartUpload",
+        "s3:ListMultipartUploadParts",
+        "s3:DeleteObject",
+      ]),
+    );
+    expect(text).toContain("/workspaces/*");
+    expect(text).not.toContain("s3:GetObject");
+    expect(text).not.toMatch(/"Resource":"\*"/);
+    // Reads only on the tenancy table (keys); writes only on files (records) and rates (per-key limits).
+    const tables = (st: Json) => JSON.stringify(st.Resource);
+    const writes = statements.filter((st) => [st.Action].flat().includes("dynamodb:PutItem"));
+    expect(writes.map(tables).join()).toContain("FilesTableArn");
+    expect(writes.map(tables).join()).not.toContain("TenancyTableArn");
+  });
+});
+
+describe("the load balancer", () => {
+  it("is internal and admits only CloudFront's origin-facing prefix list, on port 80", () => {
+    expect(only("AWS::ElasticLoadBalancingV2::LoadBalancer")).toMatchObject({ Scheme: "internal" });
+    const groups = resourcesOf(template, "AWS::EC2::SecurityGroup").map(([id, r]) => [id, r.Properties] as const);
+    expect(groups.every(([, g]) => g.SecurityGroupIngress === undefined), "no inline ingress (no CIDR open to anyone)").toBe(true);
+    const balancer = groups.find(([, g]) => g.GroupDescription.startsWith("Upload balancer"))![0];
+    const tasks = groups.find(([, g]) => g.GroupDescription.startsWith("Upload service tasks"))![0];
+    const ingress = resourcesOf(template, "AWS::EC2::SecurityGroupIngress").map(([, r]) => r.Properties);
+    expect(ingress).toHaveLength(2);
+    expect(ingress.filter((i) => i.GroupId["Fn::GetAtt"][0] === balancer)).toEqual([
+      expect.objectContaining({ FromPort: 80, ToPort: 80, IpProtocol: "tcp", SourcePrefixListId: { "Fn::GetAtt": [expect.stringMatching(/^CloudFrontPrefixList/), "PrefixLists.0.PrefixListId"] } }),
+    ]);
+    expect(ingress.filter((i) => i.GroupId["Fn::GetAtt"][0] === tasks)).toEqual([
+      expect.objectContaining({ FromPort: 8080, ToPort: 8080, SourceSecurityGroupId: { "Fn::GetAtt": [balancer, "GroupId"] } }),
+    ]);
+    expect(JSON.stringify(ingress)).not.toContain("CidrIp");
+    const lookup = resourcesOf(template, "Custom::AWS")[0]![1].Properties;
+    expect(JSON.stringify(lookup)).toContain("com.amazonaws.global.cloudfront.origin-facing");
+  });
+
+  it("forwards only POST /v1/files to the service and answers anything else 404 itself", () => {
+    const listener = only("AWS::ElasticLoadBalancingV2::Listener");
+    expect(listener.DefaultActions).toEqual([expect.objectContaining({ Type: "fixed-response", FixedResponseConfig: expect.objectContaining({ StatusCode: "404" }) })]);
+    const rule = only("AWS::ElasticLoadBalancingV2::ListenerRule");
+    expect(rule.Conditions).toEqual(
+      expect.arrayContaining([
+        { Field: "http-request-method", HttpRequestMethodConfig: { Values: ["POST"] } },
+        { Field: "path-pattern", PathPatternConfig: { Values: ["/v1/files"] } },
+      ]),
+    );
+    expect(only("AWS::ElasticLoadBalancingV2::TargetGroup")).toMatchObject({ HealthCheckPath: "/health", Port: 8080, TargetType: "ip" });
+  });
+});
+
+it("is left out with -c uploadDistribution=false, and a value other than true or false is refused", async () => {
+  const without = await synth({ context: { uploadDistribution: "false" }, validate: false });
+  expect(without.uploads).toBeUndefined();
+  expect(without.app.node.children.map((c) => c.node.id)).not.toContain("Platform-prod-Uploads");
+  await expect(synth({ context: { uploadDistribution: "maybe" }, validate: false })).rejects.toThrow(/uploadDistribution/);
+}, 120_000);
