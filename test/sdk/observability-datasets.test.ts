@@ -6,7 +6,10 @@
 import { Mistral } from "@mistralai/mistralai";
 import { ObservabilityError } from "@mistralai/mistralai/models/errors";
 import { randomUUID } from "node:crypto";
-import { beforeAll, describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spanStore } from "../../shared/store/observability/spans.js";
 import { useEmbeddedApi } from "../support/api.js";
 import { aChatSpan } from "../support/dataset-items.js";
@@ -16,8 +19,19 @@ import { newTenant } from "../support/tenant.js";
 
 const { api, tenant } = useEmbeddedApi({ tenant: "per-file" });
 let client: Mistral;
+let telemetryDir: string;
+let previousDir: string | undefined;
 beforeAll(() => {
   client = sdkClient(api, tenant.key);
+  // The embedded server runs the handlers in this process: judgements land in this file's telemetry directory.
+  previousDir = process.env.TELEMETRY_DIR;
+  telemetryDir = mkdtempSync(join(tmpdir(), "sdk-judging-"));
+  process.env.TELEMETRY_DIR = telemetryDir;
+});
+afterAll(() => {
+  if (previousDir === undefined) delete process.env.TELEMETRY_DIR;
+  else process.env.TELEMETRY_DIR = previousDir;
+  rmSync(telemetryDir, { recursive: true, force: true });
 });
 const conversation = { messages: [{ role: "user", content: "What is 2+2?" }, { role: "assistant", content: "4" }] };
 const aDataset = (name = "sdk dataset") => client.beta.observability.datasets.create({ name, description: "made by the SDK" });
@@ -108,5 +122,32 @@ describe("client.beta.observability.datasets.records: GET /v1/observability/data
     expect((await errorOf(stranger.beta.observability.datasets.records.fetch({ datasetRecordId: record.id }), ObservabilityError)).detail.errorCode).toBe("DATASET_RECORD_NOT_FOUND");
     expect((await errorOf(stranger.beta.observability.datasets.fetch({ datasetId: dataset.id }), ObservabilityError)).detail.errorCode).toBe("DATASET_NOT_FOUND");
     expect((await stranger.beta.observability.datasets.list({})).datasets.count).toBe(0);
+  });
+});
+
+describe("client.beta.observability.datasets.records.judge: POST /v1/observability/dataset-records/{dataset_record_id}/live-judging", () => {
+  const judge = (datasetRecordId: string, output: any) =>
+    client.beta.observability.datasets.records.judge({
+      datasetRecordId,
+      judgeDatasetRecordRequest: { judgeDefinition: { name: "sdk judge", description: "From the SDK", modelName: "mistral-small-latest", output, instructions: "Judge it.", tools: [] } },
+    });
+
+  it("answers a classification with one of its options and a regression with a number in its range (offline provider)", async () => {
+    const dataset = await aDataset();
+    const record = await client.beta.observability.datasets.createRecord({ datasetId: dataset.id, createDatasetRecordRequest: { payload: conversation } });
+
+    const classified = await judge(record.id, { type: "CLASSIFICATION", options: [{ value: "yes", description: "Right" }, { value: "no", description: "Wrong" }] });
+    const scored = await judge(record.id, { type: "REGRESSION", min: 0, minDescription: "bad", max: 10, maxDescription: "good" });
+
+    expect(classified).toEqual({ analysis: expect.stringContaining("[offline]"), answer: "yes" });
+    expect(typeof scored.answer).toBe("number");
+    expect(scored.answer).toBeGreaterThanOrEqual(0);
+    expect(scored.answer).toBeLessThanOrEqual(10);
+  });
+
+  it("answers an unknown record with ObservabilityError DATASET_RECORD_NOT_FOUND", async () => {
+    const error = await errorOf(judge(randomUUID(), { type: "CLASSIFICATION", options: [{ value: "yes", description: "" }] }), ObservabilityError);
+
+    expect(error.detail.errorCode).toBe("DATASET_RECORD_NOT_FOUND");
   });
 });

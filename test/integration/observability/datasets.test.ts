@@ -1,5 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { describe, expect, it } from "vitest";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spanStore } from "../../../shared/store/observability/spans.js";
 import { useEmbeddedApi } from "../../support/api.js";
 import { aChatSpan } from "../../support/dataset-items.js";
@@ -11,6 +14,36 @@ const { api, tenant } = useEmbeddedApi();
 const datasets = datasetsClient(api, tenant);
 const stranger = async () => datasetsClient(api, await newTenant());
 const NEVER = 4_102_444_800;
+
+// The embedded server runs the handlers in this process: judgements land in this file's telemetry directory.
+let telemetryDir: string;
+let previousDir: string | undefined;
+beforeAll(() => {
+  previousDir = process.env.TELEMETRY_DIR;
+  telemetryDir = mkdtempSync(join(tmpdir(), "datasets-telemetry-"));
+  process.env.TELEMETRY_DIR = telemetryDir;
+});
+afterAll(() => {
+  if (previousDir === undefined) delete process.env.TELEMETRY_DIR;
+  else process.env.TELEMETRY_DIR = previousDir;
+  rmSync(telemetryDir, { recursive: true, force: true });
+});
+
+/** The span evaluation rows of a workspace in the telemetry files (the analytical store's JSON lines). */
+function evaluationsOf(workspace: string): Record<string, any>[] {
+  const root = join(telemetryDir, "span_evaluations", `workspace_id=${workspace}`);
+  let days: string[] = [];
+  try {
+    days = readdirSync(root);
+  } catch {
+    return [];
+  }
+  return days.flatMap((day) => readdirSync(join(root, day)).flatMap((file) => readFileSync(join(root, day, file), "utf8").trim().split("\n").map((line) => JSON.parse(line))));
+}
+
+const aJudge = (output: Record<string, unknown>) => ({ name: "answer quality", description: "Judges the answer", model_name: "mistral-small-latest", output, instructions: "Judge the assistant's last answer.", tools: [] });
+const CLASSES = { type: "CLASSIFICATION", options: [{ value: "good", description: "Helpful and right" }, { value: "bad", description: "Unhelpful or wrong" }] };
+const SCALE = { type: "REGRESSION", min: 1, min_description: "useless", max: 5, max_description: "perfect" };
 
 describe("POST /v1/observability/datasets", () => {
   it("creates a dataset that fetch, list and update then see", async () => {
@@ -212,5 +245,63 @@ describe("POST /v1/observability/datasets/{dataset_id}/records/from-spans", () =
     expect(reply.status).toBe(404);
     expect(reply.body.detail.error_code).toBe("SPAN_NOT_FOUND");
     expect((await datasets.listRecords(created.id)).body.records.count).toBe(0);
+  });
+});
+
+describe("POST /v1/observability/dataset-records/{dataset_record_id}/live-judging", () => {
+  it("judges a record made from a span on the offline provider: the answer is an option, and the evaluation is stored under the span", async () => {
+    const created = await datasets.created();
+    const span = aChatSpan(tenant.caller);
+    await spanStore.put([span], NEVER);
+    const record = (await datasets.fromSpans(created.id, [{ trace_id: span.trace_id, span_id: span.span_id }])).body.records[0];
+
+    const reply = await datasets.judge(record.id, aJudge(CLASSES));
+
+    expect(reply.status).toBe(200);
+    expect(reply.body).toEqual({ analysis: expect.stringContaining("[offline]"), answer: "good" });
+    expect(evaluationsOf(tenant.caller.workspace)).toEqual([
+      expect.objectContaining({
+        trace_id: span.trace_id,
+        span_id: span.span_id,
+        conversation_id: span.conversation_id,
+        evaluation_name: "answer quality",
+        score_label: "good",
+        score_value: 0,
+        explanation: reply.body.analysis,
+        metadata: expect.objectContaining({ dataset_id: created.id, dataset_record_id: record.id, judge_model: "mistral-small-latest" }),
+      }),
+    ]);
+  });
+
+  it("judges a typed-in record with a regression judge: a number in the range, the evaluation found by the record's ids", async () => {
+    const record = await datasets.createdRecord();
+
+    const reply = await datasets.judge(record.id, aJudge(SCALE));
+
+    expect(reply.status).toBe(200);
+    expect(reply.body.answer).toBeGreaterThanOrEqual(1);
+    expect(reply.body.answer).toBeLessThanOrEqual(5);
+    expect(evaluationsOf(tenant.caller.workspace)).toEqual([expect.objectContaining({ trace_id: "", span_id: "", score_value: reply.body.answer, metadata: expect.objectContaining({ dataset_record_id: record.id }) })]);
+  });
+
+  it("answers another workspace 404 and stores no evaluation for it", async () => {
+    const record = await datasets.createdRecord();
+    const other = await newTenant();
+
+    const reply = await datasetsClient(api, other).judge(record.id, aJudge(CLASSES));
+
+    expect(reply.status).toBe(404);
+    expect(reply.body.detail.error_code).toBe("DATASET_RECORD_NOT_FOUND");
+    expect(evaluationsOf(other.caller.workspace)).toEqual([]);
+    expect(evaluationsOf(tenant.caller.workspace)).toEqual([]);
+  });
+
+  it("refuses an unknown judge model with 422 naming model_name", async () => {
+    const record = await datasets.createdRecord();
+
+    const reply = await datasets.judge(record.id, { ...aJudge(CLASSES), model_name: "no-such-model" });
+
+    expect(reply.status).toBe(422);
+    expect(reply.body.detail).toEqual({ message: expect.stringContaining("judge_definition.model_name"), error_code: "VALIDATION_ERROR" });
   });
 });
