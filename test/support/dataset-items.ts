@@ -37,9 +37,11 @@ export const aDatasetItem = (dataset: Dataset): Record<string, unknown> => ({
   createdKey: `${dataset.createdAt}#${dataset.id}`,
 });
 
-/** A record as the datasets table holds it. */
-export const aRecordItem = (record: DatasetRecord): Record<string, unknown> => ({
+/** A record as the datasets table holds it (payload and properties as JSON text). */
+export const aRecordItem = ({ payload, properties, ...record }: DatasetRecord): Record<string, unknown> => ({
   ...record,
+  payloadJson: JSON.stringify(payload),
+  propertiesJson: JSON.stringify(properties),
   pk: `WS#${record.workspace}`,
   sk: `REC#${record.id}`,
   parentKey: `${record.workspace}#DS#${record.datasetId}`,

@@ -321,8 +321,9 @@ export async function checkRequest(row: RouteRow, target: RingTarget, request: F
   // client's URL resolves away) reaches no handler: API Gateway's own 404 (route_not_found) is the answer.
   const sentPath = new URL(request.path, "http://ring.invalid").pathname;
   const gatewayAnswer = (params === undefined || paramsOf(row, sentPath) === undefined) && answer.status === 404 && answer.body?.code === "route_not_found";
-  // A '.' or '..' segment is resolved by the client's URL parser: such a request reaches another path, maybe no route at all.
-  const moved = request.path.split("/").some((segment) => segment === "." || segment === "..") && answer.body?.code === "route_not_found";
+  // A '.' or '..' segment is resolved by the client's URL parser: such a request reaches another path, maybe no route
+  // at all (404) or a resource without this method (405): API Gateway's own answers, in the platform envelope.
+  const moved = request.path.split("/").some((segment) => segment === "." || segment === "..") && ["route_not_found", "method_not_allowed"].includes(answer.body?.code);
   if (answer.status >= 400 && !gatewayAnswer && !moved) {
     const problem = envelopeProblem(row, answer);
     if (problem) return problem;

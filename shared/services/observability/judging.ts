@@ -46,8 +46,9 @@ function asJudgeFailure(error: unknown): unknown {
 }
 
 export async function judgeRecord(ctx: CallContext, recordId: string, judge: JudgeDefinition): Promise<JudgeOut> {
-  checkJudge(judge);
+  // The record first: another workspace's id is a 404 whatever the judge says.
   const record = await recordOf(ctx.caller, recordId);
+  checkJudge(judge);
   const model = await judgeModel(ctx, judge.model_name);
   const request = ChatCompletionRequest.parse({
     model,

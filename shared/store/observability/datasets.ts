@@ -30,7 +30,18 @@ function stripKeys(item: Item): Item {
   return rest;
 }
 const toDataset = (item: Item) => stripKeys(item) as unknown as Dataset;
-const toRecord = (item: Item) => stripKeys(item) as unknown as DatasetRecord;
+/**
+ * A record's payload and properties are kept as JSON text: any JSON object the API accepts is stored as it came
+ * (numbers beyond 2^53, empty keys, any depth), which DynamoDB maps and the marshaller would not all take.
+ */
+const toRecord = (item: Item): DatasetRecord => {
+  const { payloadJson, propertiesJson, ...rest } = stripKeys(item);
+  return { ...(rest as unknown as DatasetRecord), payload: JSON.parse(String(payloadJson)), properties: JSON.parse(String(propertiesJson)) };
+};
+const stored = (fields: Partial<Pick<DatasetRecord, "payload" | "properties">>) => ({
+  payloadJson: fields.payload === undefined ? undefined : JSON.stringify(fields.payload),
+  propertiesJson: fields.properties === undefined ? undefined : JSON.stringify(fields.properties),
+});
 
 const datasetItem = (dataset: Dataset): Item => ({
   ...dataset,
@@ -38,8 +49,9 @@ const datasetItem = (dataset: Dataset): Item => ({
   parentKey: datasetsParent(dataset.workspace),
   createdKey: `${dataset.createdAt}#${dataset.id}`,
 });
-const recordItem = (record: DatasetRecord): Item => ({
+const recordItem = ({ payload, properties, ...record }: DatasetRecord): Item => ({
   ...record,
+  ...stored({ payload, properties }),
   ...recordKey(record.workspace, record.id),
   parentKey: recordsParent(record.workspace, record.datasetId),
   createdKey: `${record.createdAt}#${record.id}`,
@@ -143,8 +155,8 @@ export const recordStore = {
   },
 
   /** False when there is no such record (nothing written). */
-  async update(workspace: string, id: string, changes: RecordChanges): Promise<boolean> {
-    const set = setFields(changes);
+  async update(workspace: string, id: string, { payload, properties, ...changes }: RecordChanges): Promise<boolean> {
+    const set = setFields({ ...changes, ...stored({ payload, properties }) });
     const out = await ifConditionHolds(
       documents.send(new UpdateCommand({ TableName: table(), Key: recordKey(workspace, id), ...set, ...exists, ExpressionAttributeNames: { ...set.ExpressionAttributeNames, ...exists.ExpressionAttributeNames } })),
     );

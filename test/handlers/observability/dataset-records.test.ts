@@ -19,7 +19,11 @@ beforeEach(() => {
 const caller = aCaller();
 const dataset = aDataset(caller);
 const recordPath = (id: string) => `/v1/observability/dataset-records/${id}`;
-const stored = (id: string) => tables.items("datasets").find((item) => item.sk === `REC#${id}`);
+/** The record's item, its payload and properties read back from their JSON text. */
+const stored = (id: string) => {
+  const item = tables.items("datasets").find((i) => i.sk === `REC#${id}`);
+  return item && { ...item, payload: JSON.parse(String(item.payloadJson)), properties: JSON.parse(String(item.propertiesJson)) } as Record<string, unknown>;
+};
 const seeded = (overrides = {}) => {
   const record = aRecord(dataset, overrides);
   tables.put("datasets", aDatasetItem(dataset), aRecordItem(record));
@@ -151,11 +155,14 @@ describe("PUT /v1/observability/dataset-records/{dataset_record_id}/payload", ()
     expect(stored(record.id)!.updatedAt).not.toBe(record.updatedAt);
   });
 
-  it("takes a payload without messages as it is", async () => {
+  it("takes a payload without messages as it is, whatever JSON it holds (empty keys, numbers past 2^53, depth)", async () => {
     const record = seeded();
+    let deep: unknown = "bottom";
+    for (let i = 0; i < 40; i += 1) deep = [deep];
+    const payload = { question: "2+2?", expected: 4, "": -9007199254740992, deep };
 
-    expect((await invoke(putPayload, put(record.id, { question: "2+2?", expected: 4 }))).statusCode).toBe(204);
-    expect(stored(record.id)!.payload).toEqual({ question: "2+2?", expected: 4 });
+    expect((await invoke(putPayload, put(record.id, payload))).statusCode).toBe(204);
+    expect(stored(record.id)!.payload).toEqual(payload);
   });
 
   it.each([

@@ -163,7 +163,7 @@ describe("POST /v1/observability/datasets/{dataset_id}/records", () => {
 
     expect(response.statusCode).toBe(201);
     expect(response.json).toEqual({ id: expect.any(String), created_at: expect.stringMatching(ISO), updated_at: expect.stringMatching(ISO), deleted_at: null, dataset_id: dataset.id, payload, properties: {}, source: "DIRECT_INPUT" });
-    expect(tables.items("datasets")).toContainEqual(expect.objectContaining({ sk: `REC#${response.json.id}`, parentKey: `${caller.workspace}#DS#${dataset.id}` }));
+    expect(tables.items("datasets")).toContainEqual(expect.objectContaining({ sk: `REC#${response.json.id}`, parentKey: `${caller.workspace}#DS#${dataset.id}`, payloadJson: JSON.stringify(payload) }));
   });
 
   it("answers 404 DATASET_NOT_FOUND into another workspace's dataset, storing nothing", async () => {
