@@ -6,33 +6,22 @@
 import { Mistral } from "@mistralai/mistralai";
 import { ObservabilityError } from "@mistralai/mistralai/models/errors";
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { spanStore } from "../../shared/store/observability/spans.js";
 import { useEmbeddedApi } from "../support/api.js";
 import { aChatSpan } from "../support/dataset-items.js";
 import { datasetsClient } from "../support/datasets-client.js";
 import { errorOf, sdkClient } from "../support/sdk.js";
+import { useTelemetryDir } from "../support/telemetry-dir.js";
 import { newTenant } from "../support/tenant.js";
 
 const { api, tenant } = useEmbeddedApi({ tenant: "per-file" });
 let client: Mistral;
-let telemetryDir: string;
-let previousDir: string | undefined;
 beforeAll(() => {
   client = sdkClient(api, tenant.key);
-  // The embedded server runs the handlers in this process: judgements land in this file's telemetry directory.
-  previousDir = process.env.TELEMETRY_DIR;
-  telemetryDir = mkdtempSync(join(tmpdir(), "sdk-judging-"));
-  process.env.TELEMETRY_DIR = telemetryDir;
 });
-afterAll(() => {
-  if (previousDir === undefined) delete process.env.TELEMETRY_DIR;
-  else process.env.TELEMETRY_DIR = previousDir;
-  rmSync(telemetryDir, { recursive: true, force: true });
-});
+// The embedded server runs the handlers in this process: judgements land in this file's telemetry directory.
+const telemetry = useTelemetryDir();
 const conversation = { messages: [{ role: "user", content: "What is 2+2?" }, { role: "assistant", content: "4" }] };
 const aDataset = (name = "sdk dataset") => client.beta.observability.datasets.create({ name, description: "made by the SDK" });
 
@@ -143,6 +132,7 @@ describe("client.beta.observability.datasets.records.judge: POST /v1/observabili
     expect(typeof scored.answer).toBe("number");
     expect(scored.answer).toBeGreaterThanOrEqual(0);
     expect(scored.answer).toBeLessThanOrEqual(10);
+    expect(telemetry.evaluations(tenant.caller.workspace).filter((e) => e.metadata.dataset_record_id === record.id).map((e) => e.score_label)).toEqual(["yes", ""]);
   });
 
   it("answers an unknown record with ObservabilityError DATASET_RECORD_NOT_FOUND", async () => {

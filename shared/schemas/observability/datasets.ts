@@ -55,11 +55,11 @@ export const SpanReference = z.object({ trace_id: z.string().regex(/^[0-9a-fA-F]
 export const RecordsFromSpansBody = z.object({ spans: z.array(SpanReference).min(1).max(MAX_SPANS_PER_IMPORT) });
 export type RecordsFromSpansBody = z.infer<typeof RecordsFromSpansBody>;
 
+/** What datasets and records both answer: the id and the three instants (`deleted_at` null: deletes are hard). */
+const resource = { id: z.string(), created_at: z.string(), updated_at: z.string(), deleted_at: z.string().nullable() };
+
 export const DatasetOut = z.object({
-  id: z.string(),
-  created_at: z.string(),
-  updated_at: z.string(),
-  deleted_at: z.string().nullable(),
+  ...resource,
   name: z.string(),
   description: z.string(),
   owner_id: z.string(),
@@ -68,10 +68,7 @@ export const DatasetOut = z.object({
 export type DatasetOut = z.infer<typeof DatasetOut>;
 
 export const DatasetRecordOut = z.object({
-  id: z.string(),
-  created_at: z.string(),
-  updated_at: z.string(),
-  deleted_at: z.string().nullable(),
+  ...resource,
   dataset_id: z.string(),
   payload: JsonObject,
   properties: JsonObject,

@@ -1,7 +1,6 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { handler } from "../../../functions/observability/judge-dataset-record.js";
 import { providerNamed } from "../../../shared/inference/registry.js";
 import { UpstreamError } from "../../../shared/inference/types.js";
@@ -9,6 +8,7 @@ import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, aJsonEvent, aModelEntry, aModelItem, invoke } from "../../support/builders.js";
 import { aDataset, aRecord, aRecordItem } from "../../support/dataset-items.js";
 import { serveTables } from "../../support/fake-table.js";
+import { useTelemetryDir } from "../../support/telemetry-dir.js";
 
 const dynamo = mockDynamo({ resolves: {} });
 const caller = aCaller();
@@ -19,37 +19,16 @@ const record = aRecord(dataset);
 const fromSpan = aRecord(dataset, { source: "TELEMETRY_SPAN", span: { traceId: "ab".repeat(16), spanId: "cd".repeat(8), conversationId: "conv-9", responseId: "cmpl-9" } });
 const theirs = aRecord(aDataset(aCaller()));
 
-let dir: string;
-let previousDir: string | undefined;
-beforeAll(() => {
-  previousDir = process.env.TELEMETRY_DIR;
-  dir = mkdtempSync(join(tmpdir(), "judging-"));
-  process.env.TELEMETRY_DIR = dir;
-});
-afterAll(() => {
-  if (previousDir === undefined) delete process.env.TELEMETRY_DIR;
-  else process.env.TELEMETRY_DIR = previousDir;
-  rmSync(dir, { recursive: true, force: true });
-});
+const telemetry = useTelemetryDir();
 beforeEach(() => {
   serveTables(dynamo, { models: [aModelItem(small), aModelItem(embed)], datasets: [aRecordItem(record), aRecordItem(fromSpan), aRecordItem(theirs)] });
 });
 afterEach(() => {
   vi.restoreAllMocks();
-  rmSync(join(dir, "span_evaluations"), { recursive: true, force: true });
+  rmSync(join(telemetry.dir, "span_evaluations"), { recursive: true, force: true });
 });
 
-/** The span evaluation rows written to the telemetry files of `workspace`. */
-function evaluations(workspace = caller.workspace): Record<string, any>[] {
-  const root = join(dir, "span_evaluations", `workspace_id=${workspace}`);
-  let days: string[];
-  try {
-    days = readdirSync(root);
-  } catch {
-    return [];
-  }
-  return days.flatMap((day) => readdirSync(join(root, day)).flatMap((file) => readFileSync(join(root, day, file), "utf8").trim().split("\n").map((line) => JSON.parse(line))));
-}
+const evaluations = (workspace = caller.workspace) => telemetry.evaluations(workspace);
 
 const classification = (overrides: Record<string, unknown> = {}) => ({
   name: "correctness",

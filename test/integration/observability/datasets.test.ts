@@ -1,13 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { spanStore } from "../../../shared/store/observability/spans.js";
 import { useEmbeddedApi } from "../../support/api.js";
 import { aChatSpan } from "../../support/dataset-items.js";
 import { aConversation, aDatasetBody, datasetsClient } from "../../support/datasets-client.js";
 import { footprint } from "../../support/footprint.js";
+import { useTelemetryDir } from "../../support/telemetry-dir.js";
 import { newTenant } from "../../support/tenant.js";
 
 const { api, tenant } = useEmbeddedApi();
@@ -16,30 +14,8 @@ const stranger = async () => datasetsClient(api, await newTenant());
 const NEVER = 4_102_444_800;
 
 // The embedded server runs the handlers in this process: judgements land in this file's telemetry directory.
-let telemetryDir: string;
-let previousDir: string | undefined;
-beforeAll(() => {
-  previousDir = process.env.TELEMETRY_DIR;
-  telemetryDir = mkdtempSync(join(tmpdir(), "datasets-telemetry-"));
-  process.env.TELEMETRY_DIR = telemetryDir;
-});
-afterAll(() => {
-  if (previousDir === undefined) delete process.env.TELEMETRY_DIR;
-  else process.env.TELEMETRY_DIR = previousDir;
-  rmSync(telemetryDir, { recursive: true, force: true });
-});
-
-/** The span evaluation rows of a workspace in the telemetry files (the analytical store's JSON lines). */
-function evaluationsOf(workspace: string): Record<string, any>[] {
-  const root = join(telemetryDir, "span_evaluations", `workspace_id=${workspace}`);
-  let days: string[] = [];
-  try {
-    days = readdirSync(root);
-  } catch {
-    return [];
-  }
-  return days.flatMap((day) => readdirSync(join(root, day)).flatMap((file) => readFileSync(join(root, day, file), "utf8").trim().split("\n").map((line) => JSON.parse(line))));
-}
+const telemetry = useTelemetryDir();
+const evaluationsOf = (workspace: string) => telemetry.evaluations(workspace);
 
 const aJudge = (output: Record<string, unknown>) => ({ name: "answer quality", description: "Judges the answer", model_name: "mistral-small-latest", output, instructions: "Judge the assistant's last answer.", tools: [] });
 const CLASSES = { type: "CLASSIFICATION", options: [{ value: "good", description: "Helpful and right" }, { value: "bad", description: "Unhelpful or wrong" }] };
