@@ -22,8 +22,9 @@ const datasetsParent = (workspace: string) => `${workspace}#DATASETS`;
 const recordsParent = (workspace: string, datasetId: string) => `${workspace}#DS#${datasetId}`;
 type Item = Record<string, unknown>;
 
-/** A transaction takes 100 actions. */
+/** A transaction takes 100 actions; a BatchGetItem call 100 keys. */
 const TRANSACTION = 100;
+const BATCH_GET = 100;
 
 function stripKeys(item: Item): Item {
   const { pk: _pk, sk: _sk, parentKey: _parent, createdKey: _created, ...rest } = item;
@@ -121,13 +122,20 @@ export const recordStore = {
     return out.Item && toRecord(out.Item);
   },
 
-  /** The ids of these that exist in the workspace. */
+  /** The ids of these that exist in the workspace (BatchGetItem takes 100 keys a call). */
   async existing(workspace: string, ids: string[]): Promise<Set<string>> {
-    const items = await batchGetAll(
-      table(),
-      ids.map((id) => recordKey(workspace, id)),
-      { projection: "#sk", names: { "#sk": "sk" } },
-    );
+    const chunks = Array.from({ length: Math.ceil(ids.length / BATCH_GET) }, (_, i) => ids.slice(i * BATCH_GET, (i + 1) * BATCH_GET));
+    const items = (
+      await Promise.all(
+        chunks.map((chunk) =>
+          batchGetAll(
+            table(),
+            chunk.map((id) => recordKey(workspace, id)),
+            { projection: "#sk", names: { "#sk": "sk" } },
+          ),
+        ),
+      )
+    ).flat();
     return new Set(items.map((item) => String(item.sk).slice("REC#".length)));
   },
 

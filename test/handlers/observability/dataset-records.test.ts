@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { BatchGetCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeEach, describe, expect, it } from "vitest";
 import { handler as bulkDelete } from "../../../functions/observability/bulk-delete-dataset-records.js";
 import { handler as deleteRecord } from "../../../functions/observability/delete-dataset-record.js";
@@ -131,6 +131,18 @@ describe("POST /v1/observability/dataset-records/bulk-delete", () => {
     expect(response.json.detail.message).not.toContain(mine.id);
     expect(stored(mine.id)).toBeDefined();
     expect(dynamo.commandCalls(TransactWriteCommand)).toHaveLength(0);
+  });
+
+  it("deletes 500 records: existence read 100 keys a call, deletes in transactions of 100", async () => {
+    const records = Array.from({ length: 500 }, () => seeded());
+
+    const response = await invoke(bulkDelete, bulk(records.map((r) => r.id)));
+
+    expect(response.statusCode).toBe(204);
+    expect(tables.items("datasets").filter((item) => String(item.sk).startsWith("REC#"))).toEqual([]);
+    const gets = dynamo.commandCalls(BatchGetCommand).map((call) => Object.values(call.args[0].input.RequestItems!)[0]!.Keys!.length);
+    expect(gets).toEqual([100, 100, 100, 100, 100]);
+    expect(dynamo.commandCalls(TransactWriteCommand).map((call) => call.args[0].input.TransactItems!.length)).toEqual([100, 100, 100, 100, 100]);
   });
 
   it("refuses an empty list and more than 500 ids with 422", async () => {

@@ -158,6 +158,15 @@ describe("POST /v1/observability/dataset-records/bulk-delete", () => {
     expect((await datasets.listRecords(created.id)).body.records).toMatchObject({ count: 1, results: [{ id: c.id }] });
   });
 
+  it("deletes more records than one DynamoDB batch read or transaction takes (150)", async () => {
+    const created = await datasets.created();
+    const ids: string[] = [];
+    for (let i = 0; i < 15; i += 1) ids.push(...(await Promise.all(Array.from({ length: 10 }, (_, j) => datasets.createdRecord(aConversation(`q${i}-${j}`), created.id)))).map((r) => r.id));
+
+    expect((await datasets.bulkDelete(ids)).status).toBe(204);
+    expect((await datasets.listRecords(created.id)).body.records.count).toBe(0);
+  });
+
   it("does not delete another workspace's records", async () => {
     const record = await datasets.createdRecord();
 
