@@ -21,6 +21,13 @@ import { recordOf } from "./datasets.js";
 const ATTEMPTS = 2;
 
 /**
+ * How long the judge's model calls may take together: under API Gateway's 29 s for a buffered answer, so a slow
+ * model gets the observability family's 504 JUDGE_MISTRAL_API_TIMEOUT rather than the gateway's own. `JUDGE_DEADLINE_MS`
+ * overrides it (tests).
+ */
+const deadlineMs = () => Number(process.env.JUDGE_DEADLINE_MS ?? 25_000);
+
+/**
  * Where a judgement is stored: the one place that writes span evaluations for judging, so the analytical
  * store's writer (or a writer that also counts evaluations per trace) is switched here alone.
  */
@@ -56,12 +63,15 @@ export async function judgeRecord(ctx: CallContext, recordId: string, judge: Jud
     temperature: 0,
     response_format: { type: "json_schema", json_schema: { name: "judge_output", schema: judgeSchema(judge.output), strict: true } },
   });
+  const deadline = AbortSignal.timeout(deadlineMs());
+  const call: CallContext = { ...ctx, signal: ctx.signal ? AbortSignal.any([ctx.signal, deadline]) : deadline };
   let judgement: JudgeOut | undefined;
   for (let attempt = 0; attempt < ATTEMPTS && !judgement; attempt += 1) {
     let answer: Awaited<ReturnType<typeof completions.chat>>;
     try {
-      answer = await completions.chat(ctx, request);
+      answer = await completions.chat(call, request);
     } catch (error) {
+      if (deadline.aborted && !ctx.signal?.aborted) throw observabilityError(504, "JUDGE_MISTRAL_API_TIMEOUT", `The judge's model did not answer within ${deadlineMs() / 1000} s`);
       throw asJudgeFailure(error);
     }
     if (answer.kind !== "answer") throw new Error("The judge's model answered with a stream");

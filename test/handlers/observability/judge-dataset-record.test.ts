@@ -113,6 +113,30 @@ describe("POST /v1/observability/dataset-records/{dataset_record_id}/live-judgin
     expect(evaluations()).toEqual([]);
   });
 
+  it("answers 504 JUDGE_MISTRAL_API_TIMEOUT when the model outlasts the judge's deadline, the call aborted", async () => {
+    process.env.JUDGE_DEADLINE_MS = "50";
+    let aborted = false;
+    vi.spyOn(await providerNamed("offline"), "chat").mockImplementation(
+      (_request, options) =>
+        new Promise((_resolve, reject) => {
+          options.signal!.addEventListener("abort", () => {
+            aborted = true;
+            reject(new Error("aborted"));
+          });
+        }),
+    );
+    try {
+      const response = await invoke(handler, judge(record.id, classification()));
+
+      expect(response.statusCode).toBe(504);
+      expect(response.json.detail.error_code).toBe("JUDGE_MISTRAL_API_TIMEOUT");
+      expect(aborted).toBe(true);
+      expect(evaluations()).toEqual([]);
+    } finally {
+      delete process.env.JUDGE_DEADLINE_MS;
+    }
+  });
+
   it("answers an upstream failure as JUDGE_MISTRAL_API_ERROR with its status", async () => {
     vi.spyOn(await providerNamed("offline"), "chat").mockRejectedValue(new UpstreamError(429, "Upstream is throttling"));
 
