@@ -204,7 +204,20 @@ export const telemetryTable = {
   timeToLive: "ttl",
 } as const satisfies TableDefinition;
 
-export const tables = [tenancyTable, filesTable, modelsTable, usageTable, batchTable, registryTable, agentsTable, ratesTable, workflowsTable, executionsTable, retrievalTable, audioTable, connectorsTable, telemetryTable] as const;
+/**
+ * Observability datasets and their records (docs/observability/datasets.md, decision 41), one partition per
+ * workspace (`WS#<workspace>`; sorts `DS#<id>` for datasets, `REC#<id>` for records), so a record is read by its
+ * id alone. `byParent` lists them: datasets under `<workspace>#DATASETS`, a dataset's records under
+ * `<workspace>#DS#<id>`, oldest first (`createdKey`). A global index: no 10 GB cap on a workspace's records.
+ */
+export const datasetsTable = {
+  name: "datasets",
+  partitionKey: { name: "pk", type: "S" },
+  sortKey: { name: "sk", type: "S" },
+  globalIndexes: [{ name: "byParent", partitionKey: { name: "parentKey", type: "S" }, sortKey: { name: "createdKey", type: "S" } }],
+} as const satisfies TableDefinition;
+
+export const tables = [tenancyTable, filesTable, modelsTable, usageTable, batchTable, registryTable, agentsTable, ratesTable, workflowsTable, executionsTable, retrievalTable, audioTable, connectorsTable, telemetryTable, datasetsTable] as const;
 
 export type TableName = (typeof tables)[number]["name"];
 

@@ -57,7 +57,7 @@ const idsUnder = (items: Record<string, unknown>[], prefix: string) =>
  * call, and its usage record (with the status the caller saw) is written by design (shared/services/inference/usage.ts).
  */
 export async function footprint(workspace: string): Promise<Record<string, unknown>> {
-  const [files, batch, models, agentHeads, prompts, skills, retrieval, audio, stored, connectorItems] = await Promise.all([
+  const [files, batch, models, agentHeads, prompts, skills, retrieval, audio, stored, connectorItems, datasets] = await Promise.all([
     partition("files", "workspace", workspace),
     partition("batch", "workspace", workspace),
     partition("models", "scope", `WS#${workspace}`),
@@ -68,13 +68,14 @@ export async function footprint(workspace: string): Promise<Record<string, unkno
     partition("audio", "workspace", workspace),
     objects(workspace),
     connectors(workspace),
+    partition("datasets", "pk", `WS#${workspace}`),
   ]);
   const [agentParts, promptParts, skillParts] = await Promise.all([
     Promise.all(idsUnder(agentHeads, "AGENT#").map((id) => partition("agents", "pk", `WS#${workspace}#AGENT#${id}`))),
     Promise.all(idsUnder(prompts, "HEAD#").map((id) => partition("registry", "pk", `prompt#${workspace}#${id}`))),
     Promise.all(idsUnder(skills, "HEAD#").map((id) => partition("registry", "pk", `skill#${workspace}#${id}`))),
   ]);
-  return { files, batch, models, agents: [agentHeads, ...agentParts], prompts: [prompts, ...promptParts], skills: [skills, ...skillParts], retrieval, audio, connectors: connectorItems, objects: stored.sort() };
+  return { files, batch, models, agents: [agentHeads, ...agentParts], prompts: [prompts, ...promptParts], skills: [skills, ...skillParts], retrieval, audio, connectors: connectorItems, datasets, objects: stored.sort() };
 }
 
 const stable = (value: unknown): unknown =>

@@ -302,6 +302,9 @@ function watchUncaught(): void {
 }
 
 /** Checks one request's answer against the row's contract; returns the broken property, or undefined. */
+/** The codes of API Gateway's own answers (shared/http/gateway.ts) to a path no handler of the row serves. */
+const GATEWAY_CODES = ["route_not_found", "method_not_allowed"];
+
 export async function checkRequest(row: RouteRow, target: RingTarget, request: FuzzRequest, semantic: SemanticRefusals = {}): Promise<string | undefined> {
   watchUncaught();
   const spec = await specOf(row);
@@ -318,11 +321,14 @@ export async function checkRequest(row: RouteRow, target: RingTarget, request: F
   }
   const params = paramsOf(row, request.path);
   // A path that, as sent, is none of the row's (an empty segment `/executions//trace/info`, or `..` that the
-  // client's URL resolves away) reaches no handler: API Gateway's own 404 (route_not_found) is the answer.
+  // client's URL resolves away) reaches no handler: API Gateway's own answer is the answer, in the platform
+  // envelope whatever the row's family: 404 (route_not_found), or 405 (method_not_allowed) where the path it
+  // reached is another resource without this method.
+  const byGateway = GATEWAY_CODES.includes(answer.body?.code);
   const sentPath = new URL(request.path, "http://ring.invalid").pathname;
-  const gatewayAnswer = (params === undefined || paramsOf(row, sentPath) === undefined) && answer.status === 404 && answer.body?.code === "route_not_found";
+  const gatewayAnswer = (params === undefined || paramsOf(row, sentPath) === undefined) && byGateway;
   // A '.' or '..' segment is resolved by the client's URL parser: such a request reaches another path, maybe no route at all.
-  const moved = request.path.split("/").some((segment) => segment === "." || segment === "..") && answer.body?.code === "route_not_found";
+  const moved = request.path.split("/").some((segment) => segment === "." || segment === "..") && byGateway;
   if (answer.status >= 400 && !gatewayAnswer && !moved) {
     const problem = envelopeProblem(row, answer);
     if (problem) return problem;

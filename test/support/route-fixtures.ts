@@ -11,6 +11,7 @@ import type { RunningApi } from "../../infra/local/server.js";
 import { agentsClient, anAgentRequest } from "./agents-client.js";
 import { batchClient } from "./batch-client.js";
 import { aConnectorBody, connectorsClient } from "./connectors-client.js";
+import { datasetsClient } from "./datasets-client.js";
 import { startMcpServer, type TestMcpServer } from "./mcp-server.js";
 import { filesClient } from "./files-client.js";
 import { aPromptBody, aSkillBody, registryClient } from "./registry-client.js";
@@ -153,6 +154,9 @@ export const pathFixtures: Record<string, PathFixture> = {
     return name;
   },
   // A schedule of the fixture workflow, hourly from 2031 (it never fires during a run), made through the API.
+  // Observability datasets and records (made through the API): a `{dataset_record_id}` row may delete its record, so each gets its own dataset.
+  dataset_id: async ({ api, tenant }) => (await datasetsClient(api, tenant).created()).id as string,
+  dataset_record_id: async ({ api, tenant }) => (await datasetsClient(api, tenant).createdRecord()).id as string,
   schedule_id: async (owner) => {
     const workflow = await fixtureId(owner, "workflow_name");
     const body = { workflow_identifier: workflow, schedule: { input: {}, intervals: [{ every: "PT1H" }], start_at: "2031-01-01T00:00:00Z" } };

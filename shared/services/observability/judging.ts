@@ -1,0 +1,83 @@
+/**
+ * Live judging (`POST /v1/observability/dataset-records/{id}/live-judging`, docs/observability/datasets.md):
+ * the judge definition runs against the record's payload through the platform's model providers (the chat
+ * path every model call takes: catalog, spend limit, usage), with a structured output the judge's answers
+ * alone satisfy; the answer is checked, asked once more when it is not one the judge allows, and stored as a
+ * span evaluation.
+ */
+import { ApiError, BadRequest, Unprocessable, UpstreamError } from "../../domain/errors.js";
+import { evaluationOf, checkJudge, judgeMessages, judgeSchema, parseJudgement } from "../../domain/observability/judging.js";
+import { observabilityError } from "../../domain/observability/datasets.js";
+import type { SpanEvaluationRow } from "../../domain/observability/records.js";
+import { appendTelemetry } from "../../blobs/telemetry.js";
+import { ChatCompletionRequest } from "../../schemas/inference.js";
+import type { JudgeDefinition, JudgeOut } from "../../schemas/observability/datasets.js";
+import * as completions from "../inference/completions.js";
+import type { CallContext } from "../inference/usage.js";
+import { requireBodyModel } from "../models/catalog.js";
+import { recordOf } from "./datasets.js";
+
+/** Tries per judgement: the first answer, and one more when it is not one the judge allows. */
+const ATTEMPTS = 2;
+
+/**
+ * How long the judge's model calls may take together: under API Gateway's 29 s for a buffered answer, so a slow
+ * model gets the observability family's 504 JUDGE_MISTRAL_API_TIMEOUT rather than the gateway's own. `JUDGE_DEADLINE_MS`
+ * overrides it (tests).
+ */
+const deadlineMs = () => Number(process.env.JUDGE_DEADLINE_MS ?? 25_000);
+
+/**
+ * Where a judgement is stored: the one place that writes span evaluations for judging, so the analytical
+ * store's writer (or a writer that also counts evaluations per trace) is switched here alone.
+ */
+export async function storeJudgement(row: SpanEvaluationRow): Promise<void> {
+  await appendTelemetry("span_evaluations", [row]);
+}
+
+/** The model named by the judge, or 422 naming `model_name` (unknown, archived, or no chat model). */
+async function judgeModel(ctx: CallContext, name: string): Promise<string> {
+  try {
+    return (await requireBodyModel(ctx.caller, name, "chat")).id;
+  } catch (error) {
+    if (error instanceof BadRequest) throw new Unprocessable([{ loc: ["body", "judge_definition", "model_name"], msg: error.message, type: "value_error" }]);
+    throw error;
+  }
+}
+
+/** A model backend's failure in the judge's terms: JUDGE_MISTRAL_API_TIMEOUT on a timeout, JUDGE_MISTRAL_API_ERROR otherwise. */
+function asJudgeFailure(error: unknown): unknown {
+  if (!(error instanceof UpstreamError)) return error;
+  const code = error.status === 504 ? "JUDGE_MISTRAL_API_TIMEOUT" : "JUDGE_MISTRAL_API_ERROR";
+  return new ApiError(error.status, error.type, error.message, error.code, null, { headers: error.headers, familyCodes: { observability: code } });
+}
+
+export async function judgeRecord(ctx: CallContext, recordId: string, judge: JudgeDefinition): Promise<JudgeOut> {
+  // The record first: another workspace's id is a 404 whatever the judge says.
+  const record = await recordOf(ctx.caller, recordId);
+  checkJudge(judge);
+  const model = await judgeModel(ctx, judge.model_name);
+  const request = ChatCompletionRequest.parse({
+    model,
+    messages: judgeMessages(judge, record.payload),
+    temperature: 0,
+    response_format: { type: "json_schema", json_schema: { name: "judge_output", schema: judgeSchema(judge.output), strict: true } },
+  });
+  const deadline = AbortSignal.timeout(deadlineMs());
+  const call: CallContext = { ...ctx, signal: ctx.signal ? AbortSignal.any([ctx.signal, deadline]) : deadline };
+  let judgement: JudgeOut | undefined;
+  for (let attempt = 0; attempt < ATTEMPTS && !judgement; attempt += 1) {
+    let answer: Awaited<ReturnType<typeof completions.chat>>;
+    try {
+      answer = await completions.chat(call, request);
+    } catch (error) {
+      if (deadline.aborted && !ctx.signal?.aborted) throw observabilityError(504, "JUDGE_MISTRAL_API_TIMEOUT", `The judge's model did not answer within ${deadlineMs() / 1000} s`);
+      throw asJudgeFailure(error);
+    }
+    if (answer.kind !== "answer") throw new Error("The judge's model answered with a stream");
+    judgement = parseJudgement(judge.output, answer.body.choices[0]?.message.content);
+  }
+  if (!judgement) throw observabilityError(502, "JUDGE_MISTRAL_API_ERROR", `The judge's model (${model}) answered ${ATTEMPTS} times with no answer the judge allows`);
+  await storeJudgement(evaluationOf(ctx.caller, record, judge, model, judgement, new Date().toISOString()));
+  return judgement;
+}
