@@ -5,6 +5,8 @@ import { ApiStack } from "./api-stack.js";
 import { DataStack } from "./data-stack.js";
 import { inferenceSettings } from "./inference.js";
 import { acknowledgeFindings } from "./nag.js";
+import { addOperations } from "./operations.js";
+import { operationsSettings } from "./operations-settings.js";
 import { corsOrigins } from "../shared/http/cors.js";
 import { AUTHORIZER_CACHE_SECONDS } from "../shared/http/gateway.js";
 
@@ -21,7 +23,8 @@ export interface BuildOptions {
  * API stage, so several deployments can share an account; `logLevel` (default INFO) is the handlers'
  * POWERTOOLS_LOG_LEVEL; `authorizerCacheSeconds` (default 60) how long a key's answer is reused;
  * `modelCatalog` and `upstreamKeySecrets` configure inference (infra/inference.ts); `corsOrigins` (`*` or a
- * comma-separated list of origins; none by default) lets browser clients call the API (decision 0027).
+ * comma-separated list of origins; none by default) lets browser clients call the API (decision 0027);
+ * `alarmEmail`, `logRetentionDays` and `tracing` are the operator's (infra/operations-settings.ts, docs/operations.md).
  * Handlers must be bundled first (infra/build.ts buildHandlers).
  */
 export function buildApp(options: BuildOptions = {}) {
@@ -37,6 +40,7 @@ export function buildApp(options: BuildOptions = {}) {
   const corsContext = app.node.tryGetContext("corsOrigins");
   const cors = corsOrigins(corsContext === undefined ? "" : String(corsContext));
   const prefix = `Platform-${stage}`;
+  const operations = operationsSettings(app);
 
   const data = new DataStack(app, `${prefix}-Data`, { description: "Platform API: tables and the files bucket (retained on delete)" });
   const api = new ApiStack(app, `${prefix}-Api`, {
@@ -50,7 +54,10 @@ export function buildApp(options: BuildOptions = {}) {
     cors,
   });
 
+  // Alarms, dashboards, the alarm topic, log retention and tracing, added to the stacks built above.
+  const monitoring = addOperations(app, { data, api, prefix, stage }, operations);
+
   cdk.Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-  acknowledgeFindings({ data, api });
-  return { app, data, api };
+  acknowledgeFindings({ data, api, tracing: operations.tracing });
+  return { app, data, api, monitoring };
 }

@@ -147,9 +147,9 @@ describe("the API", () => {
     expect(fn.LoggingConfig.LogGroup.Ref).toBeDefined();
   });
 
-  it("outputs the API URL", () => {
+  it("outputs the API URL (and the alarm topic: test/infra/operations.test.ts)", () => {
     const outputs = s.template(s.api).Outputs;
-    expect(Object.keys(outputs)).toEqual(["ApiUrl"]);
+    expect(Object.keys(outputs).toSorted()).toEqual(["AlarmTopicArn", "ApiUrl"]);
     expect(JSON.stringify(outputs.ApiUrl.Value)).toContain("execute-api");
   });
 });
