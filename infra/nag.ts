@@ -104,6 +104,7 @@ export function acknowledgeFindings({ data, api, tracing = false }: { data: Data
 const PUBLIC_REASONS: Record<string, string> = {
   "docs/openapi": "GET /openapi.json is public by design: the API's reference (no data of any workspace), which a client reads before it has a key.",
   "docs/page": "GET /docs is public by design: the reference page and its renderer's files (no data of any workspace); its try-it console sends the key the reader enters.",
+  "health/check": "GET /health is public by design: load balancers and uptime probes call it without a key; it answers {\"status\":\"ok\"} and reads nothing (no grants, no data of any workspace).",
 };
 
 /** `-c tracing=true`: X-Ray's two write actions, granted on * to every traced function and state machine role. */
