@@ -14,6 +14,7 @@ import { connectorRoutes } from "./connectors/routes.js";
 import { deploymentRoutes } from "./deployments/routes.js";
 import { docsRoutes } from "./docs/routes.js";
 import { fileRoutes } from "./files/routes.js";
+import { healthRoutes } from "./health/routes.js";
 import { inferenceRoutes } from "./inference/routes.js";
 import { modelRoutes } from "./models/routes.js";
 import { observabilityRoutes } from "./observability/routes.js";
@@ -49,6 +50,7 @@ export const routes: readonly RouteRow[] = [
   ...retrievalRoutes,
   ...audioRoutes,
   ...docsRoutes,
+  ...healthRoutes,
   ...connectorRoutes,
   ...observabilityRoutes,
 ];

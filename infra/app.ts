@@ -5,6 +5,8 @@ import { ApiStack } from "./api-stack.js";
 import { DataStack } from "./data-stack.js";
 import { inferenceSettings } from "./inference.js";
 import { acknowledgeFindings, acknowledgeUploadFindings } from "./nag.js";
+import { addOperations } from "./operations.js";
+import { operationsSettings } from "./operations-settings.js";
 import { UPLOAD_DISTRIBUTION_CONTEXT, UploadStack } from "./upload-service.js";
 import { corsOrigins } from "../shared/http/cors.js";
 import { AUTHORIZER_CACHE_SECONDS } from "../shared/http/gateway.js";
@@ -25,6 +27,7 @@ export interface BuildOptions {
  * comma-separated list of origins; none by default) lets browser clients call the API (decision 0027);
  * `uploadDistribution` (default true) adds the CloudFront distribution whose URL serves the whole API and
  * takes uploads to 512 MB through the streaming upload service (decision 0033); `false` leaves it out.
+ * `alarmEmail`, `logRetentionDays` and `tracing` are the operator's (infra/operations-settings.ts, docs/operations.md).
  * Handlers must be bundled first (infra/build.ts buildHandlers).
  */
 export function buildApp(options: BuildOptions = {}) {
@@ -40,6 +43,7 @@ export function buildApp(options: BuildOptions = {}) {
   const corsContext = app.node.tryGetContext("corsOrigins");
   const cors = corsOrigins(corsContext === undefined ? "" : String(corsContext));
   const prefix = `Platform-${stage}`;
+  const operations = operationsSettings(app);
 
   const data = new DataStack(app, `${prefix}-Data`, { description: "Platform API: tables and the files bucket (retained on delete)" });
   const api = new ApiStack(app, `${prefix}-Api`, {
@@ -68,8 +72,11 @@ export function buildApp(options: BuildOptions = {}) {
         })
       : undefined;
 
+  // Alarms, dashboards, the alarm topic, log retention and tracing, added to the stacks built above.
+  const monitoring = addOperations(app, { data, api, prefix, stage }, operations);
+
   cdk.Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-  acknowledgeFindings({ data, api });
+  acknowledgeFindings({ data, api, tracing: operations.tracing });
   if (uploads) acknowledgeUploadFindings(uploads);
-  return { app, data, api, uploads };
+  return { app, data, api, uploads, monitoring };
 }

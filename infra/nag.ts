@@ -6,13 +6,14 @@ import type { DataStack } from "./data-stack.js";
 import { workflowEngine } from "../functions/engine.js";
 import type { Grants } from "../functions/routes.js";
 import { pascal } from "./names.js";
+import { RouteFunction } from "./constructs/route-function.js";
 import type { UploadStack } from "./upload-service.js";
 
 /**
  * cdk-nag (AwsSolutions) findings we keep on purpose, each acknowledged as narrowly as it can be with the
  * reason it does not apply. Anything new fails `cdk synth`.
  */
-export function acknowledgeFindings({ data, api }: { data: DataStack; api: ApiStack }): void {
+export function acknowledgeFindings({ data, api, tracing = false }: { data: DataStack; api: ApiStack; tracing?: boolean }): void {
   Validations.of(data.bucket).acknowledge({
     id: "AwsSolutions-S1",
     reason:
@@ -62,6 +63,7 @@ export function acknowledgeFindings({ data, api }: { data: DataStack; api: ApiSt
 
   acknowledgeWorkflowRights(api);
   acknowledgePreflights(api);
+  if (tracing) acknowledgeTracing(api);
 
   for (const area of api.areas) {
     Validations.of(area).acknowledge({
@@ -104,7 +106,15 @@ export function acknowledgeFindings({ data, api }: { data: DataStack; api: ApiSt
 const PUBLIC_REASONS: Record<string, string> = {
   "docs/openapi": "GET /openapi.json is public by design: the API's reference (no data of any workspace), which a client reads before it has a key.",
   "docs/page": "GET /docs is public by design: the reference page and its renderer's files (no data of any workspace); its try-it console sends the key the reader enters.",
+  "health/check": "GET /health is public by design: load balancers and uptime probes call it without a key; it answers {\"status\":\"ok\"} and reads nothing (no grants, no data of any workspace).",
 };
+
+/** `-c tracing=true`: X-Ray's two write actions, granted on * to every traced function and state machine role. */
+function acknowledgeTracing(api: ApiStack): void {
+  const reason = "X-Ray tracing (-c tracing=true): xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions (IAM's service authorization reference lists none), so they are granted on *, alone.";
+  for (const fn of api.node.findAll().filter((c): c is RouteFunction => c instanceof RouteFunction)) Validations.of(fn.role).acknowledge({ id: "AwsSolutions-IAM5[Resource::*]", reason });
+  Validations.of(api.workflowEngine.machineRole).acknowledge({ id: "AwsSolutions-IAM5[Resource::*]", reason });
+}
 
 /** The CORS preflights (OPTIONS mocks CDK adds to every resource when `-c corsOrigins` is set) need no key: browsers send none. */
 function acknowledgePreflights(api: ApiStack): void {

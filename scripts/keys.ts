@@ -6,6 +6,7 @@
  *   npm run keys -- create --org ORG_ID --service-account SERVICE_ACCOUNT_ID [--name NAME] [--rate-limit N]
  *   npm run keys -- list [--org ORG_ID] [--service-account SERVICE_ACCOUNT_ID]
  *   npm run keys -- revoke KEY_ID
+ *   npm run keys -- rotate-url-secret [--no-overlap] [--force]
  *
  * Real tables: set TABLE_TENANCY (the DataStack output) and the usual AWS credentials and region.
  * Local: with TABLE_TENANCY unset, it uses the stack `npm start` is running (PLATFORM_DATA_DIR/local-stack.json).
@@ -18,6 +19,11 @@ const USAGE = `Usage:
   npm run keys -- create --org ORG_ID --service-account SERVICE_ACCOUNT_ID [--name NAME] [--rate-limit N]
   npm run keys -- list [--org ORG_ID] [--service-account SERVICE_ACCOUNT_ID]
   npm run keys -- revoke KEY_ID
+  npm run keys -- rotate-url-secret [--no-overlap] [--force]
+
+rotate-url-secret: a new secret signs file download URLs; the old one keeps verifying the URLs it signed
+until they expire (168 h at most). --no-overlap drops it at once (a leaked secret: every issued URL stops
+working). A second rotation while the first one's overlap runs would drop URLs still alive: --force does it.
 
 Against a deployment: set TABLE_TENANCY and AWS credentials. Otherwise the stack npm start runs
 (PLATFORM_DATA_DIR, default .data).`;
@@ -32,15 +38,18 @@ const { positionals, values } = cliArgs(USAGE, {
     "service-account": { type: "string" },
     "org-name": { type: "string", default: "Default organization" },
     "workspace-name": { type: "string", default: "Default workspace" },
+    "no-overlap": { type: "boolean", default: false },
+    force: { type: "boolean", default: false },
 });
 
 const [command, ...rest] = positionals;
-if (!command || !["bootstrap", "create", "list", "revoke"].includes(command)) fail(`${command ? `Unknown command '${command}'.\n\n` : ""}${USAGE}`);
+if (!command || !["bootstrap", "create", "list", "revoke", "rotate-url-secret"].includes(command)) fail(`${command ? `Unknown command '${command}'.\n\n` : ""}${USAGE}`);
 useTablesOrLocalStack("tenancy");
 
 // Loaded after the environment is settled: the SDK clients are built from it.
 const tenants = await import("../shared/services/tenancy/tenants.js");
-const { tenancyStore } = await import("../shared/store/tenancy.js");
+const { tenancyStore, secretStore } = await import("../shared/store/tenancy.js");
+const { overlapEndsAt } = await import("../shared/domain/signed-urls.js");
 const { identityStore } = await import("../shared/store/identity.js");
 const serviceAccounts = await import("../shared/services/identity/service-accounts.js");
 
@@ -109,6 +118,22 @@ switch (command) {
     const revoked = await tenancyStore.revokeApiKey(keyId, new Date().toISOString());
     if (!revoked) fail(`No key with id ${keyId}`);
     console.log(`Revoked ${keyId} at ${revoked.revokedAt}. Deployed APIs may accept it for up to 5 minutes (authorizer cache).`);
+    break;
+  }
+  case "rotate-url-secret": {
+    const now = Math.floor(Date.now() / 1000);
+    const overlap = !values["no-overlap"];
+    const { rotatedAt, previous } = await secretStore.urlSigningSecrets();
+    // The previous secret still verifies live URLs until its overlap ends; rotating again would drop it.
+    if (overlap && previous && rotatedAt && overlapEndsAt(rotatedAt) > now && !values.force) {
+      fail(`The last rotation's overlap runs until ${new Date(overlapEndsAt(rotatedAt) * 1000).toISOString()}: URLs signed before it still use the previous secret. Rotate after that, or --force to drop them.`);
+    }
+    if (!(await secretStore.rotateUrlSigningSecret({ overlap, now }))) fail("No URL signing secret to rotate: run `npm run keys -- bootstrap` first");
+    console.log(
+      overlap
+        ? `Rotated the URL signing secret. URLs issued before keep working until they expire (at the latest ${new Date(overlapEndsAt(now) * 1000).toISOString()}); functions pick the new secret up within 5 minutes.`
+        : "Rotated the URL signing secret without overlap: every URL issued before is refused now (within 5 minutes on deployed functions).",
+    );
     break;
   }
 }

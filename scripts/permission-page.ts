@@ -39,6 +39,6 @@ ${ORGANIZATION_ROLES.map(roleRow).join("\n")}
 
 | route | permission |
 |---|---|
-${rows.map((r) => `| \`${r.key}\` | ${r.auth === "public" ? (r.key.includes("{") ? "none (public: its token is the credential)" : "none (public: the API reference, no workspace data)") : r.auth === "admin" ? "admin key (`organization_admin`)" : `\`${r.permission}\``} |`).join("\n")}
+${rows.map((r) => `| \`${r.key}\` | ${r.auth === "public" ? (r.key.includes("{") ? "none (public: its token is the credential)" : r.key === "GET /health" ? "none (public: the health probe, no workspace data)" : "none (public: the API reference, no workspace data)") : r.auth === "admin" ? "admin key (`organization_admin`)" : `\`${r.permission}\``} |`).join("\n")}
 `;
 }

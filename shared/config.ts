@@ -15,3 +15,6 @@ export const FILES_BUCKET_ENV = "BUCKET_FILES";
 export const SECRETS_KEY_ID_ENV = "CONNECTOR_SECRETS_KEY_ID";
 export const SECRETS_KEY_FILE_ENV = "CONNECTOR_SECRETS_KEY_FILE";
 export const filesBucket = (): string => setting(FILES_BUCKET_ENV);
+
+/** `on` when the deployment traces (`-c tracing=true`): workflow machines created at run time get X-Ray tracing too. */
+export const WORKFLOW_TRACING_ENV = "WORKFLOW_TRACING";

@@ -7,7 +7,7 @@ import { Construct } from "constructs";
 import { stateMachines } from "../../functions/engine.js";
 import { DEFAULT_MEMORY_MB } from "../../functions/route-row.js";
 import type { Grants } from "../../functions/routes.js";
-import { FILES_BUCKET_ENV, SECRETS_KEY_ID_ENV } from "../../shared/config.js";
+import { FILES_BUCKET_ENV, SECRETS_KEY_ID_ENV, WORKFLOW_TRACING_ENV } from "../../shared/config.js";
 import { ROUTE_KEY_ENV } from "../../shared/http/policy.js";
 import { tableEnvVar, type TableName } from "../../shared/store/tables.js";
 import { bundleDir } from "../build.js";
@@ -15,6 +15,10 @@ import type { DataRefs } from "../data-refs.js";
 import { CORS_ORIGINS_ENV, type CorsSetting } from "../../shared/http/cors.js";
 import { grantStatements, workflowEnvironment, type StateMachineRefs, type WorkflowEngineRefs } from "../grants.js";
 import { bedrockStatements, keyEnvironment, type InferenceSettings } from "../inference.js";
+import { operationsSettings } from "../operations-settings.js";
+
+/** What X-Ray needs of a traced function; neither action has a resource to scope it to. */
+export const XRAY_ACTIONS = ["xray:PutTraceSegments", "xray:PutTelemetryRecords"];
 
 export interface RouteFunctionProps {
   /** Module under functions/ (the route table's `handler`); its bundle is dist/<handler>/index.mjs. */
@@ -66,6 +70,8 @@ export class RouteFunction extends Construct {
   constructor(scope: Construct, id: string, props: RouteFunctionProps) {
     super(scope, id);
     this.streaming = props.streaming ?? false;
+    // `-c tracing=true` (infra/operations-settings.ts): X-Ray active tracing, its rights in the same inline policy.
+    const tracing = operationsSettings(this).tracing;
     const logGroup = (this.logGroup = new logs.LogGroup(this, "Logs", {
       retention: logs.RetentionDays.ONE_MONTH,
       // Retention already bounds what is kept; a replaced function should not leave an orphan group behind.
@@ -82,6 +88,7 @@ export class RouteFunction extends Construct {
             ...grantStatements(props.grants, props.data, props.stateMachines, props.workflows),
             // Speech rows get the providers' settings, not Bedrock: their models are Transcribe, Polly or upstreams.
             ...(props.inference && props.grants.models ? bedrockStatements(props.inference.bedrockModels) : []),
+            ...(tracing ? [new iam.PolicyStatement({ actions: XRAY_ACTIONS, resources: ["*"] })] : []),
           ],
         }),
       },
@@ -108,8 +115,12 @@ export class RouteFunction extends Construct {
         ),
         ...(props.grants.workflows && props.workflows ? workflowEnvironment(props.grants.workflows, props.workflows) : {}),
         ...(props.grants.secrets ? { [SECRETS_KEY_ID_ENV]: props.data.secretsKey.keyArn } : {}),
+        // Workflow machines are created at run time: those who publish them turn their tracing on too.
+        ...(tracing && props.grants.workflows?.publish ? { [WORKFLOW_TRACING_ENV]: "on" } : {}),
       },
     });
+    // On the resource itself: the L2 `tracing` prop would add the X-Ray rights as a separate policy resource.
+    if (tracing) (this.fn.node.defaultChild as lambda.CfnFunction).tracingConfig = { mode: lambda.Tracing.ACTIVE };
   }
 
   /**

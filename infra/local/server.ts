@@ -14,6 +14,7 @@ import { authorizer, handlerModule, routes, type RouteRow } from "../../function
 import { routeKey } from "../../shared/http/policy.js";
 import { corsOrigins, gatewayCorsHeaders, preflightHeaders } from "../../shared/http/cors.js";
 import { BINARY_MEDIA_TYPES, LAMBDA_EVENT_MAX_BYTES, gatewayAnswers, methodNotAllowed, type GatewayAnswer, type GatewayAnswerType } from "../../shared/http/gateway.js";
+import { inInvocation } from "./invoke-store.js";
 import { installLambdaStreaming, ResponseStream } from "./lambda-streaming.js";
 import { routeMatcher } from "./route-matcher.js";
 
@@ -74,7 +75,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     const { handler } = (await load(authorizer.handler)) as { handler: AuthorizerHandler };
     let result: APIGatewayAuthorizerResult;
     try {
-      result = await handler({
+      result = await inInvocation(event.requestContext.requestId, () => handler({
         type: "REQUEST",
         methodArn: `arn:aws:execute-api:local:000000000000:local/local/${row.method}${event.path}`,
         resource: event.resource,
@@ -87,7 +88,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
         multiValueQueryStringParameters: event.multiValueQueryStringParameters as Record<string, string[]> | null,
         stageVariables: null,
         requestContext: event.requestContext,
-      } as APIGatewayRequestAuthorizerEvent);
+      } as APIGatewayRequestAuthorizerEvent));
     } catch (error) {
       return (error as Error).message === "Unauthorized" ? "UNAUTHORIZED" : "AUTHORIZER_FAILURE";
     }
@@ -128,8 +129,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     res.once("close", () => res.writableFinished || disconnected.abort());
     Object.assign(event, { signal: disconnected.signal });
     const { handler } = (await load(found.row.handler)) as { handler: ProxyHandler | StreamingHandler };
-    if (found.row.streaming) return serveStream(handler as StreamingHandler, event, res, lambdaContext(found.row, requestId));
-    const result = await (handler as ProxyHandler)(event, lambdaContext(found.row, requestId));
+    if (found.row.streaming) return inInvocation(requestId, () => serveStream(handler as StreamingHandler, event, res, lambdaContext(found.row, requestId)));
+    const result = await inInvocation(requestId, () => (handler as ProxyHandler)(event, lambdaContext(found.row, requestId)));
     writeResult(res, result);
   }
 

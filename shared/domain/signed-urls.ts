@@ -25,12 +25,19 @@ export function signDownload(secret: Buffer, grant: DownloadGrant): string {
 
 export type DownloadCheck = { ok: true; grant: DownloadGrant } | { ok: false; reason: "malformed" | "bad_signature" | "expired" };
 
-export function verifyDownload(secret: Buffer, token: string, now: number): DownloadCheck {
+/**
+ * Checks a token against the current secret and, during a rotation's overlap, the previous one (docs/operations.md
+ * "Rotations"): URLs issued before the rotation keep working until their own expiry.
+ */
+export function verifyDownload(secrets: Buffer | readonly Buffer[], token: string, now: number): DownloadCheck {
   const [payload, signature, ...rest] = token.split(".");
   if (!payload || !signature || rest.length) return { ok: false, reason: "malformed" };
-  const expected = mac(secret, payload);
   const given = Buffer.from(signature, "base64url");
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: "bad_signature" };
+  const matches = (secret: Buffer) => {
+    const expected = mac(secret, payload);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  };
+  if (!(Buffer.isBuffer(secrets) ? [secrets] : secrets).some(matches)) return { ok: false, reason: "bad_signature" };
   let fields: { w?: unknown; f?: unknown; e?: unknown };
   try {
     fields = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
@@ -42,4 +49,17 @@ export function verifyDownload(secret: Buffer, token: string, now: number): Down
   }
   if (fields.e <= now) return { ok: false, reason: "expired" };
   return { ok: true, grant: { workspace: fields.w, fileId: fields.f, expiresAt: fields.e } };
+}
+
+/** The longest a signed URL lives (`expiry` of GET /v1/files/{file_id}/url, hours). */
+export const MAX_SIGNED_URL_HOURS = 168;
+/** How long a function reuses the secrets it read (a rotation reaches every container within it). */
+export const SIGNING_SECRET_CACHE_SECONDS = 300;
+
+/**
+ * When the previous secret may be dropped: every URL it signed has expired (issued at most `cache` after the
+ * rotation, by a container that had not re-read the secrets yet, and living at most 168 h).
+ */
+export function overlapEndsAt(rotatedAt: number): number {
+  return rotatedAt + MAX_SIGNED_URL_HOURS * 3600 + SIGNING_SECRET_CACHE_SECONDS;
 }

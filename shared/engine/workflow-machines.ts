@@ -16,7 +16,7 @@ import {
   UpdateStateMachineCommand,
   type DescribeExecutionCommandOutput,
 } from "@aws-sdk/client-sfn";
-import { setting } from "../config.js";
+import { setting, WORKFLOW_TRACING_ENV } from "../config.js";
 
 /**
  * Step Functions for workflows (docs/workflows.md): one Standard machine per workflow, named from its
@@ -38,16 +38,18 @@ export const dispatcherArn = () => setting("WORKFLOW_DISPATCHER_ARN");
 export async function publishProgram(workflowId: string, definition: object, hash: string): Promise<string> {
   const name = machineName(workflowId);
   const document = JSON.stringify(definition);
+  // X-Ray when the deployment traces (-c tracing=true); an existing machine picks it up at its next publish.
+  const tracing = process.env[WORKFLOW_TRACING_ENV] === "on" ? { tracingConfiguration: { enabled: true } } : {};
   try {
     const out = await sfn.send(
-      new CreateStateMachineCommand({ name, definition: document, roleArn: setting("WORKFLOW_ROLE_ARN"), type: "STANDARD", publish: true, versionDescription: hash }),
+      new CreateStateMachineCommand({ name, definition: document, roleArn: setting("WORKFLOW_ROLE_ARN"), type: "STANDARD", publish: true, versionDescription: hash, ...tracing }),
     );
     return out.stateMachineVersionArn!;
   } catch (error) {
     if (!(error instanceof StateMachineAlreadyExists) && !(error instanceof ConflictException)) throw error;
   }
   const stateMachineArn = machineArnOf(name);
-  const out = await sfn.send(new UpdateStateMachineCommand({ stateMachineArn, definition: document, publish: true, versionDescription: hash }));
+  const out = await sfn.send(new UpdateStateMachineCommand({ stateMachineArn, definition: document, publish: true, versionDescription: hash, ...tracing }));
   return out.stateMachineVersionArn!;
 }
 

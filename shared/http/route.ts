@@ -129,13 +129,16 @@ function buildChain(
         event.resource = policy.path;
       },
     })
-    .use(injectLambdaContext(logger))
+    // resetKeys: the request's keys (below) leave with it; the next invocation of this container starts clean.
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(accessLog(key, callers))
     .use(httpHeaderNormalizer())
     // Who may call comes before reading what they sent: a refused caller learns nothing about the body's rules.
     .use({
       before: async (request) => {
         const caller = authorized(policy, request.event);
         if (!caller) return;
+        logger.appendKeys({ workspace: caller.workspace });
         for (const guard of guards) await guard(caller);
         callers.set(request.event, caller);
       },
@@ -155,6 +158,31 @@ function buildChain(
     },
   });
   return chain as unknown as RouteHandler;
+}
+
+/**
+ * One structured line per request (docs/operations.md "Logs"): `request` with its status and latency, after the
+ * answer is settled (errors included). The request id and route, and the workspace once the caller is known,
+ * are keys of every line the request logs. Never the path's query, headers or body: they can hold tokens,
+ * keys and customer content. For streamed answers the latency is to the first byte (the headers).
+ */
+function accessLog(route: string, callers: WeakMap<APIGatewayProxyEvent, Caller>): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
+  const started = new WeakMap<APIGatewayProxyEvent, number>();
+  const write = (request: middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult>) => {
+    const start = started.get(request.event);
+    const latencyMs = start === undefined ? undefined : Math.round((performance.now() - start) * 10) / 10;
+    // Its own fields, whatever else the request appended or reset: this line must stand alone.
+    const workspace = callers.get(request.event)?.workspace;
+    logger.info("request", { requestId: requestIdOf(request.event), route, ...(workspace ? { workspace } : {}), status: request.response?.statusCode, latencyMs });
+  };
+  return {
+    before: (request) => {
+      started.set(request.event, performance.now());
+      logger.appendKeys({ requestId: requestIdOf(request.event), route });
+    },
+    after: write,
+    onError: write,
+  };
 }
 
 /** The caller, once the row's auth and permission let it through (public rows have none). */

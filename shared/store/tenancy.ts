@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { tableName } from "../config.js";
 import type { ApiKeyRecord } from "../domain/api-keys.js";
+import { SIGNING_SECRET_CACHE_SECONDS } from "../domain/signed-urls.js";
 import type { PrincipalType } from "../domain/caller.js";
 import type { Organization, Workspace } from "../domain/identity/records.js";
 import { documents, ifConditionHolds, setFields } from "./client.js";
@@ -158,23 +159,64 @@ export const tenancyStore = {
 };
 
 /**
- * The HMAC secret behind signed file URLs. Bootstrap (the keys CLI, or `npm start`) creates it once;
- * functions only read it, and cache it for the life of the container.
+ * The HMAC secrets behind signed file URLs: the current one signs, the previous one (kept by a rotation with
+ * overlap) still verifies. Bootstrap (the keys CLI, or `npm start`) creates the item once; `npm run keys --
+ * rotate-url-secret` rotates it; functions read it and reuse it for SIGNING_SECRET_CACHE_SECONDS.
  */
 const SIGNING_KEY = { pk: "#SYSTEM", sk: "URL_SIGNING_KEY#1" };
-let cachedSecret: Buffer | undefined;
+let cached: { at: number; secrets: UrlSigningSecrets } | undefined;
+
+export interface UrlSigningSecrets {
+  current: Buffer;
+  previous?: Buffer;
+  /** Unix seconds of the last rotation, if any. */
+  rotatedAt?: number;
+}
+
+const newSecret = () => randomBytes(32).toString("base64");
 
 export const secretStore = {
   async ensureUrlSigningSecret(): Promise<void> {
-    await putOnce({ ...SIGNING_KEY, secret: randomBytes(32).toString("base64"), createdAt: new Date().toISOString() });
+    await putOnce({ ...SIGNING_KEY, secret: newSecret(), createdAt: new Date().toISOString() });
   },
 
-  async urlSigningSecret(): Promise<Buffer> {
-    if (cachedSecret) return cachedSecret;
+  async urlSigningSecrets(): Promise<UrlSigningSecrets> {
+    if (cached && Date.now() - cached.at < SIGNING_SECRET_CACHE_SECONDS * 1000) return cached.secrets;
     const out = await documents.send(new GetCommand({ TableName: table(), Key: SIGNING_KEY }));
     const secret = out.Item?.secret as string | undefined;
     if (!secret) throw new Error("The URL signing secret is missing: run `npm run keys -- bootstrap` against this deployment");
-    cachedSecret = Buffer.from(secret, "base64");
-    return cachedSecret;
+    const previous = out.Item?.previous as string | undefined;
+    const rotatedAt = out.Item?.rotatedAt as number | undefined;
+    const secrets: UrlSigningSecrets = { current: Buffer.from(secret, "base64"), ...(previous ? { previous: Buffer.from(previous, "base64") } : {}), ...(rotatedAt ? { rotatedAt } : {}) };
+    cached = { at: Date.now(), secrets };
+    return secrets;
+  },
+
+  /** The secret that signs new URLs. */
+  async urlSigningSecret(): Promise<Buffer> {
+    return (await this.urlSigningSecrets()).current;
+  },
+
+  /**
+   * A new current secret. With `overlap` the old one becomes `previous` (URLs it signed keep working until they
+   * expire); without, it is dropped (every issued URL stops working: for a leaked secret). Returns false when
+   * there is no secret to rotate (bootstrap first).
+   */
+  async rotateUrlSigningSecret(options: { overlap: boolean; now: number }): Promise<boolean> {
+    const out = await ifConditionHolds(
+      documents.send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: SIGNING_KEY,
+          // Names, not words: some attribute names are DynamoDB reserved words.
+          UpdateExpression: options.overlap ? "SET #previous = #secret, #secret = :secret, #rotatedAt = :now" : "SET #secret = :secret, #rotatedAt = :now REMOVE #previous",
+          ConditionExpression: "attribute_exists(#secret)",
+          ExpressionAttributeNames: { "#secret": "secret", "#previous": "previous", "#rotatedAt": "rotatedAt" },
+          ExpressionAttributeValues: { ":secret": newSecret(), ":now": options.now },
+        }),
+      ),
+    );
+    cached = undefined;
+    return out !== undefined;
   },
 };

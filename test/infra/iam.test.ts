@@ -136,8 +136,8 @@ describe("IAM", () => {
     }
   });
 
-  it("lets the reference's functions (GET /openapi.json, GET /docs) write their logs and nothing else: no table, bucket or model", () => {
-    for (const handler of ["docs/openapi", "docs/page"]) {
+  it("lets the reference's functions (GET /openapi.json, GET /docs) and the health probe (GET /health) write their logs and nothing else: no table, bucket or model", () => {
+    for (const handler of ["docs/openapi", "docs/page", "health/check"]) {
       expect(row(handler).auth, handler).toBe("public");
       expect(actionsOf(roleStatements(row(handler))).filter((a) => !a.startsWith("logs:")), handler).toEqual([]);
     }

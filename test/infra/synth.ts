@@ -37,8 +37,8 @@ export async function synth(options: BuildOptions & { validate?: boolean } = {})
     ...built,
     assembly,
     template,
-    /** Every stack that becomes a CloudFormation template: the top-level stacks, the area, engine and workflow engine nested stacks, the upload service's. */
-    stacks: [built.data, built.api, ...built.api.areas, ...built.api.engines, built.api.workflowEngine, ...(built.uploads ? [built.uploads, built.uploads.service] : [])] as cdk.Stack[],
+    /** Every stack that becomes a CloudFormation template: the two top-level stacks, the area, engine, workflow engine and monitoring nested stacks, the upload service's. */
+    stacks: [built.data, built.api, ...built.api.areas, ...built.api.engines, built.api.workflowEngine, built.monitoring, ...(built.uploads ? [built.uploads, built.uploads.service] : [])] as cdk.Stack[],
     validationReport: () => JSON.parse(readFileSync(join(assembly.directory, "validation-report.json"), "utf8")) as Json,
   };
 }

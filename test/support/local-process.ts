@@ -56,6 +56,8 @@ export async function startNpmStart(options: {
   accessLog?: boolean;
   /** Run the real `npm start` (npm, its shell, node) instead of tsx directly. */
   viaNpm?: boolean;
+  /** The handlers' POWERTOOLS_LOG_LEVEL (default ERROR: quiet tests); the log scan runs at DEBUG. */
+  logLevel?: string;
 }): Promise<StartedProcess> {
   // A restart on the same port keeps the URL that workers and clients already hold.
   const port = options.port ?? (await freePort());
@@ -67,7 +69,7 @@ export async function startNpmStart(options: {
     PORT: String(port),
     PLATFORM_DATA_DIR: options.dataDir,
     PLATFORM_API_KEY: options.key,
-    POWERTOOLS_LOG_LEVEL: "ERROR",
+    POWERTOOLS_LOG_LEVEL: options.logLevel ?? "ERROR",
     ACCESS_LOG: options.accessLog ? "on" : "off",
   });
   const [command, args] = options.viaNpm ? ["npm", ["start", "--silent"]] : [join(ROOT_DIR, "node_modules/.bin/tsx"), ["infra/local/start.ts"]];

@@ -148,7 +148,8 @@ export async function signedUrl(caller: Caller, id: string, hours: number, downl
 }
 
 export async function redeemDownload(fileId: string, token: string): Promise<string> {
-  const check = verifyDownload(await secretStore.urlSigningSecret(), token, nowSeconds());
+  const { current, previous } = await secretStore.urlSigningSecrets();
+  const check = verifyDownload(previous ? [current, previous] : [current], token, nowSeconds());
   if (!check.ok) {
     throw new Forbidden(check.reason === "expired" ? "This signed URL has expired" : "This signed URL is not valid", `signed_url_${check.reason}`);
   }

@@ -49,6 +49,7 @@ export async function onTimer(payload: WorkflowTimerPayload): Promise<void> {
     case "stop-children":
       return stopChildren(payload);
     default:
-      logger.warn("unknown workflow timer", { payload });
+      // Its kind only: a timer's payload may carry a task token (task-wake), which no log line may hold.
+      logger.warn("unknown workflow timer", { kind: String((payload as { kind?: unknown }).kind) });
   }
 }

@@ -184,4 +184,37 @@ describe("GET /v1/files/{file_id}/download", () => {
     expect(response.statusCode).toBe(422);
     expect(response.json.detail).toStrictEqual([{ loc: ["path", "file_id"], msg: "Input should be a valid UUID", type: "uuid_parsing" }]);
   });
+  describe("after a rotation of the signing secret (npm run keys -- rotate-url-secret)", () => {
+    const NEW_SECRET = randomBytes(32);
+    const rotated = (previous?: Buffer) =>
+      tables.put("tenancy", { ...aSigningKeyItem(NEW_SECRET), ...(previous ? { previous: previous.toString("base64") } : {}), rotatedAt: NOW - 60 });
+
+    it("takes a URL the previous secret signed, during the overlap, and one the new secret signed", async () => {
+      rotated(SECRET);
+      const file = aFile();
+      stored(file);
+
+      expect((await invoke(handler, download(file.id, { token: tokenFor(file) }))).statusCode).toBe(302);
+      expect((await invoke(handler, download(file.id, { token: tokenFor(file, NOW + 3600, NEW_SECRET) }))).statusCode).toBe(302);
+    });
+
+    it("refuses a URL the old secret signed after a rotation without overlap", async () => {
+      rotated();
+      const file = aFile();
+      stored(file);
+
+      const response = await invoke(handler, download(file.id, { token: tokenFor(file) }));
+
+      expect(response.statusCode).toBe(403);
+      expect(response.json.code).toBe("signed_url_bad_signature");
+    });
+
+    it("still refuses an expired URL the previous secret signed", async () => {
+      rotated(SECRET);
+      const file = aFile();
+      stored(file);
+
+      expect((await invoke(handler, download(file.id, { token: tokenFor(file, NOW - 1) }))).statusCode).toBe(403);
+    });
+  });
 });

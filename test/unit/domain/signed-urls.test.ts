@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { signDownload, verifyDownload, type DownloadGrant } from "../../../shared/domain/signed-urls.js";
+import { MAX_SIGNED_URL_HOURS, overlapEndsAt, signDownload, SIGNING_SECRET_CACHE_SECONDS, verifyDownload, type DownloadGrant } from "../../../shared/domain/signed-urls.js";
 
 const secret = randomBytes(32);
 const aGrant = (overrides: Partial<DownloadGrant> = {}): DownloadGrant => ({ workspace: randomUUID(), fileId: randomUUID(), expiresAt: 1_800_000_000, ...overrides });
@@ -74,5 +74,23 @@ describe("download tokens", () => {
 
   it("refuses a signed payload without a numeric expiry", () => {
     expect(verifyDownload(secret, signedPayload(b64(JSON.stringify({ w: "w", f: "f", e: "1800000000" }))), 0)).toStrictEqual({ ok: false, reason: "malformed" });
+  });
+});
+
+describe("download tokens across a rotation of the secret", () => {
+  const previous = randomBytes(32);
+  const current = randomBytes(32);
+
+  it("verifies a token of the current or the previous secret, and no other", () => {
+    const grant = aGrant();
+
+    expect(verifyDownload([current, previous], signDownload(previous, grant), 0)).toStrictEqual({ ok: true, grant });
+    expect(verifyDownload([current, previous], signDownload(current, grant), 0)).toStrictEqual({ ok: true, grant });
+    expect(verifyDownload([current, previous], signDownload(randomBytes(32), grant), 0)).toStrictEqual({ ok: false, reason: "bad_signature" });
+    expect(verifyDownload([current], signDownload(previous, grant), 0)).toStrictEqual({ ok: false, reason: "bad_signature" });
+  });
+
+  it("keeps the previous secret until every URL it signed has expired: 168 h plus the functions' cache", () => {
+    expect(overlapEndsAt(1_000)).toBe(1_000 + MAX_SIGNED_URL_HOURS * 3600 + SIGNING_SECRET_CACHE_SECONDS);
   });
 });

@@ -1,0 +1,39 @@
+import * as logs from "aws-cdk-lib/aws-logs";
+import type { Construct } from "constructs";
+
+/**
+ * The operator's context settings (docs/operations.md, docs/deploy.md):
+ * - `alarmEmail`: an e-mail address subscribed to the alarm topic (it confirms once, from the mail AWS sends);
+ * - `logRetentionDays`: how long EVERY log group keeps its lines (one of CloudWatch Logs' allowed values);
+ *   unset, each group keeps its own default (functions 30 days, access logs and state machines 90);
+ * - `tracing`: `true` switches on X-Ray active tracing on every function, the API stage and the state machines.
+ * Read from any construct (context is app-wide), checked once by buildApp.
+ */
+export interface OperationsSettings {
+  alarmEmail?: string;
+  logRetentionDays?: logs.RetentionDays;
+  tracing: boolean;
+}
+
+const RETENTION_DAYS = new Set(Object.values(logs.RetentionDays).filter((v): v is number => typeof v === "number"));
+
+export function operationsSettings(scope: Construct): OperationsSettings {
+  const email = scope.node.tryGetContext("alarmEmail");
+  const alarmEmail = email === undefined || email === "" ? undefined : String(email);
+  if (alarmEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(alarmEmail)) throw new Error(`-c alarmEmail=${alarmEmail}: use one e-mail address`);
+
+  const retention = scope.node.tryGetContext("logRetentionDays");
+  let logRetentionDays: logs.RetentionDays | undefined;
+  if (retention !== undefined && retention !== "") {
+    const days = Number(retention);
+    if (!RETENTION_DAYS.has(days) || days === logs.RetentionDays.INFINITE) {
+      throw new Error(`-c logRetentionDays=${retention}: use one of CloudWatch Logs' retention periods (${[...RETENTION_DAYS].filter((d) => d !== logs.RetentionDays.INFINITE).join(", ")})`);
+    }
+    logRetentionDays = days as logs.RetentionDays;
+  }
+
+  const tracingRaw = scope.node.tryGetContext("tracing");
+  const tracing = tracingRaw === true || /^(true|on|1|yes)$/i.test(String(tracingRaw ?? ""));
+  if (tracingRaw !== undefined && !tracing && !/^(false|off|0|no|)$/i.test(String(tracingRaw))) throw new Error(`-c tracing=${tracingRaw}: use true or false`);
+  return { alarmEmail, logRetentionDays, tracing };
+}

@@ -1,0 +1,147 @@
+/**
+ * Logs that are safe and useful (docs/operations.md "Logs"): a representative flow on a real `npm start` at
+ * DEBUG level — a key created, a file uploaded, chat (buffered and streamed), embeddings, an agent and its
+ * completion, a connector with a bearer credential and a tool call, a workflow run through the reference
+ * worker, refused keys — and then EVERYTHING the stack wrote (stdout and stderr of the whole process tree)
+ * is scanned: for the dev key and the key it created, for every text the requests carried (prompts, file
+ * content, agent instructions, tool arguments, workflow input, the connector's token), and for secret shapes
+ * (bearer headers, AWS access keys, `sk-` keys, OAuth tokens). The banner's two lines that show the local
+ * dev key to its developer are the only exception (decision 0035), and are checked to be just those.
+ */
+import { randomBytes } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { runWorker, type WorkflowModule } from "../../scripts/worker/run-worker.js";
+import { connectorsClient } from "../support/connectors-client.js";
+import { filesClient } from "../support/files-client.js";
+import { startMcpServer } from "../support/mcp-server.js";
+import { startNpmStart, until, useNpmStartDirs } from "../support/local-process.js";
+import { workflowsClient } from "../support/workflow-builders.js";
+
+const example = (await import(new URL("../../examples/workflows/summarize/activities.mjs", import.meta.url).href)) as WorkflowModule;
+const { dataDir } = useNpmStartDirs("platform-log-scan-");
+
+/** A marker no code would print unless it logged what carried it. */
+const marker = (what: string) => `${what}-${randomBytes(8).toString("hex")}`;
+
+/** Shapes of secrets, whoever they belong to. */
+const SECRET_SHAPES: [string, RegExp][] = [
+  ["bearer header", /bearer\s+[A-Za-z0-9._~+/-]{8,}/i],
+  ["AWS access key id", /\b(AKIA|ASIA)[0-9A-Z]{16}\b/],
+  ["AWS secret access key", /aws_secret_access_key|secretAccessKey"\s*:\s*"[^"]+/i],
+  ["sk- style key", /\bsk-[A-Za-z0-9_-]{16,}/],
+  ["Google OAuth token", /\bya29\.[A-Za-z0-9._-]+/],
+  ["JWT", /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/],
+  ["an authorization header's value", /"authorization"\s*:\s*"[^"]+"/i],
+  ["a token= query", /[?&](token|access_token|code)=[A-Za-z0-9._~%-]{8,}/],
+];
+
+describe("the logs of npm start at DEBUG", () => {
+  it("hold no key, no prompt, completion or file content, no token, after a representative flow; every request has one structured line", { timeout: 240_000 }, async () => {
+    const key = `sk-dev${randomBytes(16).toString("hex")}`;
+    const server = await startNpmStart({ dataDir: dataDir(), key, logLevel: "DEBUG", accessLog: true });
+    const mcp = await startMcpServer();
+    const secrets: Record<string, string> = { "dev key": key };
+    const http = filesClient(server, { key });
+    const ok = (reply: { status: number; body: unknown }, what: string) => {
+      expect(reply.status, `${what}: ${JSON.stringify(reply.body)}`).toBeLessThan(300);
+      return reply.body as any;
+    };
+    let worker: ReturnType<typeof runWorker> | undefined;
+    try {
+      // A key of its own, made through the API (a service account's), and used.
+      const account = ok(await http.request("POST", "/v1/service-accounts", { json: { name: "log-scan", workspace_id: /Workspace:\s+(\S+)/.exec(server.output())![1] } }), "service account");
+      const created = ok(await http.request("POST", `/v1/service-accounts/${account.id}/keys`, { json: { name: "log-scan key" } }), "key");
+      secrets["created key"] = created.key;
+      await filesClient(server, { key: created.key }).request("GET", "/v1/models");
+
+      // Refused keys, in both headers a key may come in.
+      secrets["wrong key"] = `sk-wrong${randomBytes(16).toString("hex")}`;
+      expect((await filesClient(server, { key: secrets["wrong key"] }).request("GET", "/v1/models")).status).toBe(401);
+      expect((await http.request("GET", "/v1/users/me", { key: null, headers: { "x-api-key": secrets["wrong key"] } })).status).toBe(401);
+
+      // A file.
+      secrets["file content"] = marker("FILE-CONTENT");
+      const file = ok(await http.upload({ filename: "notes.txt", content: `The notes say ${secrets["file content"]} and little else.`, purpose: "ocr", type: "text/plain" }), "upload");
+      const signed = ok(await http.request("GET", `/v1/files/${file.id}/url`, { query: { expiry: 1 } }), "signed url");
+      const download = await fetch(signed.url);
+      expect(download.status).toBeLessThan(400);
+      secrets["signed url token"] = new URL(signed.url).searchParams.get("token")!;
+
+      // Chat, buffered and streamed; embeddings; FIM.
+      secrets["chat prompt"] = marker("CHAT-PROMPT");
+      const chat = ok(await http.request("POST", "/v1/chat/completions", { json: { model: "mistral-small-latest", messages: [{ role: "user", content: secrets["chat prompt"] }] } }), "chat");
+      secrets["completion"] = String(chat.choices[0].message.content);
+      secrets["streamed prompt"] = marker("STREAM-PROMPT");
+      const streamed = await http.request("POST", "/v1/chat/completions", { json: { model: "mistral-small-latest", stream: true, messages: [{ role: "user", content: secrets["streamed prompt"] }] } });
+      expect(streamed.status).toBe(200);
+      secrets["embedded text"] = marker("EMBED-INPUT");
+      ok(await http.request("POST", "/v1/embeddings", { json: { model: "mistral-embed", input: [secrets["embedded text"]] } }), "embeddings");
+
+      // An agent and its completion.
+      secrets["agent instructions"] = marker("AGENT-INSTRUCTIONS");
+      const agent = ok(await http.request("POST", "/v1/agents", { json: { model: "mistral-small-latest", name: "scanner", instructions: secrets["agent instructions"] } }), "agent");
+      secrets["agent prompt"] = marker("AGENT-PROMPT");
+      ok(await http.request("POST", "/v1/agents/completions", { json: { agent_id: agent.id, messages: [{ role: "user", content: secrets["agent prompt"] }] } }), "agent completion");
+
+      // A connector with a bearer credential, and a tool call with arguments.
+      const connectors = connectorsClient(server, { key });
+      const connector = ok(await connectors.create({ name: `scan-${randomBytes(4).toString("hex")}`, description: "log scan", server: mcp.url }), "connector");
+      secrets["connector token"] = `ya29.${randomBytes(24).toString("base64url")}`;
+      ok(await connectors.createCredentials(connector.id, "user", { name: "main", credentials: { bearer_token: secrets["connector token"] } }), "credentials");
+      secrets["tool argument"] = marker("TOOL-ARGUMENT");
+      ok(await connectors.call(connector.id, "echo", { text: secrets["tool argument"] }), "tool call");
+      expect(mcp.authorizations).toContain(`Bearer ${secrets["connector token"]}`);
+
+      // A workflow run through the reference worker, on the uploaded file and a text.
+      worker = runWorker({ url: server.url, key, deployment: "examples", name: "scan", module: example, pollWaitSeconds: 1, concurrency: 2, log: () => {} });
+      await worker.registered;
+      const workflows = workflowsClient(server, { key });
+      secrets["workflow input"] = marker("WORKFLOW-INPUT");
+      ok(await workflows.execute("summarize", { input: { text: `Summarise ${secrets["workflow input"]} please.` }, execution_id: "scan-1" }), "workflow");
+      const closed = await until("the run to close", async () => {
+        const execution = (await workflows.execution("scan-1")).body;
+        return execution.status === "RUNNING" ? undefined : execution;
+      });
+      expect(closed.status).toBe("COMPLETED");
+    } finally {
+      await worker?.stop();
+      await mcp.close();
+      await server.kill();
+    }
+
+    const output = server.output();
+    if (process.env.LOG_SCAN_DUMP) (await import("node:fs")).writeFileSync(process.env.LOG_SCAN_DUMP, output);
+    const lines = output.split("\n");
+    // The banner shows the dev key to the developer who started the stack (and only there).
+    const banner = lines.filter((l) => l.includes(key));
+    expect(banner.map((l) => l.replace(key, "<key>").replace(/http:\/\/\S+/, "<url>"))).toEqual(["Dev API key (admin): <key>", 'Try: curl -H "Authorization: Bearer <key>" <url>']);
+    const logged = lines.filter((l) => !banner.includes(l)).join("\n");
+
+    // The scan would see them: each shape matches what it stands for.
+    for (const sample of [`Authorization: Bearer ${key}`, secrets["connector token"]!, key, '"authorization": "x"']) expect(SECRET_SHAPES.some(([, shape]) => shape.test(sample)), sample).toBe(true);
+    for (const [what, secret] of Object.entries(secrets)) expect(logged.includes(secret), `the logs hold the ${what}`).toBe(false);
+    for (const [what, shape] of SECRET_SHAPES) expect(logged.match(shape)?.[0], `the logs hold a ${what}`).toBeUndefined();
+
+    // Every line but the banner is structured: JSON objects (pretty-printed locally: POWERTOOLS_DEV), one per log call.
+    const objects = logged.match(/^\{\n[\s\S]*?\n\}$/gm) ?? [];
+    const BANNER = /^(Platform API listening on |Workspace: |Data directory: |Models: |API reference: |Access log \(ACCESS_LOG=off|$)/;
+    // npm start's own access line (ACCESS_LOG, on by default; deployed, API Gateway's access log is JSON): a fixed
+    // format with the path only, never the query. Scanned above like everything else.
+    const LOCAL_ACCESS = /^\S+Z (GET|POST|PUT|PATCH|DELETE|OPTIONS) \/\S* \d{3}( \(client closed\))? \d+\.\dms [0-9a-f-]{36}$/;
+    const localAccess = logged.split("\n").filter((l) => LOCAL_ACCESS.test(l));
+    expect(localAccess.length).toBeGreaterThan(15);
+    expect(localAccess.some((l) => l.includes("?"))).toBe(false);
+    const rest = logged.replace(/^\{\n[\s\S]*?\n\}$/gm, "").split("\n").filter((l) => !BANNER.test(l) && !LOCAL_ACCESS.test(l));
+    expect(rest, "unstructured lines").toEqual([]);
+    const json = objects.map((o) => JSON.parse(o) as Record<string, unknown>);
+    // Every request left one access line with its request id, route, status and latency.
+    const requests = json.filter((l) => l.message === "request");
+    expect(requests.length).toBeGreaterThan(15);
+    for (const line of requests) {
+      expect(line).toMatchObject({ level: "INFO", service: "platform-api", requestId: expect.any(String), route: expect.stringMatching(/^(GET|POST|PUT|PATCH|DELETE) \//), status: expect.any(Number), latencyMs: expect.any(Number) });
+    }
+    expect(new Set(requests.map((l) => l.requestId)).size, "one access line per request").toBe(requests.length);
+    // Keyed routes name the caller's workspace.
+    expect(requests.filter((l) => l.route === "POST /v1/chat/completions").every((l) => typeof l.workspace === "string")).toBe(true);
+  });
+});
