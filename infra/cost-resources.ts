@@ -10,6 +10,7 @@ import { areaOf, routes as routeTable, type RouteRow } from "../functions/routes
 import type { StackResources, UploadServiceSize } from "../shared/domain/cost/model.js";
 import { routeKey } from "../shared/http/policy.js";
 import { tables } from "../shared/store/tables.js";
+import { groupByTimeout } from "./alarm-groups.js";
 import { uploadServiceSize } from "./upload-service-size.js";
 
 /**
@@ -30,6 +31,30 @@ export const UPLOAD_SERVICE_SIZE: UploadServiceSize = {
 };
 
 const memoryOf = (task: EngineTask) => task.memoryMb ?? DEFAULT_MEMORY_MB;
+
+/** A route's function times out with API Gateway (29 s) or, streaming, after 15 minutes (infra/constructs/route-function.ts). */
+const routeTimeoutMs = (row: RouteRow) => (row.streaming ? 15 * 60_000 : 29_000);
+const taskTimeoutMs = (task: EngineTask) => task.timeoutSeconds * 1000;
+
+/**
+ * infra/operations.ts and infra/monitoring.ts: three alarms (errors, throttles, p99 duration) per function group of
+ * each area, of the batch engine and of the authorizer; the workflow engine's six own alarms plus two (throttles,
+ * duration) per group of its functions; each state machine's failed executions; one per table; the API's 5xx rate.
+ * One dashboard per area and engine, the workflow engine's and an overview.
+ */
+function alarmsAndDashboards(rows: readonly RouteRow[]): { alarms: number; dashboards: number } {
+  const areas = new Map<string, RouteRow[]>();
+  for (const row of rows) areas.set(areaOf(row), [...(areas.get(areaOf(row)) ?? []), row]);
+  const areaGroups = [...areas.values()].reduce((sum, members) => sum + groupByTimeout(members, routeTimeoutMs).length, 0);
+  const engines = Object.values(stateMachines);
+  const engineGroups = engines.reduce((sum, machine) => sum + groupByTimeout(Object.values(machine.tasks as Record<string, EngineTask>), taskTimeoutMs).length, 0);
+  const workflowGroups = groupByTimeout(Object.values(workflowEngine as Record<string, EngineTask>), taskTimeoutMs).length;
+  const authorizerGroups = 1;
+  return {
+    alarms: 3 * (areaGroups + engineGroups + authorizerGroups) + engines.length + 6 + 2 * workflowGroups + tables.length + 1,
+    dashboards: areas.size + engines.length + 1 + 1,
+  };
+}
 
 /** The stacks' resources for a route table (THE one unless a test passes rows). */
 export function stackResources(rows: readonly RouteRow[] = routeTable, upload: UploadServiceSize = UPLOAD_SERVICE_SIZE): StackResources {
@@ -53,12 +78,9 @@ export function stackResources(rows: readonly RouteRow[] = routeTable, upload: U
       periodic,
     },
     tables: tables.length,
-    // infra/data-stack.ts: the connector secrets key.
-    kmsKeys: 1,
-    // infra/engine-stack.ts: failed executions, per state machine; infra/workflow-engine-stack.ts: failed runs and
-    // the errors of five of its functions.
-    alarms: Object.keys(stateMachines).length + 6,
-    dashboards: 0,
+    // infra/data-stack.ts: the connector secrets key; infra/monitoring.ts: the alarm topic's key.
+    kmsKeys: 2,
+    ...alarmsAndDashboards(rows),
     // infra/workflow-engine-stack.ts: the FailedRuns metric filter.
     customMetrics: 1,
     // infra/constructs/route-function.ts: a month; infra/api-stack.ts access log and infra/engine-stack.ts: three months.

@@ -9,6 +9,7 @@ import { Construct } from "constructs";
 import { tables } from "../shared/store/tables.js";
 import type { RouteFunction } from "./constructs/route-function.js";
 import { dataParameters, type DataRefs } from "./data-refs.js";
+import { groupByTimeout } from "./alarm-groups.js";
 
 /**
  * Alarms and dashboards (docs/operations.md, decision 0034), built from what the stacks already hold (the
@@ -18,8 +19,6 @@ import { dataParameters, type DataRefs } from "./data-refs.js";
  */
 
 const FIVE_MINUTES = cdk.Duration.minutes(5);
-/** CloudWatch refuses a metric-math alarm over more than 10 metrics (a hard limit). */
-export const GROUP_MAX_FUNCTIONS = 10;
 /** p99 duration above this share of a group's timeout raises its duration alarm. */
 export const DURATION_ALARM_SHARE = 0.8;
 /** API Gateway 5xx answers above this percentage of requests (in 2 of 3 five-minute periods) raise the 5xx alarm. */
@@ -33,14 +32,7 @@ export type GroupMetric = "errors" | "throttles" | "duration";
  * several groups; each group's alarms watch all of its functions at once.
  */
 export function functionGroups(functions: readonly RouteFunction[]): RouteFunction[][] {
-  const byTimeout = new Map<number, RouteFunction[]>();
-  for (const f of functions) {
-    const ms = timeoutMs(f);
-    byTimeout.set(ms, [...(byTimeout.get(ms) ?? []), f]);
-  }
-  return [...byTimeout.entries()]
-    .toSorted(([a], [b]) => a - b)
-    .flatMap(([, members]) => Array.from({ length: Math.ceil(members.length / GROUP_MAX_FUNCTIONS) }, (_, i) => members.slice(i * GROUP_MAX_FUNCTIONS, (i + 1) * GROUP_MAX_FUNCTIONS)));
+  return groupByTimeout(functions, timeoutMs);
 }
 
 const timeoutMs = (f: RouteFunction): number => f.fn.timeout!.toMilliseconds();
