@@ -116,3 +116,8 @@ export const TraceOut = z.object({
 });
 
 export const SpansOut = z.object({ spans: z.object({ results: z.array(SpanOut), next: z.string().nullable(), cursor: z.string().nullable() }) });
+
+/** OTLP's ExportTraceServiceResponse / ExportLogsServiceResponse in OTLP/JSON: empty on full success. */
+export const ExportResponseOut = z.object({
+  partialSuccess: z.object({ rejectedSpans: z.string().optional(), rejectedLogRecords: z.string().optional(), errorMessage: z.string() }).optional(),
+});
