@@ -10,7 +10,7 @@ const { api, tenant } = useEmbeddedApi();
 const http = filesClient(api, tenant);
 
 async function post(path: string, body: Uint8Array | string, type: string, key: string | null = tenant.key) {
-  const response = await fetch(`${api.url}${path}`, { method: "POST", headers: { "content-type": type, ...(key ? { authorization: `Bearer ${key}` } : {}) }, body });
+  const response = await fetch(`${api.url}${path}`, { method: "POST", headers: { "content-type": type, ...(key ? { authorization: `Bearer ${key}` } : {}) }, body: typeof body === "string" ? body : Buffer.from(body) });
   return { status: response.status, type: response.headers.get("content-type") ?? "", bytes: new Uint8Array(await response.arrayBuffer()) };
 }
 const json = (reply: { bytes: Uint8Array }) => JSON.parse(Buffer.from(reply.bytes).toString("utf8"));
