@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import type { SpanRow } from "./records.js";
 
 /**
@@ -82,6 +82,9 @@ export function parseTraceparent(traceparent: string | undefined, tracestate?: s
 }
 
 export const newTraceId = (): string => randomBytes(16).toString("hex");
+
+/** The trace of a batch job's lines: derived from the job id, so every line's span joins it without storing it. */
+export const batchTraceId = (jobId: string): string => createHash("sha256").update(`batch:${jobId}`).digest("hex").slice(0, 32);
 export const newSpanId = (): string => randomBytes(8).toString("hex");
 
 /** A span row with every field at its empty value, for writers to fill. */

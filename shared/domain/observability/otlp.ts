@@ -309,3 +309,71 @@ export function logsFromOtlp(request: ExportLogsRequest, owner: Owner): Mapped<L
   }
   return out;
 }
+
+const KIND_NUMBERS: Record<string, number> = Object.fromEntries(SPAN_KINDS.map((kind, i) => [kind, i]));
+const STATUS_NUMBERS: Record<SpanRow["status_code"], number> = { Unset: 0, Ok: 1, Error: 2 };
+
+/** The span's columns back as OTLP attributes (the GenAI names), then its other attributes. */
+function attributesOf(row: SpanRow): KeyValue[] {
+  const out: KeyValue[] = [];
+  const seen = new Set<string>();
+  const add = (key: string, value: AnyValue) => {
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.push({ key, value });
+  };
+  for (const [key, column] of Object.entries(STRING_COLUMNS)) {
+    const value = row[column];
+    if (typeof value === "string" && value !== "" && key !== "gen_ai.system") add(key, { stringValue: value });
+  }
+  for (const [key, column] of Object.entries(INT_COLUMNS)) {
+    const value = row[column];
+    if (typeof value === "number" && value !== 0 && !key.includes("_input_tokens")) add(key, { intValue: String(value) });
+  }
+  for (const [key, column] of Object.entries(NUMBER_COLUMNS)) {
+    const value = row[column];
+    if (typeof value === "number") add(key, { doubleValue: value });
+  }
+  for (const [key, column] of Object.entries(LIST_COLUMNS)) {
+    const value = row[column];
+    if (Array.isArray(value) && value.length) add(key, { arrayValue: { values: value.map((v) => ({ stringValue: String(v) })) } });
+  }
+  for (const [key, value] of Object.entries(row.span_attributes)) add(key, { stringValue: value });
+  return out;
+}
+
+const nanosText = (iso: string): string => {
+  const match = /^(.*?)(?:\.(\d+))?Z$/.exec(iso);
+  const whole = BigInt(Date.parse(`${match?.[1] ?? iso}Z`));
+  return String(whole * 1_000_000n + BigInt((match?.[2] ?? "").padEnd(9, "0").slice(0, 9)));
+};
+
+/**
+ * Spans as OTLP resource spans (OTLP/JSON, hex ids, the span kind by its enum name as Tempo writes it), one
+ * batch per resource and scope: the form of Tempo's trace answer that `GET /v1/workflows/executions/{id}/trace/otel` gives as `otel_trace_data.batches`.
+ */
+export function otlpFromSpans(rows: readonly SpanRow[]): NonNullable<ExportTraceRequest["resourceSpans"]> {
+  const batches = new Map<string, { resource: Resource; scopes: Map<string, { scope: Scope; spans: OtlpSpan[] }> }>();
+  for (const row of rows) {
+    const resourceKey = JSON.stringify([row.service_name, row.resource_attributes]);
+    const attributes = { ...row.resource_attributes, ...(row.service_name ? { "service.name": row.service_name } : {}) };
+    const batch = batches.get(resourceKey) ?? { resource: { attributes: Object.entries(attributes).map(([key, value]) => ({ key, value: { stringValue: value } })) }, scopes: new Map() };
+    batches.set(resourceKey, batch);
+    const scopeKey = `${row.scope_name}\u0000${row.scope_version}`;
+    const scope = batch.scopes.get(scopeKey) ?? { scope: { name: row.scope_name, version: row.scope_version }, spans: [] };
+    batch.scopes.set(scopeKey, scope);
+    scope.spans.push({
+      traceId: row.trace_id,
+      spanId: row.span_id,
+      ...(row.parent_span_id ? { parentSpanId: row.parent_span_id } : {}),
+      ...(row.trace_state ? { traceState: row.trace_state } : {}),
+      name: row.span_name,
+      kind: `SPAN_KIND_${(KIND_NUMBERS[row.span_kind] === undefined ? "Unspecified" : row.span_kind).toUpperCase()}`,
+      startTimeUnixNano: nanosText(row.start_time),
+      endTimeUnixNano: nanosText(row.end_time),
+      attributes: attributesOf(row),
+      status: { code: STATUS_NUMBERS[row.status_code], ...(row.status_message ? { message: row.status_message } : {}) },
+    });
+  }
+  return [...batches.values()].map((batch) => ({ resource: batch.resource, scopeSpans: [...batch.scopes.values()].map((s) => ({ scope: s.scope, spans: s.spans })) }));
+}
