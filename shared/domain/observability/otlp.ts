@@ -214,12 +214,20 @@ function applyAttributes(row: SpanRow, attributes: Map<string, AnyValue | undefi
 /** How many reasons `error_message` names (the count covers them all). */
 const MAX_ERRORS = 5;
 
-export function spansFromOtlp(request: ExportTraceRequest, owner: Owner): Mapped<SpanRow> {
-  const out: Mapped<SpanRow> = { rows: [], rejected: 0, errors: [] };
-  const reject = (why: string) => {
-    out.rejected += 1;
-    if (out.errors.length < MAX_ERRORS) out.errors.push(why);
+/** Mapped rows, and a way to count a rejected item with its reason. */
+function collector<R>(): { out: Mapped<R>; reject: (why: string) => void } {
+  const out: Mapped<R> = { rows: [], rejected: 0, errors: [] };
+  return {
+    out,
+    reject: (why) => {
+      out.rejected += 1;
+      if (out.errors.length < MAX_ERRORS) out.errors.push(why);
+    },
   };
+}
+
+export function spansFromOtlp(request: ExportTraceRequest, owner: Owner): Mapped<SpanRow> {
+  const { out, reject } = collector<SpanRow>();
   for (const resourceSpans of request.resourceSpans ?? []) {
     const resource = attributeMap(resourceSpans?.resource?.attributes);
     const resourceAttributes = textMap(resource);
@@ -264,11 +272,7 @@ export function spansFromOtlp(request: ExportTraceRequest, owner: Owner): Mapped
 }
 
 export function logsFromOtlp(request: ExportLogsRequest, owner: Owner): Mapped<LogRow> {
-  const out: Mapped<LogRow> = { rows: [], rejected: 0, errors: [] };
-  const reject = (why: string) => {
-    out.rejected += 1;
-    if (out.errors.length < MAX_ERRORS) out.errors.push(why);
-  };
+  const { out, reject } = collector<LogRow>();
   for (const resourceLogs of request.resourceLogs ?? []) {
     const resource = attributeMap(resourceLogs?.resource?.attributes);
     const service = resource.has("service.name") ? attributeText(resource.get("service.name")) : "";

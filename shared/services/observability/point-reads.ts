@@ -49,12 +49,15 @@ const Position = z.strictObject({ t: z.string(), a: z.string(), f: z.string().op
 const keyInstant = (value: string | null | undefined) => (value ? isoFromNanos(epochNanos(new Date(Date.parse(value)).toISOString())) : undefined);
 
 export async function getTraceSpans(caller: Pick<Caller, "workspace">, traceId: string, query: SpansQuery): Promise<{ spans: { results: SpanRow[]; next: string | null; cursor: string | null } }> {
+  // Another workspace's trace is not found before its cursor is looked at: an intruder learns nothing from the token's check.
+  const exists = async () => (await spanStore.page(caller.workspace, traceId, 1, null)).spans.length > 0;
+  if (query.cursor && !(await exists())) throw new TraceNotFound(traceId);
   const position = query.cursor ? readCursor(query.cursor, Position, "cursor") : undefined;
   // A token of another trace's list is not this list's.
   if (position && position.t !== traceId) throw new InvalidPageToken("cursor");
   const window = position ? { from: position.f, to: position.u } : { from: keyInstant(query.from), to: keyInstant(query.to) };
   const page = query.page_size === 0 ? { spans: [], after: null } : await spanStore.page(caller.workspace, traceId, query.page_size, position?.a ?? null, window);
-  if (page.spans.length === 0 && !position && (await spanStore.page(caller.workspace, traceId, 1, null)).spans.length === 0) throw new TraceNotFound(traceId);
+  if (page.spans.length === 0 && !position && !(await exists())) throw new TraceNotFound(traceId);
   const cursor = page.after ? encodeCursor({ t: traceId, a: page.after, ...(window.from ? { f: window.from } : {}), ...(window.to ? { u: window.to } : {}) }) : null;
   const next = cursor ? `/v1/observability/traces/${encodeURIComponent(traceId)}/spans?page_size=${query.page_size}&cursor=${cursor}` : null;
   return { spans: { results: page.spans, next, cursor } };

@@ -62,8 +62,13 @@ export interface ModelSpan {
 /** Now, in nanoseconds since the epoch, to the microsecond. */
 const nowNanos = (): bigint => BigInt(Math.round((performance.timeOrigin + performance.now()) * 1000)) * 1000n;
 
+/** `TELEMETRY_SPANS=off` turns the platform's own spans off for a deployment (OTLP ingest still works). */
+export const TELEMETRY_SPANS_ENV = "TELEMETRY_SPANS";
+const NO_SPAN: ModelSpan = { traceId: "", spanId: "", end: async () => undefined };
+
 /** Starts a model call's span; `end` writes it. */
 export function startSpan(start: SpanStart): ModelSpan {
+  if (process.env[TELEMETRY_SPANS_ENV] === "off") return NO_SPAN;
   const started = nowNanos();
   const startedHr = process.hrtime.bigint();
   const traceId = start.parent?.traceId ?? newTraceId();

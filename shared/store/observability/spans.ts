@@ -1,6 +1,7 @@
 import { BatchWriteCommand, GetCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { tableName } from "../../config.js";
 import type { SpanRow } from "../../domain/observability/records.js";
+import { mapBounded } from "../../domain/concurrency.js";
 import { documents } from "../client.js";
 
 /**
@@ -38,8 +39,9 @@ export function fitted(span: SpanRow): SpanRow {
   return cut;
 }
 
-/** BatchWriteItem takes 25 requests at a time. */
+/** BatchWriteItem takes 25 requests at a time; this many are in flight at once. */
 const BATCH = 25;
+const PARALLEL_BATCHES = 8;
 
 export interface SpanPage {
   spans: SpanRow[];
@@ -54,15 +56,17 @@ export const spanStore = {
       { PutRequest: { Item: { pk: tracePk(span.workspace_id, span.trace_id), sk: spanSk(span), ttl, span: fitted(span) } } },
       { PutRequest: { Item: { pk: spanPk(span.workspace_id, span.trace_id, span.span_id), sk: "SPAN", ttl, at: spanSk(span) } } },
     ]);
-    for (let i = 0; i < requests.length; i += BATCH) {
-      let pending: Record<string, unknown[]> | undefined = { [table()]: requests.slice(i, i + BATCH) };
+    const batches = Array.from({ length: Math.ceil(requests.length / BATCH) }, (_, i) => requests.slice(i * BATCH, (i + 1) * BATCH));
+    // A large export (512 spans = 41 batches) writes a few batches at once rather than one after another.
+    await mapBounded(batches, PARALLEL_BATCHES, async (batch) => {
+      let pending: Record<string, unknown[]> | undefined = { [table()]: batch };
       for (let attempt = 0; pending && Object.keys(pending).length; attempt += 1) {
         if (attempt > 8) throw new Error("DynamoDB kept returning unprocessed span writes");
         if (attempt) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)));
         const out = await documents.send(new BatchWriteCommand({ RequestItems: pending as never }));
         pending = out.UnprocessedItems as Record<string, unknown[]> | undefined;
       }
-    }
+    });
   },
 
   async get(workspace: string, traceId: string, spanId: string): Promise<SpanRow | null> {
