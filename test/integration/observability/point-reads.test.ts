@@ -130,6 +130,35 @@ describe("GET /v1/observability/traces/{trace_id}", () => {
     expect((await http.request("GET", `/v1/observability/traces/${span.trace_id}`)).body.first_turn_last_input_message).toBe("");
   });
 
+  it("counts the evaluations recordSpanEvaluation stores for the trace (evaluation_count) and appends them to the analytical store", async () => {
+    const trace = traceIdOf();
+    await http.request("POST", "/v1/chat/completions", { json: userSays("mistral-small-latest", "judge me"), headers: traceparent(trace, parentOf()) });
+    const [span] = await spansOf(trace);
+    const { recordSpanEvaluation } = await import("../../../shared/services/observability/span-writer.js");
+    const evaluation = {
+      customer_id: tenant.caller.organization,
+      organization_id: tenant.caller.organization,
+      workspace_id: tenant.caller.workspace,
+      user_id: tenant.caller.principal,
+      trace_id: trace,
+      span_id: span!.span_id,
+      response_id: span!.response_id,
+      conversation_id: "",
+      timestamp: new Date().toISOString(),
+      evaluation_name: "helpfulness",
+      score_value: 1,
+      score_label: "good",
+      explanation: "",
+      metadata: {},
+    };
+
+    await recordSpanEvaluation(evaluation);
+    await recordSpanEvaluation({ ...evaluation, evaluation_name: "tone" });
+
+    expect((await http.request("GET", `/v1/observability/traces/${trace}`)).body.evaluation_count).toBe(2);
+    expect((await telemetryRows("span_evaluations", tenant.caller.workspace)).filter((row) => row.trace_id === trace).map((row) => row.evaluation_name)).toStrictEqual(["helpfulness", "tone"]);
+  });
+
   it("another workspace's key finds none of it (404 TRACE_NOT_FOUND, SPAN_NOT_FOUND)", async () => {
     const trace = traceIdOf();
     await http.request("POST", "/v1/chat/completions", { json: userSays("mistral-small-latest", "mine"), headers: traceparent(trace, parentOf()) });
