@@ -65,8 +65,11 @@ export function encodeProtobuf(signal: OtlpSignal, request: ExportTraceRequest |
 }
 
 /** The body parser of the ingest routes: protobuf or JSON (415 otherwise), 413 over OTLP_MAX_BYTES, 422 when it cannot be read. */
-export const otlpBody =
-  (signal: OtlpSignal): BodyParser =>
+export const otlpBody = (signal: OtlpSignal): BodyParser =>
+  Object.assign(parserOf(signal), { unreadable: { contentType: "application/json", body: "42" } });
+
+const parserOf =
+  (signal: OtlpSignal) =>
   (): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> => ({
     before: async (request) => {
       const event = request.event;
