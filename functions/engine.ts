@@ -17,11 +17,12 @@ export interface EngineTask {
   everyMinutes?: number;
 }
 
-/** What a batch task may touch: jobs, files (their records and objects), the catalog, usage, models. */
+/** What a batch task may touch: jobs, files (their records and objects), the catalog, usage, models, and the telemetry of its lines' model calls. */
 const batchGrants: Grants = {
-  tables: { batch: "readwrite", files: "readwrite", models: "read", usage: "readwrite", agents: "read", tenancy: "read" },
+  tables: { batch: "readwrite", files: "readwrite", models: "read", usage: "readwrite", agents: "read", tenancy: "read", telemetry: "write" },
   files: "readwrite-delete",
   models: "invoke",
+  telemetry: "write",
 };
 
 export const batchTasks = {
@@ -67,7 +68,7 @@ export const workflowEngine = {
     handler: "engine/workflow-dispatch",
     // runs: platform:child_workflow starts executions; platform:connector reads connectors and their sealed
     // credentials (and writes refreshed OAuth tokens).
-    grants: { tables: { ...workflowTables, models: "read", usage: "readwrite", tenancy: "read", connectors: "readwrite" }, models: "invoke", workflows: { runs: "start-stop", tasks: true, timers: "arm" }, secrets: true },
+    grants: { tables: { ...workflowTables, models: "read", usage: "readwrite", tenancy: "read", connectors: "readwrite", telemetry: "write" }, models: "invoke", workflows: { runs: "start-stop", tasks: true, timers: "arm" }, secrets: true, telemetry: "write" },
     timeoutSeconds: 300,
     memoryMb: 1024,
   },

@@ -18,3 +18,24 @@ export const filesBucket = (): string => setting(FILES_BUCKET_ENV);
 
 /** `on` when the deployment traces (`-c tracing=true`): workflow machines created at run time get X-Ray tracing too. */
 export const WORKFLOW_TRACING_ENV = "WORKFLOW_TRACING";
+/** Days telemetry (spans, logs, evaluations) is kept: the DynamoDB items' TTL and the telemetry objects' lifecycle. */
+export const TELEMETRY_RETENTION_ENV = "TELEMETRY_RETENTION_DAYS";
+export const DEFAULT_TELEMETRY_RETENTION_DAYS = 30;
+
+export function telemetryRetentionDays(): number {
+  const raw = process.env[TELEMETRY_RETENTION_ENV];
+  if (!raw) return DEFAULT_TELEMETRY_RETENTION_DAYS;
+  const days = Number(raw);
+  if (!Number.isInteger(days) || days < 1) throw new Error(`${TELEMETRY_RETENTION_ENV} must be a whole number of days (1 or more), not '${raw}'`);
+  return days;
+}
+
+/** The unix second a telemetry item written now expires (DynamoDB's TTL attribute). */
+export const telemetryTtl = (now = Date.now()): number => Math.floor(now / 1000) + telemetryRetentionDays() * 86_400;
+
+/**
+ * Whether model-call spans keep message content when the workspace has not chosen (docs/decisions/0039):
+ * `TELEMETRY_CONTENT_CAPTURE=off` makes the deployment's default off; a workspace admin's choice wins over it.
+ */
+export const TELEMETRY_CONTENT_CAPTURE_ENV = "TELEMETRY_CONTENT_CAPTURE";
+export const contentCaptureDefault = (): boolean => (process.env[TELEMETRY_CONTENT_CAPTURE_ENV] ?? "on").toLowerCase() !== "off";

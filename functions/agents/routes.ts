@@ -13,5 +13,5 @@ export const agentRoutes = area({ permissions: { read: "agents:read", write: "ag
   { method: "PUT", path: "/v1/agents/{agent_id}/aliases", handler: "agents/put-alias", grants: { tables: { agents: "readwrite" } }, extension: true },
   { method: "GET", path: "/v1/agents/{agent_id}/aliases", handler: "agents/list-aliases", grants: { tables: { agents: "read" } }, extension: true },
   { method: "DELETE", path: "/v1/agents/{agent_id}/aliases", handler: "agents/delete-alias", doc: { status: 204 }, grants: { tables: { agents: "readwrite" } }, extension: true },
-  { method: "POST", path: "/v1/agents/completions", handler: "agents/completions", permission: "inference:invoke", grants: { tables: { agents: "read", models: "read", usage: "readwrite", tenancy: "read" }, models: "invoke" }, streaming: true, memoryMb: 1024 },
+  { method: "POST", path: "/v1/agents/completions", handler: "agents/completions", permission: "inference:invoke", grants: { tables: { agents: "read", models: "read", usage: "readwrite", tenancy: "read", telemetry: "write" }, models: "invoke", telemetry: "write" }, streaming: true, memoryMb: 1024 },
 ]);

@@ -11,12 +11,12 @@ export const datasetRows: RowInput[] = [
   { method: "DELETE", path: "/v1/observability/dataset-records/{dataset_record_id}", handler: "observability/delete-dataset-record", doc: { status: 204 }, grants: { tables: { datasets: "write" } } },
   // All or nothing: the ids are read first (an unknown one is a 404 naming it), then deleted.
   { method: "POST", path: "/v1/observability/dataset-records/bulk-delete", handler: "observability/bulk-delete-dataset-records", doc: { status: 204 }, grants: { tables: { datasets: "readwrite" } } },
-  // Calls the judge's model through the providers (catalog, spend limit, usage) and appends the judgement to the span evaluations.
+  // Calls the judge's model through the providers (catalog, spend limit, usage; a model call's span) and stores the judgement as a span evaluation (appended, and counted per trace).
   {
     method: "POST",
     path: "/v1/observability/dataset-records/{dataset_record_id}/live-judging",
     handler: "observability/judge-dataset-record",
-    grants: { tables: { datasets: "read", models: "read", usage: "readwrite", tenancy: "read" }, models: "invoke", telemetry: "write" },
+    grants: { tables: { datasets: "read", models: "read", usage: "readwrite", tenancy: "read", telemetry: "write" }, models: "invoke", telemetry: "write" },
   },
   { method: "PUT", path: "/v1/observability/dataset-records/{dataset_record_id}/payload", handler: "observability/replace-dataset-record-payload", doc: { status: 204 }, grants: { tables: { datasets: "readwrite" } } },
   { method: "PUT", path: "/v1/observability/dataset-records/{dataset_record_id}/properties", handler: "observability/replace-dataset-record-properties", doc: { status: 204 }, grants: { tables: { datasets: "readwrite" } } },

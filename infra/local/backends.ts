@@ -8,6 +8,7 @@ import { LOCAL_FILES_BUCKET, localTableName } from "./env.js";
 import { startS3 } from "./s3.js";
 import { startScheduler, type LocalScheduler } from "./scheduler.js";
 import { LOCAL_ACCOUNT, localFunctionArn, startStepFunctions, type LocalStepFunctions } from "./stepfunctions.js";
+import { TELEMETRY_DIR_ENV } from "../../shared/blobs/telemetry.js";
 
 /** The workflow engine's settings locally (the Workflow engine stack's, in the cloud). */
 export const LOCAL_WORKFLOWS = {
@@ -75,6 +76,8 @@ export async function startBackends(options: { dataDir: string; persist: boolean
     // Connector secrets are sealed with a key kept in the data directory; outbound calls (connectors, file_url) may reach loopback on this machine, never in the cloud (shared/net/outbound.ts).
     CONNECTOR_SECRETS_KEY_FILE: join(options.dataDir, "connector-secrets.key"),
     OUTBOUND_ALLOW_LOOPBACK: "true",
+    // Telemetry's analytical store: the partitioned JSON lines DuckDB reads, in the data directory (docs/observability.md).
+    [TELEMETRY_DIR_ENV]: join(options.dataDir, "telemetry"),
   };
   return { env, stop: async () => void (await Promise.all([scheduler.stop(), stepFunctions.stop(), dynamo.stop(), s3.stop()])) };
 }

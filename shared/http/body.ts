@@ -3,7 +3,10 @@ import httpJsonBodyParser from "@middy/http-json-body-parser";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
 import { Unprocessable, UnsupportedMediaType } from "../domain/errors.js";
 
-export type BodyParser = () => middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult>;
+export type BodyParser = (() => middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult>) & {
+  /** A body of its media type that it cannot read (a 422), for the contract ring; multipart parsers leave it out. */
+  unreadable?: { contentType: string; body: string };
+};
 
 export interface BodyKind {
   accepts: RegExp;

@@ -45,7 +45,7 @@ export const AUTHORIZER_CACHE_SECONDS = 60;
  * Bodies API Gateway hands to Lambda base64-encoded; JSON stays text. A base64 answer is sent as bytes when
  * the request's Accept is one of them: `audio/wav` is what the SDK accepts for a preset voice's sample.
  */
-export const BINARY_MEDIA_TYPES = ["multipart/form-data", "application/octet-stream", "audio/wav"];
+export const BINARY_MEDIA_TYPES = ["multipart/form-data", "application/octet-stream", "audio/wav", "application/x-protobuf"];
 
 /** What one synchronous Lambda invocation accepts: the whole proxy event, body included. */
 export const LAMBDA_EVENT_MAX_BYTES = 6 * 1024 * 1024;

@@ -68,6 +68,8 @@ export const UpdateWorkspaceBody = z.object({
   name: z.string().min(1).max(255).nullish(),
   description: z.string().max(255).nullish(),
   icon: codePoints(2).nullish(),
+  /** Extension: whether model-call spans keep message content (docs/decisions/0039); null returns to the deployment's default. */
+  telemetry_content_capture: z.boolean().nullish(),
 });
 export type UpdateWorkspaceBody = z.output<typeof UpdateWorkspaceBody>;
 

@@ -73,7 +73,7 @@ describe.each(routes.filter((row) => row.path.includes("{")).map((row) => [title
 /** A request the row's declared schemas refuse: a body of the wrong shape, or a query value of the wrong type. */
 async function invalidRequest(row: RouteRow): Promise<Parameters<typeof call>[1] | undefined> {
   const declared = await spec(row);
-  if (declared.parser) return { contentType: "multipart/form-data; boundary=contract", body: "--contract--\r\n" };
+  if (declared.parser) return declared.parser.unreadable ?? { contentType: "multipart/form-data; boundary=contract", body: "--contract--\r\n" };
   if (declared.body) return { contentType: "application/json", body: "42" };
   if (!declared.query) return undefined;
   const schema = z.toJSONSchema(declared.query, { io: "input", unrepresentable: "any" }) as { properties?: Record<string, { type?: string; enum?: unknown[] }> };

@@ -109,6 +109,8 @@ describe("the official SDK's example programs against npm start", () => {
         MISTRAL_API_KEY: server.key,
         MISTRAL_EXAMPLES_SERVER: server.url,
         MISTRAL_FINE_TUNED_MODEL_ID: fineTuned,
+        // The SDK's OTLP exporter sends with Node's http module, which the fetch redirect does not see: name the ingest route.
+        MISTRAL_OTLP_TRACES_ENDPOINT: `${server.url}/telemetry/v1/traces`,
       };
       const result = await slot(() => run(process.execPath, ["--import", "tsx", "--import", PRELOAD, copy], { cwd: runDir, env, timeoutMs: EXAMPLE_TIMEOUT_MS }));
       expect(result.code, `${example} printed:\n${result.output.slice(-4000)}`).toBe(0);

@@ -92,7 +92,7 @@ describe("workflow lifecycle through the official SDK", () => {
 });
 
 describe("GET /v1/workflows/executions/{execution_id}/trace/info, GET /v1/workflows/executions/{execution_id}/trace/otel (SDK)", () => {
-  it("answers the trace id of the execute call's traceparent header, no trace data yet, and the execution in the otel view", async () => {
+  it("answers the trace id of the execute call's traceparent header, no trace data for a run without model calls, and the execution in the otel view", async () => {
     await seedPublished(tenant.caller.workspace, { StartAt: "Done", States: { Done: { Type: "Pass", Result: { ok: true }, End: true } } }, { organization: tenant.caller.organization, workflow: { name: "sdk-traced" } });
     await client.workflows.executeWorkflow(
       { workflowIdentifier: "sdk-traced", workflowExecutionRequest: { executionId: "sdk-traced-1", waitForResult: true } },
@@ -105,6 +105,33 @@ describe("GET /v1/workflows/executions/{execution_id}/trace/info, GET /v1/workfl
     expect(info).toEqual({ otelTraceId: TRACE_ID, hasTraceData: false });
     expect(otel).toMatchObject({ executionId: "sdk-traced-1", workflowName: "sdk-traced", status: "COMPLETED", result: { ok: true }, dataSource: "none", otelTraceId: TRACE_ID, otelTraceData: null });
     expect(otel.startTime).toBeInstanceOf(Date);
+  });
+
+  it("answers trace data once the run called a model: the chat span of the run's trace, in OTLP resource spans", async () => {
+    const program = {
+      StartAt: "Ask",
+      States: { Ask: { Type: "Task", Resource: "platform:model", Parameters: { model: "mistral-small-latest", messages: [{ role: "user", content: "traced question" }] }, ResultSelector: { "answer.$": "$.choices[0].message.content" }, End: true } },
+    };
+    await seedPublished(tenant.caller.workspace, program, { organization: tenant.caller.organization, workflow: { name: "sdk-model-traced" } });
+    const trace = "5bf92f3577b34da6a3ce929d0e0e4737";
+    await client.workflows.executeWorkflow(
+      { workflowIdentifier: "sdk-model-traced", workflowExecutionRequest: { executionId: "sdk-model-traced-1", waitForResult: true } },
+      { headers: { traceparent: `00-${trace}-00f067aa0ba902b7-01` } },
+    );
+    expect((await settled("sdk-model-traced-1")).status).toBe("COMPLETED");
+
+    const info = await client.workflows.executions.getWorkflowExecutionTraceInfo({ executionId: "sdk-model-traced-1" });
+    const otel = await client.workflows.executions.getWorkflowExecutionTraceOtel({ executionId: "sdk-model-traced-1" });
+    const spans = await client.beta.observability.traces.getTraceSpans({ traceId: trace });
+
+    expect(info).toEqual({ otelTraceId: trace, hasTraceData: true });
+    expect(otel.dataSource).toBe("platform-telemetry");
+    const batches = (otel.otelTraceData as { batches: { scopeSpans: { spans: { traceId: string; name: string; attributes: { key: string; value: unknown }[] }[] }[] }[] }).batches;
+    const otlpSpan = batches[0]!.scopeSpans[0]!.spans[0]!;
+    expect(otlpSpan).toMatchObject({ traceId: trace, name: "chat mistral-small-latest" });
+    expect(otlpSpan.attributes).toContainEqual({ key: "gen_ai.workflow.name", value: { stringValue: "sdk-model-traced" } });
+    expect(spans.spans.results).toHaveLength(1);
+    expect(spans.spans.results![0]).toMatchObject({ workflowName: "sdk-model-traced", operationName: "chat", traceId: trace });
   });
 
   it("generates a trace id when the execute call has none, and answers 404 for an unknown execution", async () => {

@@ -6,7 +6,7 @@
  * Adding a route area with a new parameter = one entry here: `my_param: async (owner) => id`, creating
  * the record through the API (or a service, for records no route creates) as `owner`.
  */
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import type { RunningApi } from "../../infra/local/server.js";
 import { agentsClient, anAgentRequest } from "./agents-client.js";
 import { batchClient } from "./batch-client.js";
@@ -162,6 +162,21 @@ export const pathFixtures: Record<string, PathFixture> = {
     const body = { workflow_identifier: workflow, schedule: { input: {}, intervals: [{ every: "PT1H" }], start_at: "2031-01-01T00:00:00Z" } };
     const reply = await filesClient(owner.api, owner.tenant).request("POST", "/v1/workflows/schedules", { json: body });
     return (ok(reply, "schedule create") as { schedule_id: string }).schedule_id;
+  },
+  // A trace of the owner: a chat call under a traceparent records its span in that trace (docs/observability/ingest.md).
+  trace_id: async (owner) => {
+    const trace = randomBytes(16).toString("hex");
+    const reply = await filesClient(owner.api, owner.tenant).request("POST", "/v1/chat/completions", {
+      json: { model: "mistral-small-latest", messages: [{ role: "user", content: "fixture" }] },
+      headers: { traceparent: `00-${trace}-${randomBytes(8).toString("hex")}-01` },
+    });
+    ok(reply, "chat under a traceparent");
+    return trace;
+  },
+  span_id: async (owner) => {
+    const trace = await fixtureId(owner, "trace_id");
+    const reply = await filesClient(owner.api, owner.tenant).request("GET", `/v1/observability/traces/${trace}/spans`);
+    return (ok(reply, "trace spans") as { spans: { results: { span_id: string }[] } }).spans.results[0]!.span_id;
   },
 };
 

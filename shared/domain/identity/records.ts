@@ -18,6 +18,8 @@ export interface Workspace {
   /** Set when the workspace is archived (DELETE): its keys stop working, its data is kept. */
   archivedAt?: string | null;
   spendLimit?: SpendLimit | null;
+  /** Whether model-call spans keep message content (docs/decisions/0039); unset follows the deployment's default. */
+  telemetryContentCapture?: boolean | null;
   /** Kept exact by the membership writes (one transaction each). */
   membersCount?: number;
 }

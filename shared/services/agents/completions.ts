@@ -59,5 +59,7 @@ export function toChatRequest(agent: AgentConfig, request: AgentsCompletionReque
 /** POST /v1/agents/completions: the agent's current version, called through the chat path. */
 export async function complete(ctx: CallContext, request: AgentsCompletionRequest): Promise<completions.ModelAnswer<CompletionOut> | completions.ModelStream> {
   const agent = await head(ctx.caller, request.agent_id);
-  return completions.chat(ctx, toChatRequest(agent, request));
+  // The model call's span names the agent (gen_ai.agent.*), so traces group and search by it.
+  const spanFields = { agent_id: agent.id, agent_name: agent.name, agent_version: String(agent.version), agent_description: agent.description ?? "" };
+  return completions.chat({ ...ctx, spanFields: { ...ctx.spanFields, ...spanFields } }, toChatRequest(agent, request));
 }

@@ -86,6 +86,7 @@ export async function update(caller: Caller, id: string, body: UpdateWorkspaceBo
     name: body.name ?? undefined,
     description: body.description,
     icon: body.icon,
+    telemetryContentCapture: body.telemetry_content_capture,
     updatedAt: new Date().toISOString(),
   });
   if (!updated) throw workspaceNotFound(id);

@@ -10,9 +10,13 @@ import { requireAnswerableEnd } from "../../domain/messages.js";
 import { resolve } from "../models/catalog.js";
 import { certainlyOverTokens, MAX_BYTES_PER_TOKEN, requireEndpoint, type ModelEntry } from "../../domain/models.js";
 import { failuresRecorded, recordUsage, type CallContext } from "./usage.js";
+import { chatSpan, completionEnd, fimSpan } from "../observability/model-spans.js";
+import { startSpan, type ModelSpan, type SpanStart } from "../observability/span-writer.js";
 
 /** What the route needs to call a provider for one request, after every check that can fail early. */
 interface Prepared {
+  /** The call's span (ended when the answer or the stream is done). */
+  span: ModelSpan;
   model: ModelEntry;
   provider: InferenceProvider;
   promptTokens: number;
@@ -45,7 +49,7 @@ export function chatPromptText(request: Pick<ChatCompletionRequest, "messages" |
   return request.messages.map(messageText).join("\n") + (request.tools?.length ? JSON.stringify(request.tools) : "");
 }
 
-async function prepare(ctx: CallContext, modelName: string, endpoint: Endpoint, promptText: string, maxTokens: number | null | undefined): Promise<Prepared> {
+async function prepare(ctx: CallContext, span: ModelSpan, modelName: string, endpoint: Endpoint, promptText: string, maxTokens: number | null | undefined): Promise<Prepared> {
   const model = await resolve(ctx.caller, modelName);
   requireEndpoint(model, endpoint);
   const count = (text: string) => countTokens(model.tokenizer, text);
@@ -66,26 +70,47 @@ async function prepare(ctx: CallContext, modelName: string, endpoint: Endpoint, 
       "max_tokens",
     );
   }
-  return { model, provider: await providerNamed(model.provider), promptTokens, count };
+  return { span, model, provider: await providerNamed(model.provider), promptTokens, count };
 }
 
-export async function chat(ctx: CallContext, request: ChatCompletionRequest): Promise<ModelAnswer<CompletionOut> | ModelStream> {
-  requireAnswerableEnd(request.messages);
-  const prepared = await prepare(ctx, request.model, "chat", chatPromptText(request), request.max_tokens);
-  const upstream = { ...request, model: prepared.model.upstream };
-  const options = { signal: ctx.signal, countTokens: prepared.count };
-  return request.stream
-    ? streamed(ctx, prepared, prepared.provider.chatStream(upstream, options))
-    : answered(ctx, prepared, () => prepared.provider.chat(upstream, options));
+/** The span of a model call, started now and ended with the error when the call fails before answering. */
+export function spanOf(ctx: CallContext, start: Omit<SpanStart, "caller" | "parent">): ModelSpan {
+  return startSpan({ ...start, caller: ctx.caller, parent: ctx.trace, fields: { ...start.fields, ...ctx.spanFields }, attributes: { ...start.attributes, "platform.route": ctx.route } });
+}
+
+/** Runs a call's steps up to its answer; a failure ends its span with the error (telemetry never changes the failure). */
+export async function spanned<T>(span: ModelSpan, steps: () => Promise<T>): Promise<T> {
+  try {
+    return await steps();
+  } catch (error) {
+    await span.end({ error });
+    throw error;
+  }
+}
+
+export async function chat(ctx: CallContext, request: ChatCompletionRequest, operation = "chat"): Promise<ModelAnswer<CompletionOut> | ModelStream> {
+  const span = spanOf(ctx, chatSpan(request, operation));
+  return spanned(span, async () => {
+    requireAnswerableEnd(request.messages);
+    const prepared = await prepare(ctx, span, request.model, "chat", chatPromptText(request), request.max_tokens);
+    const upstream = { ...request, model: prepared.model.upstream };
+    const options = { signal: ctx.signal, countTokens: prepared.count };
+    return request.stream
+      ? streamed(ctx, prepared, prepared.provider.chatStream(upstream, options))
+      : answered(ctx, prepared, () => prepared.provider.chat(upstream, options));
+  });
 }
 
 export async function fim(ctx: CallContext, request: FimCompletionRequest): Promise<ModelAnswer<CompletionOut> | ModelStream> {
-  const prepared = await prepare(ctx, request.model, "fim", request.prompt + (request.suffix ?? ""), request.max_tokens);
-  const upstream = { ...request, model: prepared.model.upstream };
-  const options = { signal: ctx.signal, countTokens: prepared.count };
-  return request.stream
-    ? streamed(ctx, prepared, prepared.provider.fimStream(upstream, options))
-    : answered(ctx, prepared, () => prepared.provider.fim(upstream, options));
+  const span = spanOf(ctx, fimSpan(request));
+  return spanned(span, async () => {
+    const prepared = await prepare(ctx, span, request.model, "fim", request.prompt + (request.suffix ?? ""), request.max_tokens);
+    const upstream = { ...request, model: prepared.model.upstream };
+    const options = { signal: ctx.signal, countTokens: prepared.count };
+    return request.stream
+      ? streamed(ctx, prepared, prepared.provider.fimStream(upstream, options))
+      : answered(ctx, prepared, () => prepared.provider.fim(upstream, options));
+  });
 }
 
 async function answered(ctx: CallContext, prepared: Prepared, call: () => Promise<Completion>): Promise<ModelAnswer<CompletionOut>> {
@@ -111,7 +136,11 @@ async function answered(ctx: CallContext, prepared: Prepared, call: () => Promis
       finish_reason: choice.finishReason,
     })),
   };
-  await recordUsage(ctx, prepared, { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, started, status: 200 });
+  const usageTokens = { input: usage.prompt_tokens, output: usage.completion_tokens };
+  await Promise.all([
+    recordUsage(ctx, prepared, { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, started, status: 200 }),
+    prepared.span.end({ ...completionEnd({ model: prepared.model.id, id: out.id, choices: result.choices, usage: usageTokens }), attributes: { "platform.inference.backend": prepared.provider.backend } }),
+  ]);
   return { kind: "answer", body: out, backend: prepared.provider.backend };
 }
 
@@ -142,37 +171,62 @@ async function* sseFrames(
   let reported: { promptTokens: number; completionTokens: number } | undefined;
   const finishes = new Map<number, CompletionChunk["choices"][number]["finish_reason"]>();
   let status: number | "stream_error" = 200;
+  const texts = new Map<number, { content: string; thinking: string; toolCalls: NonNullable<Extract<CompletionEvent, { type: "delta" }>["toolCalls"]> }>();
+  const spanEnd = (usage: { input: number; output: number }, extra: Record<string, string> = {}) =>
+    prepared.span.end({
+      ...completionEnd({
+        model: prepared.model.id,
+        id,
+        choices: [...texts].map(([index, text]) => ({ content: text.content, thinking: text.thinking || undefined, toolCalls: text.toolCalls, finishReason: finishes.get(index) ?? "stop" })),
+        usage,
+      }),
+      ...(status === "stream_error" ? { error: new Error("The stream failed after its first byte") } : {}),
+      attributes: { "platform.inference.backend": prepared.provider.backend, "gen_ai.request.stream": "true", ...extra },
+    });
 
-  yield chunk([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]);
   try {
-    for (let next = first; !next.done; next = await iterator.next()) {
-      const event = next.value;
-      if (event.type === "delta") {
-        completionText += (event.thinking ?? "") + (event.content ?? "") + (event.toolCalls ?? []).map((t) => JSON.stringify(t.function)).join("");
-        const content = event.thinking !== undefined ? [thinkingChunk(event.thinking)] : event.content;
-        const delta = { ...(content !== undefined ? { content } : {}), ...(event.toolCalls ? { tool_calls: event.toolCalls } : {}) };
-        yield chunk([{ index: event.index, delta, finish_reason: null }]);
-      } else if (event.type === "finish") {
-        finishes.set(event.index, event.reason);
-      } else {
-        reported = { promptTokens: event.promptTokens, completionTokens: event.completionTokens };
+    yield chunk([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]);
+    try {
+      for (let next = first; !next.done; next = await iterator.next()) {
+        const event = next.value;
+        if (event.type === "delta") {
+          completionText += (event.thinking ?? "") + (event.content ?? "") + (event.toolCalls ?? []).map((t) => JSON.stringify(t.function)).join("");
+          const text = texts.get(event.index) ?? { content: "", thinking: "", toolCalls: [] };
+          text.content += event.content ?? "";
+          text.thinking += event.thinking ?? "";
+          text.toolCalls.push(...(event.toolCalls ?? []));
+          texts.set(event.index, text);
+          const content = event.thinking !== undefined ? [thinkingChunk(event.thinking)] : event.content;
+          const delta = { ...(content !== undefined ? { content } : {}), ...(event.toolCalls ? { tool_calls: event.toolCalls } : {}) };
+          yield chunk([{ index: event.index, delta, finish_reason: null }]);
+        } else if (event.type === "finish") {
+          finishes.set(event.index, event.reason);
+        } else {
+          reported = { promptTokens: event.promptTokens, completionTokens: event.completionTokens };
+        }
       }
+    } catch (error) {
+      logger.warn("stream failed after its first byte", { error: error as Error });
+      status = "stream_error";
+      finishes.set(0, "error");
     }
-  } catch (error) {
-    logger.warn("stream failed after its first byte", { error: error as Error });
-    status = "stream_error";
-    finishes.set(0, "error");
+    const usage = {
+      prompt_tokens: reported?.promptTokens ?? prepared.promptTokens,
+      completion_tokens: reported?.completionTokens ?? prepared.count(completionText),
+      total_tokens: 0,
+    };
+    usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
+    const last = [...(finishes.size ? finishes : new Map([[0, "stop" as const]]))].map(([index, reason]) => ({ index, delta: {}, finish_reason: reason }));
+    yield chunk(last, usage);
+    yield "data: [DONE]\n\n";
+    await Promise.all([
+      recordUsage(ctx, prepared, { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, started, status }),
+      spanEnd({ input: usage.prompt_tokens, output: usage.completion_tokens }),
+    ]);
+  } finally {
+    // A client that went away mid-stream: the span still ends, with what had arrived (ending twice does nothing).
+    await spanEnd({ input: reported?.promptTokens ?? prepared.promptTokens, output: reported?.completionTokens ?? prepared.count(completionText) }, { "platform.stream.abandoned": "true" });
   }
-  const usage = {
-    prompt_tokens: reported?.promptTokens ?? prepared.promptTokens,
-    completion_tokens: reported?.completionTokens ?? prepared.count(completionText),
-    total_tokens: 0,
-  };
-  usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
-  const last = [...(finishes.size ? finishes : new Map([[0, "stop" as const]]))].map(([index, reason]) => ({ index, delta: {}, finish_reason: reason }));
-  yield chunk(last, usage);
-  yield "data: [DONE]\n\n";
-  await recordUsage(ctx, prepared, { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, started, status });
 }
 
 /** Mistral's reasoning shape: a `thinking` chunk (itself text chunks), then the answer as a text chunk. */

@@ -8,50 +8,58 @@ import { failuresRecorded, recordUsage, type CallContext } from "./usage.js";
 import { mapBounded } from "../../domain/concurrency.js";
 import { resolve } from "../models/catalog.js";
 import { certainlyOverTokens, requireEndpoint, type ModelEntry } from "../../domain/models.js";
+import { embeddingsSpan } from "../observability/model-spans.js";
+import { spanned, spanOf } from "./completions.js";
 
 /** Inputs per provider call, and provider calls in flight at once for one request. */
 const BATCH_SIZE = 32;
 const CONCURRENCY = 4;
 
 export async function embed(ctx: CallContext, request: EmbeddingRequest): Promise<ModelAnswer<EmbeddingOut>> {
-  const model = await resolve(ctx.caller, request.model);
-  requireEndpoint(model, "embeddings");
-  const inputs = typeof request.input === "string" ? [request.input] : request.input;
-  if (request.output_dtype !== "float") {
-    throw new BadRequest(`output_dtype '${request.output_dtype}' is not served; use 'float' (optionally with encoding_format 'base64')`, "unsupported_output_dtype", "output_dtype");
-  }
-  const dimensions = request.output_dimension ?? undefined;
-  if (dimensions !== undefined && !model.dimensions?.includes(dimensions)) {
-    throw new BadRequest(
-      `Model '${model.id}' cannot return ${dimensions} dimensions${model.dimensions ? `; it serves ${model.dimensions.join(", ")}` : ""}`,
-      "unsupported_output_dimension",
-      "output_dimension",
-    );
-  }
-  const tokens = tokensPerInput(model, inputs);
+  const span = spanOf(ctx, embeddingsSpan(request));
+  return spanned(span, async () => {
+    const model = await resolve(ctx.caller, request.model);
+    requireEndpoint(model, "embeddings");
+    const inputs = typeof request.input === "string" ? [request.input] : request.input;
+    if (request.output_dtype !== "float") {
+      throw new BadRequest(`output_dtype '${request.output_dtype}' is not served; use 'float' (optionally with encoding_format 'base64')`, "unsupported_output_dtype", "output_dtype");
+    }
+    const dimensions = request.output_dimension ?? undefined;
+    if (dimensions !== undefined && !model.dimensions?.includes(dimensions)) {
+      throw new BadRequest(
+        `Model '${model.id}' cannot return ${dimensions} dimensions${model.dimensions ? `; it serves ${model.dimensions.join(", ")}` : ""}`,
+        "unsupported_output_dimension",
+        "output_dimension",
+      );
+    }
+    const tokens = tokensPerInput(model, inputs);
 
-  const provider = await providerNamed(model.provider);
-  const started = Date.now();
-  const batches = Array.from({ length: Math.ceil(inputs.length / BATCH_SIZE) }, (_, i) => inputs.slice(i * BATCH_SIZE, (i + 1) * BATCH_SIZE));
-  const results = await failuresRecorded(ctx, { model, provider }, started, () =>
-    mapBounded(batches, CONCURRENCY, (batch) => provider.embed({ model: model.upstream, inputs: batch, dimensions }, { signal: ctx.signal })),
-  );
-  const vectors = results.flatMap((r) => r.vectors);
-  const reported = results.every((r) => r.promptTokens !== undefined) ? results.reduce((sum, r) => sum + r.promptTokens!, 0) : undefined;
-  const promptTokens = reported ?? tokens.reduce((a, b) => a + b, 0);
-  const out: EmbeddingOut = {
-    id: `embd-${randomUUID().replaceAll("-", "")}`,
-    object: "list",
-    model: model.id,
-    data: vectors.map((vector, index) => ({
-      object: "embedding",
-      index,
-      embedding: request.encoding_format === "base64" ? Buffer.from(new Float32Array(vector).buffer).toString("base64") : vector,
-    })),
-    usage: { prompt_tokens: promptTokens, completion_tokens: 0, total_tokens: promptTokens },
-  };
-  await recordUsage(ctx, { model, provider }, { promptTokens, completionTokens: 0, started, status: 200 });
-  return { kind: "answer", body: out, backend: provider.backend };
+    const provider = await providerNamed(model.provider);
+    const started = Date.now();
+    const batches = Array.from({ length: Math.ceil(inputs.length / BATCH_SIZE) }, (_, i) => inputs.slice(i * BATCH_SIZE, (i + 1) * BATCH_SIZE));
+    const results = await failuresRecorded(ctx, { model, provider }, started, () =>
+      mapBounded(batches, CONCURRENCY, (batch) => provider.embed({ model: model.upstream, inputs: batch, dimensions }, { signal: ctx.signal })),
+    );
+    const vectors = results.flatMap((r) => r.vectors);
+    const reported = results.every((r) => r.promptTokens !== undefined) ? results.reduce((sum, r) => sum + r.promptTokens!, 0) : undefined;
+    const promptTokens = reported ?? tokens.reduce((a, b) => a + b, 0);
+    const out: EmbeddingOut = {
+      id: `embd-${randomUUID().replaceAll("-", "")}`,
+      object: "list",
+      model: model.id,
+      data: vectors.map((vector, index) => ({
+        object: "embedding",
+        index,
+        embedding: request.encoding_format === "base64" ? Buffer.from(new Float32Array(vector).buffer).toString("base64") : vector,
+      })),
+      usage: { prompt_tokens: promptTokens, completion_tokens: 0, total_tokens: promptTokens },
+    };
+    await Promise.all([
+      recordUsage(ctx, { model, provider }, { promptTokens, completionTokens: 0, started, status: 200 }),
+      span.end({ responseModel: model.id, responseId: out.id, usage: { input: promptTokens, output: 0 }, attributes: { "platform.inference.backend": provider.backend } }),
+    ]);
+    return { kind: "answer", body: out, backend: provider.backend };
+  });
 }
 
 /** Each input's tokens, as the model counts them; an input over the model's context is a 400 naming it. */

@@ -1,8 +1,10 @@
 import type { Caller } from "../../domain/caller.js";
+import type { SpanRow } from "../../domain/observability/records.js";
 import type { ModelEntry } from "../../domain/models.js";
 import { asApiError, CLIENT_CLOSED } from "../../domain/errors.js";
 import type { InferenceProvider } from "../../inference/types.js";
 import { logger } from "../../observability/logger.js";
+import type { SpanParent } from "../observability/span-writer.js";
 import { usageStore } from "../../store/usage.js";
 import { assertWithinSpendLimit, charge, costOf } from "../usage/spend.js";
 
@@ -17,6 +19,10 @@ export interface CallContext {
   /** The route as the route table writes it, for usage records. */
   route: string;
   signal?: AbortSignal;
+  /** The trace the call's span joins (the caller's `traceparent`, a workflow run's trace); a new trace otherwise. */
+  trace?: SpanParent;
+  /** Span fields the caller knows and the call does not (an agent's id, name and version). */
+  spanFields?: Partial<SpanRow>;
 }
 
 /** The model and backend a call went to, as its usage record names them (a fine-tuned model is priced as its root). */

@@ -8,14 +8,13 @@
 import { ApiError, BadRequest, Unprocessable, UpstreamError } from "../../domain/errors.js";
 import { evaluationOf, checkJudge, judgeMessages, judgeSchema, parseJudgement } from "../../domain/observability/judging.js";
 import { observabilityError } from "../../domain/observability/datasets.js";
-import type { SpanEvaluationRow } from "../../domain/observability/records.js";
-import { appendTelemetry } from "../../blobs/telemetry.js";
 import { ChatCompletionRequest } from "../../schemas/inference.js";
 import type { JudgeDefinition, JudgeOut } from "../../schemas/observability/datasets.js";
 import * as completions from "../inference/completions.js";
 import type { CallContext } from "../inference/usage.js";
 import { requireBodyModel } from "../models/catalog.js";
 import { recordOf } from "./datasets.js";
+import { recordSpanEvaluation } from "./span-writer.js";
 
 /** Tries per judgement: the first answer, and one more when it is not one the judge allows. */
 const ATTEMPTS = 2;
@@ -26,14 +25,6 @@ const ATTEMPTS = 2;
  * overrides it (tests).
  */
 const deadlineMs = () => Number(process.env.JUDGE_DEADLINE_MS ?? 25_000);
-
-/**
- * Where a judgement is stored: the one place that writes span evaluations for judging, so the analytical
- * store's writer (or a writer that also counts evaluations per trace) is switched here alone.
- */
-export async function storeJudgement(row: SpanEvaluationRow): Promise<void> {
-  await appendTelemetry("span_evaluations", [row]);
-}
 
 /** The model named by the judge, or 422 naming `model_name` (unknown, archived, or no chat model). */
 async function judgeModel(ctx: CallContext, name: string): Promise<string> {
@@ -78,6 +69,7 @@ export async function judgeRecord(ctx: CallContext, recordId: string, judge: Jud
     judgement = parseJudgement(judge.output, answer.body.choices[0]?.message.content);
   }
   if (!judgement) throw observabilityError(502, "JUDGE_MISTRAL_API_ERROR", `The judge's model (${model}) answered ${ATTEMPTS} times with no answer the judge allows`);
-  await storeJudgement(evaluationOf(ctx.caller, record, judge, model, judgement, new Date().toISOString()));
+  // Stored as a span evaluation: appended for search, and counted on its trace for point reads.
+  await recordSpanEvaluation(evaluationOf(ctx.caller, record, judge, model, judgement, new Date().toISOString()));
   return judgement;
 }

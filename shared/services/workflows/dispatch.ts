@@ -200,7 +200,9 @@ async function callModel(run: RunRecord, event: DispatchEvent): Promise<void> {
     admin: false,
     keyId: "workflow",
   };
-  const ctx: CallContext = { caller, requestId: `wf-${randomUUID()}`, route: `workflow ${event.resource}` };
+  // The run's model calls are spans of the run's trace (executionTrace reads them back).
+  const trace = run.traceId ? { traceId: run.traceId, parentSpanId: "", traceState: "", workflowName: workflow.name } : undefined;
+  const ctx: CallContext = { caller, requestId: `wf-${randomUUID()}`, route: `workflow ${event.resource}`, trace };
   let body: unknown;
   try {
     const entries = Array.isArray(input.input) && input.input.every((entry) => isRecord(entry) && "role" in entry);

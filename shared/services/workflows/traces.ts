@@ -1,13 +1,15 @@
 import type { Caller } from "../../domain/caller.js";
 import type { RunRecord } from "../../domain/workflows/records.js";
+import { otlpFromSpans } from "../../domain/observability/otlp.js";
+import { spansOfTrace } from "../observability/point-reads.js";
 import { latestRun, toExecutionOut } from "./executions.js";
 
 /**
  * Traces of executions (reference/workflows.md rows 28–29; docs/workflows.md, "Traces"). Every execution
  * gets an OpenTelemetry trace id at execute time: the `traceparent`'s (W3C trace context) unless
  * `force_new_trace`, else a new one; its next runs and its children keep it. The spans are read in one
- * place, `executionTrace`: until the observability issue writes spans there are none, so
- * `has_trace_data` is false and `otel_trace_data` null.
+ * place, `executionTrace`: the spans the span writer recorded under the run's trace id (its model calls,
+ * and spans an SDK exported into the same trace), from the telemetry table.
  */
 
 /** OA:TempoGetTraceResponse: OpenTelemetry resource spans, grouped in batches. */
@@ -15,12 +17,18 @@ export interface OtelTraceData {
   batches: Record<string, unknown>[];
 }
 
+/** The data source the trace answer names when there are spans: the platform's own span store ("none" without). */
+export const TRACE_DATA_SOURCE = "platform-telemetry";
+
 /**
  * THE seam for span data: where an execution's spans (its model calls and activities, written by the
- * observability span writer) are read. No span writer exists yet, so there is no data source.
+ * observability span writer under the run's trace id) are read, as OpenTelemetry resource spans. A run
+ * without a trace id or without spans has no data.
  */
-export async function executionTrace(_run: RunRecord): Promise<{ dataSource: string; data: OtelTraceData | null }> {
-  return { dataSource: "none", data: null };
+export async function executionTrace(run: RunRecord): Promise<{ dataSource: string; data: OtelTraceData | null }> {
+  if (!run.traceId) return { dataSource: "none", data: null };
+  const spans = await spansOfTrace(run.workspace, run.traceId);
+  return spans.length ? { dataSource: TRACE_DATA_SOURCE, data: { batches: otlpFromSpans(spans) as Record<string, unknown>[] } } : { dataSource: "none", data: null };
 }
 
 /** GET /v1/workflows/executions/{execution_id}/trace/info. */

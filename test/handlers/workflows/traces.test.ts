@@ -6,6 +6,7 @@ import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, anEvent, invoke } from "../../support/builders.js";
 import { serveTables } from "../../support/fake-table.js";
 import { seedRun } from "../../support/workflow-builders.js";
+import { aSpan, aSpanItems } from "../../support/span-items.js";
 
 vi.mock("../../../shared/engine/workflow-machines.js", () => ({}));
 vi.mock("../../../shared/engine/timers.js", () => ({}));
@@ -14,15 +15,16 @@ const dynamo = mockDynamo();
 const caller = aCaller();
 const TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 
+let tables: ReturnType<typeof serveTables>;
 beforeEach(() => {
-  serveTables(dynamo, {}, { writes: true });
+  tables = serveTables(dynamo, {}, { writes: true });
 });
 
 const at = (id: string, which: "info" | "otel") =>
   anEvent({ path: `/v1/workflows/executions/${id}/trace/${which}`, resource: `/v1/workflows/executions/{execution_id}/trace/${which}`, pathParameters: { execution_id: id }, caller });
 
 describe("GET /v1/workflows/executions/{execution_id}/trace/info", () => {
-  it("answers the execution's trace id and no trace data (no span writer yet)", async () => {
+  it("answers the execution's trace id and no trace data while the run has made no model call", async () => {
     await seedRun(caller.workspace, { executionId: "t-1", traceId: TRACE });
 
     const response = await invoke(traceInfo, at("t-1", "info"));
@@ -67,6 +69,35 @@ describe("GET /v1/workflows/executions/{execution_id}/trace/otel", () => {
       otel_trace_data: null,
     });
     expect((await invoke(traceOtel, at("nope", "otel"))).statusCode).toBe(404);
+  });
+});
+
+describe("trace data of a run that called models", () => {
+  it("reads the spans of the run's trace id from the point store: has_trace_data, and OTLP resource spans in batches", async () => {
+    await seedRun(caller.workspace, { executionId: "t-3", traceId: TRACE });
+    const chat = aSpan(caller, { trace_id: TRACE, workflow_name: "wf", usage_input_tokens: 9, response_finish_reasons: ["stop"], span_attributes: { "platform.route": "workflow x" } });
+    const other = aSpan(aCaller(), { trace_id: TRACE });
+    tables.put("telemetry", ...aSpanItems([chat, other]));
+
+    const info = await invoke(traceInfo, at("t-3", "info"));
+    const otel = await invoke(traceOtel, at("t-3", "otel"));
+
+    expect(info.json).toEqual({ otel_trace_id: TRACE, has_trace_data: true });
+    expect(otel.json.data_source).toBe("platform-telemetry");
+    const batches = otel.json.otel_trace_data.batches;
+    expect(batches).toHaveLength(1);
+    expect(batches[0].resource.attributes).toContainEqual({ key: "service.name", value: { stringValue: "mistral-platform-api" } });
+    const [span] = batches[0].scopeSpans[0].spans;
+    expect(span).toMatchObject({ traceId: TRACE, spanId: chat.span_id, name: "chat mistral-small-latest", kind: "SPAN_KIND_CLIENT", startTimeUnixNano: "1795435200000000000", status: { code: 0 } });
+    expect(span.attributes).toEqual(
+      expect.arrayContaining([
+        { key: "gen_ai.operation.name", value: { stringValue: "chat" } },
+        { key: "gen_ai.workflow.name", value: { stringValue: "wf" } },
+        { key: "gen_ai.usage.input_tokens", value: { intValue: "9" } },
+        { key: "gen_ai.response.finish_reasons", value: { arrayValue: { values: [{ stringValue: "stop" }] } } },
+        { key: "platform.route", value: { stringValue: "workflow x" } },
+      ]),
+    );
   });
 });
 

@@ -4,6 +4,7 @@ import type { BatchJobRecord } from "../../../domain/batch-rules.js";
 import { ApiError, asApiError, BadRequest } from "../../../domain/errors.js";
 import { validated } from "../../../domain/validation.js";
 import { logger } from "../../../observability/logger.js";
+import { batchTraceId } from "../../../domain/observability/genai.js";
 import { AgentsCompletionRequest } from "../../../schemas/agent.js";
 import { ChatCompletionRequest, EmbeddingRequest, FimCompletionRequest, ModerationRequest } from "../../../schemas/inference.js";
 import * as agentCompletions from "../../agents/completions.js";
@@ -29,7 +30,8 @@ export async function runRequest(job: BatchJobRecord, request: ChunkRequest, ret
 
 async function callEndpoint(job: BatchJobRecord, body: Record<string, unknown>, requestId: string, retry: RetryPolicy): Promise<unknown> {
   const call = requestFor(job, body);
-  const ctx: CallContext = { caller: callerOf(job), requestId, route: `batch POST ${job.endpoint}` };
+  // Every line of a job records its model call's span in one trace per job (docs/observability/ingest.md).
+  const ctx: CallContext = { caller: callerOf(job), requestId, route: `batch POST ${job.endpoint}`, trace: { traceId: batchTraceId(job.id), parentSpanId: "", traceState: "" } };
   const answer = await withRetries(() => call(ctx), retry);
   if (answer.kind !== "answer") throw new Error("The endpoint answered with a stream");
   return answer.body;

@@ -1,0 +1,117 @@
+import { describe, expect, it } from "vitest";
+import { decodeExportResponse, encodeProtobuf } from "../../../shared/http/otlp.js";
+import { useEmbeddedApi } from "../../support/api.js";
+import { filesClient } from "../../support/files-client.js";
+import { aLogsRequest, anExportRequest, anOtlpSpan, hex, str } from "../../support/otlp.js";
+import { newTenant } from "../../support/tenant.js";
+import { telemetryRows } from "../../support/telemetry-files.js";
+
+const { api, tenant } = useEmbeddedApi();
+const http = filesClient(api, tenant);
+
+async function post(path: string, body: Uint8Array | string, type: string, key: string | null = tenant.key) {
+  const response = await fetch(`${api.url}${path}`, { method: "POST", headers: { "content-type": type, ...(key ? { authorization: `Bearer ${key}` } : {}) }, body: typeof body === "string" ? body : Buffer.from(body) });
+  return { status: response.status, type: response.headers.get("content-type") ?? "", bytes: new Uint8Array(await response.arrayBuffer()) };
+}
+const json = (reply: { bytes: Uint8Array }) => JSON.parse(Buffer.from(reply.bytes).toString("utf8"));
+
+describe("POST /telemetry/v1/traces", () => {
+  it("stores OTLP/JSON spans in the key's workspace with their GenAI fields, answering an empty ExportTraceServiceResponse", async () => {
+    const trace = hex(16);
+    const root = anOtlpSpan(trace, 0, { name: "agent run", attributes: [str("gen_ai.operation.name", "invoke_agent"), str("gen_ai.agent.name", "helper"), str("workspace_id", "someone-else")] });
+    const child = anOtlpSpan(trace, 1, { parentSpanId: root.spanId });
+
+    const reply = await post("/telemetry/v1/traces", JSON.stringify(anExportRequest([root, child])), "application/json");
+
+    expect(reply.status).toBe(200);
+    expect(reply.type).toContain("application/json");
+    expect(json(reply)).toStrictEqual({});
+    const span = (await http.request("GET", `/v1/observability/traces/${trace}/spans/${child.spanId}`)).body;
+    expect(span).toMatchObject({
+      workspace_id: tenant.caller.workspace,
+      organization_id: tenant.caller.organization,
+      trace_id: trace,
+      parent_span_id: root.spanId,
+      span_kind: "Client",
+      service_name: "my-app",
+      operation_name: "chat",
+      provider_name: "mistral_ai",
+      request_model: "mistral-small-latest",
+      response_model: "mistral-small-2506",
+      usage_input_tokens: 12,
+      usage_output_tokens: 7,
+      response_finish_reasons: ["stop"],
+      request_temperature: 0.5,
+      duration_ns: 250_000_000,
+      span_attributes: { "http.request.method": "POST" },
+      resource_attributes: { "service.name": "my-app", "deployment.environment.name": "test" },
+      scope_name: "@mistralai/mistralai",
+      scope_version: "2.7.0",
+    });
+    const trace_ = (await http.request("GET", `/v1/observability/traces/${trace}`)).body;
+    expect(trace_).toMatchObject({ root_span_id: root.spanId, root_span_name: "agent run", agent_name: "helper", environment: "test", span_count: 2, llm_call_count: 1, workspace_id: tenant.caller.workspace });
+    expect((await telemetryRows("spans", tenant.caller.workspace)).filter((row) => row.trace_id === trace)).toHaveLength(2);
+  });
+
+  it("decodes protobuf and answers protobuf, with partial_success counting the invalid spans", async () => {
+    const trace = hex(16);
+    const good = anOtlpSpan(trace, 0);
+    const badId = anOtlpSpan("00000000000000000000000000000000", 1);
+    const backwards = anOtlpSpan(trace, 2, { startTimeUnixNano: "2000", endTimeUnixNano: "1000" });
+
+    const reply = await post("/telemetry/v1/traces", encodeProtobuf("traces", anExportRequest([good, badId, backwards])), "application/x-protobuf");
+
+    expect(reply.status).toBe(200);
+    expect(reply.type).toBe("application/x-protobuf");
+    const answer = decodeExportResponse("traces", reply.bytes) as { partialSuccess: { rejectedSpans: string; errorMessage: string } };
+    expect(answer.partialSuccess.rejectedSpans).toBe("2");
+    expect(answer.partialSuccess.errorMessage).toMatch(/traceId must be 32 hex digits.*end not before the start/);
+    const spans = (await http.request("GET", `/v1/observability/traces/${trace}/spans`)).body.spans.results;
+    expect(spans.map((s: { span_id: string }) => s.span_id)).toStrictEqual([good.spanId]);
+  });
+
+  it("answers JSON partial success in OTLP/JSON's names", async () => {
+    const reply = await post("/telemetry/v1/traces", JSON.stringify(anExportRequest([anOtlpSpan("xyz", 0)])), "application/json");
+
+    expect(json(reply)).toStrictEqual({ partialSuccess: { rejectedSpans: "1", errorMessage: expect.stringContaining("traceId") } });
+  });
+
+  it("refuses a body over the limit with 413, another media type with 415, garbage with 422, and no key with 401", async () => {
+    const huge = await post("/telemetry/v1/traces", "x".repeat(4 * 1024 * 1024 + 1), "application/json");
+    expect(huge.status).toBe(413);
+    expect(json(huge).detail.message).toMatch(/at most 4194304 bytes/);
+    expect((await post("/telemetry/v1/traces", "{}", "text/plain")).status).toBe(415);
+    expect((await post("/telemetry/v1/traces", "{not json", "application/json")).status).toBe(422);
+    expect((await post("/telemetry/v1/traces", new Uint8Array([0xff, 0xff, 0xff]), "application/x-protobuf")).status).toBe(422);
+    expect((await post("/telemetry/v1/traces", "{}", "application/json", null)).status).toBe(401);
+  });
+
+  it("keeps another workspace's key from reading what was ingested, and a viewer's key from ingesting (403)", async () => {
+    const trace = hex(16);
+    await post("/telemetry/v1/traces", JSON.stringify(anExportRequest([anOtlpSpan(trace)])), "application/json");
+    const other = await newTenant();
+    const viewer = await newTenant({ organization: tenant.caller.organization, workspace: tenant.caller.workspace, roles: ["observability_viewer"] });
+
+    expect((await http.request("GET", `/v1/observability/traces/${trace}`, { key: other.key })).status).toBe(404);
+    expect((await post("/telemetry/v1/traces", JSON.stringify(anExportRequest([anOtlpSpan(hex(16))])), "application/json", viewer.key)).status).toBe(403);
+  });
+});
+
+describe("POST /telemetry/v1/logs", () => {
+  it("stores log records (JSON and protobuf) correlated to their trace and span, rejecting bad ids", async () => {
+    const trace = hex(16);
+    const span = hex(8);
+
+    const viaJson = await post("/telemetry/v1/logs", JSON.stringify(aLogsRequest([{ traceId: trace, spanId: span, body: "hello log" }, { traceId: "nope" }])), "application/json");
+    const viaProto = await post("/telemetry/v1/logs", encodeProtobuf("logs", aLogsRequest([{ traceId: trace, spanId: span, body: "proto log", severity: 17 }])), "application/x-protobuf");
+
+    expect(json(viaJson)).toStrictEqual({ partialSuccess: { rejectedLogRecords: "1", errorMessage: expect.stringContaining("traceId") } });
+    expect(decodeExportResponse("logs", viaProto.bytes)).toStrictEqual({});
+    const logs = (await telemetryRows("logs", tenant.caller.workspace)).filter((row) => row.trace_id === trace);
+    expect(logs.map((l) => [l.body, l.span_id, l.severity_number, l.service_name, l.workspace_id])).toStrictEqual([
+      ["hello log", span, 9, "my-app", tenant.caller.workspace],
+      ["proto log", span, 17, "my-app", tenant.caller.workspace],
+    ]);
+    expect(logs[0]).toMatchObject({ scope_name: "app.logger", log_attributes: { logger: "main" }, severity_text: "INFO" });
+  });
+});
