@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { stackResources } from "../../infra/cost-resources.js";
 import type { StackResources } from "../../shared/domain/cost/model.js";
 import { ROUTE_KEY_ENV } from "../../shared/http/policy.js";
-import { resourcesOf, synth, type Json, type Synth } from "./synth.js";
+import { AWS_CUSTOM_RESOURCE_PROVIDER, resourcesOf, synth, type Json, type Synth } from "./synth.js";
 
 let s: Synth;
 let resources: StackResources;
@@ -16,9 +16,6 @@ beforeAll(async () => {
   resources = stackResources();
   all = s.stacks.flatMap((stack) => Object.entries(s.template(stack).Resources as Json));
 }, 240_000);
-
-/** The logical id prefix of CDK's singleton AwsCustomResource function (custom-resources/aws-custom-resource). */
-const AWS_CUSTOM_RESOURCE_PROVIDER = "AWS679f53fac002430cb0da5b7982bd2287";
 
 const ofType = (type: string) => all.filter(([, r]) => r.Type === type).map(([, r]) => r);
 

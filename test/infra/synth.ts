@@ -136,3 +136,9 @@ export function allowStatements(template: Json): { where: string; statement: Jso
 }
 
 export const list = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
+
+/**
+ * The logical id prefix of CDK's singleton AwsCustomResource function (custom-resources/aws-custom-resource; the
+ * upload stack's prefix-list lookup): it runs once per deploy, CDK's and not one of ours to size or trace.
+ */
+export const AWS_CUSTOM_RESOURCE_PROVIDER = "AWS679f53fac002430cb0da5b7982bd2287";
