@@ -16,6 +16,7 @@ import { docsRoutes } from "./docs/routes.js";
 import { fileRoutes } from "./files/routes.js";
 import { inferenceRoutes } from "./inference/routes.js";
 import { modelRoutes } from "./models/routes.js";
+import { observabilityRoutes } from "./observability/routes.js";
 import { promptRoutes } from "./prompts/routes.js";
 import { retrievalRoutes } from "./retrieval/routes.js";
 import { scheduleRoutes } from "./schedules/routes.js";
@@ -49,6 +50,7 @@ export const routes: readonly RouteRow[] = [
   ...audioRoutes,
   ...docsRoutes,
   ...connectorRoutes,
+  ...observabilityRoutes,
 ];
 
 const byKey = new Map(routes.map((row) => [routeKey(row), row]));

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { S3Client } from "@aws-sdk/client-s3";
 import { workflowEngine } from "../../functions/engine.js";
-import { FILES_BUCKET_ENV } from "../../shared/config.js";
+import { FILES_BUCKET_ENV, TELEMETRY_DIR_ENV } from "../../shared/config.js";
 import { tableEnvVar, tables } from "../../shared/store/tables.js";
 import { createTables, startDynamo } from "./dynamodb.js";
 import { LOCAL_FILES_BUCKET, localTableName } from "./env.js";
@@ -75,6 +75,8 @@ export async function startBackends(options: { dataDir: string; persist: boolean
     // Connector secrets are sealed with a key kept in the data directory; outbound calls (connectors, file_url) may reach loopback on this machine, never in the cloud (shared/net/outbound.ts).
     CONNECTOR_SECRETS_KEY_FILE: join(options.dataDir, "connector-secrets.key"),
     OUTBOUND_ALLOW_LOOPBACK: "true",
+    // The analytical store's files (shared/blobs/telemetry.ts writes them, DuckDB reads them: docs/observability/engine.md).
+    [TELEMETRY_DIR_ENV]: join(options.dataDir, "telemetry"),
   };
   return { env, stop: async () => void (await Promise.all([scheduler.stop(), stepFunctions.stop(), dynamo.stop(), s3.stop()])) };
 }
