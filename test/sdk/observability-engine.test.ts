@@ -39,13 +39,13 @@ beforeAll(async () => {
 describe("beta.observability.spans.searchSpans (POST /v1/observability/spans/search)", () => {
   it("finds spans by model and status, parsed by the SDK, and pages with the cursor", async () => {
     const found = await client.beta.observability.spans.searchSpans({ from, spansRequest: { searchExpression: "request_model = 'mistral-large-latest' AND status_code = 'Error'" } });
-    expect(found.spans.results).toHaveLength(1);
-    expect(found.spans.results[0]).toMatchObject({ spanId: trace[1]!.span_id, errorType: "timeout", durationNs: 2_000_000_000 });
-    expect(found.spans.results[0]!.startTime).toBeInstanceOf(Date);
+    expect(found.spans.results!).toHaveLength(1);
+    expect(found.spans.results![0]).toMatchObject({ spanId: trace[1]!.span_id, errorType: "timeout", durationNs: 2_000_000_000 });
+    expect(found.spans.results![0]!.startTime).toBeInstanceOf(Date);
 
     const first = await client.beta.observability.spans.searchSpans({ from, pageSize: 2, spansRequest: {} });
     const second = await client.beta.observability.spans.searchSpans({ from, pageSize: 2, cursor: first.spans.cursor, spansRequest: {} });
-    expect([...first.spans.results, ...second.spans.results].map((s) => s.spanId)).toHaveLength(4);
+    expect([...first.spans.results!, ...second.spans.results!].map((s) => s.spanId)).toHaveLength(4);
     expect(second.spans.cursor).toBeNull();
     expect((await stranger.beta.observability.spans.searchSpans({ from, spansRequest: {} })).spans.results).toStrictEqual([]);
   });
@@ -60,9 +60,9 @@ describe("beta.observability.spans.searchSpans (POST /v1/observability/spans/sea
 describe("beta.observability.spans.searchSpanEvaluations (POST /v1/observability/spans/evaluations/search) and searchLatestSpanEvaluations (POST /v1/observability/spans/evaluations/search/latest)", () => {
   it("finds every evaluation, or the latest per span and name", async () => {
     const every = await client.beta.observability.spans.searchSpanEvaluations({ from, spanEvaluationsRequest: { searchExpression: `span_id = '${trace[1]!.span_id}'` } });
-    expect(every.spanEvaluations.results.map((e) => e.scoreValue)).toStrictEqual([0.9, 0.2]);
+    expect(every.spanEvaluations.results!.map((e) => e.scoreValue)).toStrictEqual([0.9, 0.2]);
     const latest = await client.beta.observability.spans.searchLatestSpanEvaluations({ from, spanEvaluationsRequest: {} });
-    expect(latest.spanEvaluations.results.map((e) => e.scoreLabel)).toStrictEqual(["good"]);
+    expect(latest.spanEvaluations.results!.map((e) => e.scoreLabel)).toStrictEqual(["good"]);
     expect((await stranger.beta.observability.spans.searchLatestSpanEvaluations({ from, spanEvaluationsRequest: {} })).spanEvaluations.results).toStrictEqual([]);
   });
 });
@@ -70,17 +70,17 @@ describe("beta.observability.spans.searchSpanEvaluations (POST /v1/observability
 describe("beta.observability.traces.search (POST /v1/observability/traces/search)", () => {
   it("finds the trace derived from its spans by model and status", async () => {
     const found = await client.beta.observability.traces.search({ from, tracesRequest: { searchExpression: "has(models_used, 'mistral-large-latest') AND status_code = 'Error'" } });
-    expect(found.traces.results).toHaveLength(1);
-    expect(found.traces.results[0]).toMatchObject({ traceId: trace[0]!.trace_id, spanCount: 3, llmCallCount: 2, errorCount: 1, evaluationCount: 2, modelsUsed: ["mistral-large-latest", "mistral-small-latest"], firstTurnLastInputMessage: "why?" });
+    expect(found.traces.results!).toHaveLength(1);
+    expect(found.traces.results![0]).toMatchObject({ traceId: trace[0]!.trace_id, spanCount: 3, llmCallCount: 2, errorCount: 1, evaluationCount: 2, modelsUsed: ["mistral-large-latest", "mistral-small-latest"], firstTurnLastInputMessage: "why?" });
   });
 });
 
 describe("beta.observability.logs.search (POST /v1/observability/logs/search)", () => {
   it("finds logs newest first, or oldest first when asked", async () => {
     const logs = await client.beta.observability.logs.search({ from, logsRequest: {} });
-    expect(logs.logs.results.map((l) => l.body)).toStrictEqual(["retrying", "upstream timed out"]);
+    expect(logs.logs.results!.map((l) => l.body)).toStrictEqual(["retrying", "upstream timed out"]);
     const asc = await client.beta.observability.logs.search({ from, logsRequest: { order: "asc", searchExpression: "severity_text in ('ERROR')" } });
-    expect(asc.logs.results.map((l) => l.traceId)).toStrictEqual([trace[0]!.trace_id]);
+    expect(asc.logs.results!.map((l) => l.traceId)).toStrictEqual([trace[0]!.trace_id]);
   });
 });
 

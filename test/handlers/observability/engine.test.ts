@@ -95,7 +95,7 @@ describe("POST /v1/observability/spans/search", () => {
     const all = resultSet(spanColumns, spans.map((s) => spanCells(s)));
     athena
       .on(GetQueryResultsCommand, { QueryExecutionId: "q-2", NextToken: undefined })
-      .resolves({ ResultSet: { ResultSetMetadata: { ColumnInfo: spanColumns.map((Name) => ({ Name })) }, Rows: all.slice(0, 2) }, NextToken: "t2" })
+      .resolves({ ResultSet: { ResultSetMetadata: { ColumnInfo: spanColumns.map((Name) => ({ Name, Type: "varchar" })) }, Rows: all.slice(0, 2) }, NextToken: "t2" })
       .on(GetQueryResultsCommand, { QueryExecutionId: "q-2", NextToken: "t2" })
       .resolves({ ResultSet: { Rows: all.slice(2) } });
 
@@ -105,7 +105,7 @@ describe("POST /v1/observability/spans/search", () => {
     expect(response.json.spans.results.map((s: { span_id: string }) => s.span_id)).toStrictEqual([spans[0]!.span_id, spans[1]!.span_id]);
     expect(response.json.spans.cursor).toEqual(expect.any(String));
     // The next page asks for rows after the last one shown.
-    athena.on(GetQueryResultsCommand).resolves({ ResultSet: { ResultSetMetadata: { ColumnInfo: spanColumns.map((Name) => ({ Name })) }, Rows: resultSet(spanColumns, []) } });
+    athena.on(GetQueryResultsCommand).resolves({ ResultSet: { ResultSetMetadata: { ColumnInfo: spanColumns.map((Name) => ({ Name, Type: "varchar" })) }, Rows: resultSet(spanColumns, []) } });
     await invoke(searchSpans, aJsonEvent({}, { path: `${base}/spans/search`, query: { page_size: "2", cursor: response.json.spans.cursor }, caller }));
     const params = athena.commandCalls(StartQueryExecutionCommand)[1]!.args[0].input.ExecutionParameters!;
     expect(params).toContain(`'${spans[1]!.trace_id}${spans[1]!.span_id}'`);
