@@ -21,7 +21,8 @@ export interface BuildOptions {
  * API stage, so several deployments can share an account; `logLevel` (default INFO) is the handlers'
  * POWERTOOLS_LOG_LEVEL; `authorizerCacheSeconds` (default 60) how long a key's answer is reused;
  * `modelCatalog` and `upstreamKeySecrets` configure inference (infra/inference.ts); `corsOrigins` (`*` or a
- * comma-separated list of origins; none by default) lets browser clients call the API (decision 0027).
+ * comma-separated list of origins; none by default) lets browser clients call the API (decision 0027);
+ * `telemetryRetentionDays` (default 30) and `telemetryScanLimitBytes` (default 10 GiB) bound the telemetry store (infra/telemetry.ts).
  * Handlers must be bundled first (infra/build.ts buildHandlers).
  */
 export function buildApp(options: BuildOptions = {}) {
@@ -38,7 +39,15 @@ export function buildApp(options: BuildOptions = {}) {
   const cors = corsOrigins(corsContext === undefined ? "" : String(corsContext));
   const prefix = `Platform-${stage}`;
 
-  const data = new DataStack(app, `${prefix}-Data`, { description: "Platform API: tables and the files bucket (retained on delete)" });
+  const numberContext = (name: string) => {
+    const value = app.node.tryGetContext(name);
+    return value === undefined ? undefined : Number(value);
+  };
+  const data = new DataStack(app, `${prefix}-Data`, {
+    description: "Platform API: tables, the files bucket and the telemetry store (retained on delete)",
+    telemetryRetentionDays: numberContext("telemetryRetentionDays"),
+    telemetryScanLimitBytes: numberContext("telemetryScanLimitBytes"),
+  });
   const api = new ApiStack(app, `${prefix}-Api`, {
     description: "Platform API: REST API, authorizer and one nested stack per API area",
     data,

@@ -14,6 +14,7 @@ import type { DataRefs } from "../data-refs.js";
 import { CORS_ORIGINS_ENV, type CorsSetting } from "../../shared/http/cors.js";
 import { grantStatements, workflowEnvironment, type StateMachineRefs, type WorkflowEngineRefs } from "../grants.js";
 import { bedrockStatements, keyEnvironment, type InferenceSettings } from "../inference.js";
+import { telemetryEnvironment } from "../telemetry.js";
 
 export interface RouteFunctionProps {
   /** Module under functions/ (the route table's `handler`); its bundle is dist/<handler>/index.mjs. */
@@ -102,6 +103,7 @@ export class RouteFunction extends Construct {
         ),
         ...(props.grants.workflows && props.workflows ? workflowEnvironment(props.grants.workflows, props.workflows) : {}),
         ...(props.grants.secrets ? { [SECRETS_KEY_ID_ENV]: props.data.secretsKey.keyArn } : {}),
+        ...(props.grants.telemetry ? telemetryEnvironment(props.grants.telemetry, props.data.telemetry) : {}),
       },
     });
   }
