@@ -7,7 +7,7 @@
  * DuckDB is a native dependency of `npm start` and the tests only: it is imported on first local use and
  * kept out of every Lambda bundle (infra/build.ts marks it external; nothing in the cloud imports it).
  */
-import { readdir } from "node:fs/promises";
+import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import {
   AthenaClient,
@@ -128,9 +128,40 @@ function duckdbEngine(dir: string): AnalyticsEngine {
   };
 }
 
-/** Local only: the DuckDB connection with the views of a workspace's files, for the benchmark and maintenance. */
-export async function duckConnection() {
-  return (await duckInstance()).instance.connect();
+/**
+ * Local only: rewrites the JSON lines of closed partitions as one Parquet file each (DuckDB reads a day of
+ * Parquet an order of magnitude faster than its JSON). A file is compacted once its writers have moved on:
+ * files are named by the hour they were opened (shared/blobs/telemetry.ts), and only files of hours before
+ * `olderThan` (default: an hour ago) are taken, so no line is appended after it is read. Returns the files compacted.
+ */
+export async function compactTelemetry(dir: string, olderThan = new Date(Date.now() - 3_600_000)): Promise<number> {
+  const cutoff = olderThan.toISOString().slice(0, 13).replace(/[-T:]/g, "");
+  const { instance } = await duckInstance();
+  const connection = await instance.connect();
+  let compacted = 0;
+  try {
+    for (const kind of WRITTEN) {
+      for (const workspace of await readdir(join(dir, kind)).catch(() => [] as string[])) {
+        for (const day of await readdir(join(dir, kind, workspace)).catch(() => [] as string[])) {
+          const partition = join(dir, kind, workspace, day);
+          const names = await readdir(partition).catch(() => [] as string[]);
+          const closed = names.filter((n) => n.endsWith(".jsonl") && n.slice(0, 10) < cutoff).map((n) => join(partition, n));
+          if (!closed.length) continue;
+          const target = join(partition, `compacted-${cutoff}-${process.pid}-${names.length}.parquet`);
+          const columns = storedColumns(kind);
+          const schema = columns.map(([n, t]) => `"${n}": '${t}'`).join(", ");
+          await connection.run(
+            `COPY (SELECT * FROM read_json([${closed.map(sqlString).join(", ")}], format = 'newline_delimited', ignore_errors = true, columns = {${schema}}) WHERE "workspace_id" IS NOT NULL ORDER BY "${timeField(kind)}") TO ${sqlString(target)} (FORMAT parquet, COMPRESSION zstd)`,
+          );
+          await Promise.all(closed.map((file) => rm(file)));
+          compacted += closed.length;
+        }
+      }
+    }
+  } finally {
+    connection.closeSync();
+  }
+  return compacted;
 }
 
 // ---------------------------------------------------------------- Athena

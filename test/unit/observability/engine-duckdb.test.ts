@@ -137,3 +137,23 @@ describe("the engine on DuckDB", () => {
     await expect(fieldOptions(ws, "spans", "duration_ns", {})).rejects.toMatchObject({ status: 400 });
   });
 });
+
+describe("compaction of closed partitions (local)", () => {
+  it("rewrites JSON lines of past hours as Parquet that the same searches read, and leaves the current hour's files", async () => {
+    const { compactTelemetry } = await import("../../../shared/store/observability/analytics.js");
+    const { readdir } = await import("node:fs/promises");
+    const before = await searchTelemetry(ws, "spans", { page_size: 100 });
+    // Everything written so far is "older than" a cutoff an hour ahead.
+    const compacted = await compactTelemetry(dir, new Date(Date.now() + 3_600_000));
+    expect(compacted).toBeGreaterThan(0);
+    const files = await readdir(join(dir, partitionPrefix("spans", ws, at(30))));
+    expect(files.some((f) => f.endsWith(".parquet"))).toBe(true);
+    // The writers' hour-named files are gone (the test's hand-made torn.jsonl is not a writer's and stays).
+    expect(files.filter((f) => f.endsWith(".jsonl"))).toStrictEqual(["torn.jsonl"]);
+    const after = await searchTelemetry(ws, "spans", { page_size: 100 });
+    expect(after.results).toStrictEqual(before.results);
+    // Nothing of the current hour is taken with the default cutoff.
+    await appendTelemetry("spans", [aSpanRow(ws, { start_time: at(1) })]);
+    expect(await compactTelemetry(dir)).toBe(0);
+  });
+});
