@@ -59,7 +59,7 @@ let duck: Promise<{ module: DuckModule; instance: DuckInstance }> | undefined;
 async function duckInstance() {
   duck ??= (async () => {
     const module = await import("@duckdb/node-api");
-    const instance = await module.DuckDBInstance.create(":memory:", { threads: "2" });
+    const instance = await module.DuckDBInstance.create(":memory:", { threads: "2", late_materialization_max_rows: "1000" });
     return { module, instance };
   })();
   return duck;
