@@ -19,6 +19,7 @@ import { once } from "node:events";
 import { partitionPrefix, type SpanRow } from "../shared/domain/observability/records.js";
 import { aggregateTelemetry, searchTelemetry } from "../shared/services/observability/engine.js";
 import { compactTelemetry } from "../shared/store/observability/analytics.js";
+import { aSpanRow, messages } from "../test/support/telemetry-rows.js";
 import { ms, summarize, table, timed } from "./stats.js";
 
 const log = (line = "") => console.log(line);
@@ -74,67 +75,41 @@ function aSpan(): SpanRow {
   const embed = model === "mistral-embed";
   const input = Math.floor(50 + random() * 2000);
   const output = embed ? 0 : Math.floor(20 + random() * 800);
-  return {
+  // The test builder's span (every field as the writers fill it), with this run's spreads.
+  return aSpanRow(workspace, {
     customer_id: "bench-org",
     organization_id: "bench-org",
-    workspace_id: workspace,
     user_id: `user-${Math.floor(random() * 50)}`,
     trace_id: hex(32),
     span_id: hex(16),
     parent_span_id: random() < 0.3 ? "" : hex(16),
-    trace_state: "",
     start_time: start.toISOString(),
     end_time: new Date(start.getTime() + durationMs).toISOString(),
     duration_ns: Math.round(durationMs * 1e6),
     span_name: `${embed ? "embeddings" : "chat"} ${model}`,
-    span_kind: "CLIENT",
-    service_name: "platform-api",
     status_code: error ? "Error" : "Unset",
     status_message: error ? "upstream error" : "",
     error_type: error ? pick([["timeout", 2], ["rate_limited", 1], ["upstream_error", 1]]) : "",
     operation_name: embed ? "embeddings" : tool ? "execute_tool" : "chat",
-    provider_name: "mistral_ai",
     request_model: model,
     response_model: model,
     response_id: hex(16),
     output_type: embed ? "" : "text",
     conversation_id: random() < 0.4 ? `conv-${Math.floor(random() * 10_000)}` : "",
-    data_source_id: "",
     agent_id: random() < 0.2 ? `ag-${Math.floor(random() * 20)}` : "",
-    agent_name: "",
-    agent_version: "",
-    agent_description: "",
     workflow_name: random() < 0.1 ? "support-triage" : "",
-    prompt_name: "",
     tool_name: tool,
     tool_type: tool ? "function" : "",
-    tool_call_id: "",
-    input_messages: embed ? "" : `[{"role":"user","parts":[{"type":"text","content":"question ${Math.floor(random() * 1e6)}"}]}]`,
-    output_messages: embed ? "" : `[{"role":"assistant","parts":[{"type":"text","content":"answer"}],"finish_reason":"stop"}]`,
-    system_instructions: "",
-    tool_definitions: "",
-    tool_call_arguments: "",
-    tool_call_result: "",
-    request_choice_count: 1,
+    input_messages: embed ? "" : messages("user", `question ${Math.floor(random() * 1e6)}`),
+    output_messages: embed ? "" : messages("assistant", "answer"),
     request_max_tokens: 1024,
-    request_temperature: 0.7,
-    request_top_p: null,
-    request_top_k: null,
-    request_presence_penalty: null,
-    request_frequency_penalty: null,
-    request_seed: 0,
-    request_stop_sequences: [],
     request_encoding_formats: embed ? ["float"] : [],
     response_finish_reasons: embed ? [] : [error ? "error" : "stop"],
     usage_input_tokens: input,
     usage_output_tokens: output,
     usage_cache_read_input_tokens: random() < 0.2 ? Math.floor(input / 2) : 0,
-    usage_cache_creation_input_tokens: 0,
     resource_attributes: { "service.name": "platform-api", "deployment.environment.name": "bench" },
-    span_attributes: { "gen_ai.system": "mistral_ai" },
-    scope_name: "platform-api",
-    scope_version: "1",
-  };
+  });
 }
 
 const dir = await mkdtemp(join(tmpdir(), "bench-telemetry-"));
