@@ -4,6 +4,7 @@
  * the expression once (domain/observability/expression.ts), builds the SQL once (query.ts) and runs it on
  * the deployment's engine (DuckDB locally, Athena in the cloud); the workspace is always the caller's.
  */
+import { telemetryRetentionDays } from "../../config.js";
 import { ApiError } from "../../domain/errors.js";
 import { ExpressionError, parseExpression, parseFieldRef, type FieldRef, type Filter } from "../../domain/observability/expression.js";
 import { fieldCatalogues, fieldDefinitions, fieldOf, type Aggregation, type FieldDefinition } from "../../domain/observability/fields.js";
@@ -12,17 +13,15 @@ import type { TelemetryKind } from "../../domain/observability/records.js";
 import type { AggregationBody } from "../../schemas/observability-engine.js";
 import { analyticsEngine, type Row } from "../../store/observability/analytics.js";
 
-/** A search or aggregation without `from` covers the retention period before `to` (default: now). */
-export const DEFAULT_WINDOW_DAYS = 30;
 const DAY_MS = 86_400_000;
 
 const observabilityError = (status: number, message: string, code: string, param: string | null = null) =>
   new ApiError(status, "invalid_request_error", message, code.toLowerCase(), param, { familyCodes: { observability: code } });
 
-/** The window of a request: `to` defaults to now, `from` to DEFAULT_WINDOW_DAYS before `to`. */
+/** The window of a request: `to` defaults to now, `from` to the retention period before `to` (everything still kept). */
 export function windowOf(query: { from?: string; to?: string }, now = new Date()): Window {
   const to = query.to ? new Date(query.to) : now;
-  const from = query.from ? new Date(query.from) : new Date(to.getTime() - DEFAULT_WINDOW_DAYS * DAY_MS);
+  const from = query.from ? new Date(query.from) : new Date(to.getTime() - telemetryRetentionDays() * DAY_MS);
   if (from.getTime() >= to.getTime()) throw observabilityError(422, "`from` must be before `to`", "VALIDATION_ERROR", "from");
   return { from: from.toISOString(), to: to.toISOString() };
 }

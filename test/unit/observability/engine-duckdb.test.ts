@@ -157,3 +157,16 @@ describe("compaction of closed partitions (local)", () => {
     expect(await compactTelemetry(dir)).toBe(0);
   });
 });
+
+describe("the default window", () => {
+  it("ends now and reaches back the retention period (TELEMETRY_RETENTION_DAYS, default 30); from after to is refused", async () => {
+    const { windowOf } = await import("../../../shared/services/observability/engine.js");
+    const { vi } = await import("vitest");
+    const when = new Date("2026-11-23T12:00:00.000Z");
+    expect(windowOf({}, when)).toStrictEqual({ from: "2026-10-24T12:00:00.000Z", to: "2026-11-23T12:00:00.000Z" });
+    vi.stubEnv("TELEMETRY_RETENTION_DAYS", "7");
+    expect(windowOf({ to: "2026-11-10T00:00:00Z" }, when).from).toBe("2026-11-03T00:00:00.000Z");
+    vi.unstubAllEnvs();
+    expect(() => windowOf({ from: "2026-11-10T00:00:00Z", to: "2026-11-09T00:00:00Z" })).toThrow("`from` must be before `to`");
+  });
+});
