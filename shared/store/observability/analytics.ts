@@ -19,6 +19,7 @@ import {
 } from "@aws-sdk/client-athena";
 import { TELEMETRY_DIR_ENV } from "../../config.js";
 import { ApiError } from "../../domain/errors.js";
+import { logger } from "../../observability/logger.js";
 import type { Literal } from "../../domain/observability/expression.js";
 import { fieldCatalogues, timeField, type Storage } from "../../domain/observability/fields.js";
 import { athena, duckdb, type Dialect, type Scope, type Sql } from "../../domain/observability/query.js";
@@ -120,6 +121,8 @@ function duckdbEngine(dir: string): AnalyticsEngine {
         const reader = await connection.runAndReadAll(sql.text, sql.params as never);
         return reader.getRowObjectsJson() as Row[];
       } catch (error) {
+        // Its message may quote the caller's values: only the kind of failure is logged.
+        logger.error("analytical query failed", { engine: "duckdb", errorName: (error as Error).name });
         throw new ApiError(500, "server_error", "The analytical query failed", "database_query_error", null, { familyCodes: { observability: "DATABASE_QUERY_ERROR" } });
       } finally {
         connection.closeSync();
@@ -205,6 +208,7 @@ async function waitFor(id: string, signal?: AbortSignal): Promise<void> {
       // The reason may quote the statement: it is not shown to the caller.
       const scanLimit = /bytes scanned|BytesScannedCutoff|exceeded/i.test(QueryExecution?.Status?.StateChangeReason ?? "");
       if (scanLimit) throw new ApiError(400, "invalid_request_error", "The search would scan more data than this deployment allows: narrow the window (from/to) or the expression", "search_too_large", null, { familyCodes: { observability: "SEARCH_BAD_REQUEST" } });
+      logger.error("analytical query failed", { engine: "athena", queryExecutionId: id, state });
       throw new ApiError(503, "server_error", "The analytical query failed", "database_query_error", null, { familyCodes: { observability: "DATABASE_QUERY_ERROR" } });
     }
     if (Date.now() >= deadline || signal?.aborted) {
