@@ -28,6 +28,7 @@ export interface BuildOptions {
  * `uploadDistribution` (default true) adds the CloudFront distribution whose URL serves the whole API and
  * takes uploads to 512 MB through the streaming upload service (decision 0033); `false` leaves it out.
  * `alarmEmail`, `logRetentionDays` and `tracing` are the operator's (infra/operations-settings.ts, docs/operations.md).
+ * `telemetryRetentionDays` (default 30) and `telemetryScanLimitBytes` (default 10 GiB) bound the telemetry store (infra/telemetry.ts).
  * Handlers must be bundled first (infra/build.ts buildHandlers).
  */
 export function buildApp(options: BuildOptions = {}) {
@@ -45,7 +46,15 @@ export function buildApp(options: BuildOptions = {}) {
   const prefix = `Platform-${stage}`;
   const operations = operationsSettings(app);
 
-  const data = new DataStack(app, `${prefix}-Data`, { description: "Platform API: tables and the files bucket (retained on delete)" });
+  const numberContext = (name: string) => {
+    const value = app.node.tryGetContext(name);
+    return value === undefined ? undefined : Number(value);
+  };
+  const data = new DataStack(app, `${prefix}-Data`, {
+    description: "Platform API: tables, the files bucket and the telemetry store (retained on delete)",
+    telemetryRetentionDays: numberContext("telemetryRetentionDays"),
+    telemetryScanLimitBytes: numberContext("telemetryScanLimitBytes"),
+  });
   const api = new ApiStack(app, `${prefix}-Api`, {
     description: "Platform API: REST API, authorizer and one nested stack per API area",
     data,

@@ -47,7 +47,8 @@ export async function buildHandlers(options: { outdir?: string } = {}): Promise<
     treeShaking: true,
     sourcemap: false,
     legalComments: "none",
-    external: ["@aws-sdk/*"],
+    // DuckDB (a native module) is the local engine only: the cloud queries Athena (shared/store/observability/analytics.ts imports it lazily).
+    external: ["@aws-sdk/*", "@duckdb/*"],
     // Some dependencies still call require(); ESM bundles need it defined.
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
     logLevel: "warning",

@@ -4,6 +4,7 @@ import * as kms from "aws-cdk-lib/aws-kms";
 import * as s3 from "aws-cdk-lib/aws-s3";
 import { tables, type TableName } from "../shared/store/tables.js";
 import { pascal } from "./names.js";
+import type { TelemetryRefs } from "./telemetry.js";
 
 /** What the functions may touch: the data stack's tables by logical name, and the files bucket. */
 export interface DataRefs {
@@ -11,6 +12,8 @@ export interface DataRefs {
   bucket: s3.IBucket;
   /** The KMS key that wraps connector secrets' data keys (envelope encryption). */
   secretsKey: kms.IKey;
+  /** The analytical store of observability: its bucket, Glue database and Athena workgroup (infra/telemetry.ts). */
+  telemetry: TelemetryRefs;
 }
 
 /**
@@ -32,5 +35,12 @@ export function dataParameters(stack: cdk.NestedStack, data: DataRefs): DataRefs
     tables: Object.fromEntries(tables.map((t) => [t.name, table(t.name)])) as Record<TableName, dynamodb.ITable>,
     bucket: s3.Bucket.fromBucketArn(stack, "FilesBucket", parameter("FilesBucketArn", data.bucket.bucketArn)),
     secretsKey: kms.Key.fromKeyArn(stack, "ConnectorSecretsKey", parameter("ConnectorSecretsKeyArn", data.secretsKey.keyArn)),
+    telemetry: {
+      bucket: s3.Bucket.fromBucketArn(stack, "TelemetryBucket", parameter("TelemetryBucketArn", data.telemetry.bucket.bucketArn)),
+      // Plain names chosen at synth (not tokens): they stay readable in the grants and their cdk-nag findings.
+      database: data.telemetry.database,
+      workGroup: data.telemetry.workGroup,
+      retentionDays: data.telemetry.retentionDays,
+    },
   };
 }

@@ -7,6 +7,14 @@ import { VOICE_SAMPLE_NONCURRENT_DAYS, VOICE_SAMPLE_TAG } from "../shared/domain
 import { tableEnvVar, tables, type KeyAttribute, type TableDefinition, type TableName } from "../shared/store/tables.js";
 import type { DataRefs } from "./data-refs.js";
 import { pascal } from "./names.js";
+import { TelemetryStore } from "./telemetry.js";
+
+export interface DataStackProps extends cdk.StackProps {
+  /** Days telemetry is kept (S3 lifecycle here, the telemetry table's TTL through TELEMETRY_RETENTION_DAYS). */
+  telemetryRetentionDays?: number;
+  /** Bytes one Athena query may scan. */
+  telemetryScanLimitBytes?: number;
+}
 
 const attribute = (key: KeyAttribute): dynamodb.Attribute => ({ name: key.name, type: dynamodb.AttributeType[key.type === "S" ? "STRING" : "NUMBER"] });
 
@@ -18,8 +26,9 @@ export class DataStack extends cdk.Stack implements DataRefs {
   readonly tables: Record<TableName, dynamodb.Table>;
   readonly bucket: s3.Bucket;
   readonly secretsKey: kms.Key;
+  readonly telemetry: TelemetryStore;
 
-  constructor(scope: Construct, id: string, props?: cdk.StackProps) {
+  constructor(scope: Construct, id: string, props?: DataStackProps) {
     super(scope, id, props);
     this.tables = Object.fromEntries(tables.map((def) => [def.name, this.table(def)])) as Record<TableName, dynamodb.Table>;
 
@@ -54,6 +63,13 @@ export class DataStack extends cdk.Stack implements DataRefs {
       enableKeyRotation: true,
       removalPolicy: cdk.RemovalPolicy.RETAIN,
     });
+
+    this.telemetry = new TelemetryStore(this, "Telemetry", {
+      name: `${id}-telemetry`.toLowerCase(),
+      retentionDays: props?.telemetryRetentionDays,
+      scanLimitBytes: props?.telemetryScanLimitBytes,
+    });
+    new cdk.CfnOutput(this, "TelemetryBucketName", { value: this.telemetry.bucket.bucketName, description: "BUCKET_TELEMETRY" });
   }
 
   private table(def: TableDefinition): dynamodb.Table {

@@ -3,6 +3,7 @@ import * as iam from "aws-cdk-lib/aws-iam";
 import type { Access, Grants, ObjectAccess } from "../functions/routes.js";
 import { tables, type TableDefinition, type TableName } from "../shared/store/tables.js";
 import type { DataRefs } from "./data-refs.js";
+import { telemetryStatements } from "./telemetry.js";
 
 /** Every object a handler writes sits under this prefix (shared/domain/file-rules.ts objectKeyFor). */
 export const WORKSPACE_PREFIX = "workspaces/";
@@ -183,5 +184,7 @@ export function grantStatements(grants: Grants, data: DataRefs, stateMachines: S
       }),
     );
   }
+  if (grants.telemetry) statements.push(...telemetryStatements(grants.telemetry, data.telemetry));
+  if (grants.telemetry) statements.push(...telemetryStatements(grants.telemetry, data.telemetry));
   return statements;
 }

@@ -61,6 +61,11 @@ export function acknowledgeFindings({ data, api, tracing = false }: { data: Data
     });
   }
 
+  Validations.of(data.telemetry.bucket).acknowledge({
+    id: "AwsSolutions-S1",
+    reason: "Telemetry objects are written and read only by the API's functions and Athena (each function logs to its own group, Athena keeps its query history); server access logs would need a second bucket. Turn on CloudTrail S3 data events where object-level audit is required.",
+  });
+  acknowledgeTelemetryGrants(api, data);
   acknowledgeWorkflowRights(api);
   acknowledgePreflights(api);
   if (tracing) acknowledgeTracing(api);
@@ -97,6 +102,28 @@ export function acknowledgeFindings({ data, api, tracing = false }: { data: Data
       Validations.of(mock).acknowledge({
         id: "AwsSolutions-APIG4",
         reason: "The ANY method of a path only answers 405 with Allow from a mock integration (no function, no data), before any key is asked for, as the local server does.",
+      });
+    }
+  }
+}
+
+/** The wildcards a telemetry grant (infra/telemetry.ts telemetryStatements) brings, wherever a function holds one. */
+function acknowledgeTelemetryGrants(api: ApiStack, data: DataStack): void {
+  const { database } = data.telemetry;
+  for (const area of api.areas) {
+    for (const { row, fn } of area.routes.filter((r) => r.row.grants.telemetry)) {
+      Validations.of(fn).acknowledge({
+        id: "AwsSolutions-IAM5[Resource::<TelemetryBucketArn>/telemetry/*]",
+        reason: `${row.method} ${row.path} ${row.grants.telemetry === "write" ? "writes" : "reads (through Athena)"} telemetry objects named per workspace, day and write (telemetry/<kind>/workspace_id=<id>/dt=<day>/<object>), so object access needs a prefix wildcard, confined to telemetry/ of the telemetry bucket.`,
+      });
+      if (row.grants.telemetry !== "query") continue;
+      Validations.of(fn).acknowledge({
+        id: "AwsSolutions-IAM5[Resource::<TelemetryBucketArn>/athena-results/*]",
+        reason: `${row.method} ${row.path} runs Athena queries, which write and read their result files under athena-results/<query id> (ids unknown in advance); only that prefix.`,
+      });
+      Validations.of(fn).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:glue:<AWS::Region>:<AWS::AccountId>:table/${database}/*]`,
+        reason: `${row.method} ${row.path} reads the Glue tables of the telemetry database (spans, logs, span_evaluations) when Athena plans its query; only that database's tables.`,
       });
     }
   }

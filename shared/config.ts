@@ -39,3 +39,6 @@ export const telemetryTtl = (now = Date.now()): number => Math.floor(now / 1000)
  */
 export const TELEMETRY_CONTENT_CAPTURE_ENV = "TELEMETRY_CONTENT_CAPTURE";
 export const contentCaptureDefault = (): boolean => (process.env[TELEMETRY_CONTENT_CAPTURE_ENV] ?? "on").toLowerCase() !== "off";
+
+/** Locally: the directory of the analytical store's files (under the data directory); unset in the cloud. */
+export const TELEMETRY_DIR_ENV = "TELEMETRY_DIR";

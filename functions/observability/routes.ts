@@ -1,6 +1,10 @@
 import { area } from "../route-row.js";
 import { datasetRows } from "./routes-datasets.js";
+import { engineRows } from "./routes-engine.js";
 import { ingestRows } from "./routes-ingest.js";
 
-/** Observability (beta), docs/observability.md: each part's rows in its own file, joined here. */
-export const observabilityRoutes = area({ errors: "observability", permissions: { read: "observability:read", write: "observability:write" } }, [...ingestRows, ...datasetRows]);
+/**
+ * Observability (beta), docs/observability.md: search, aggregation and fields (routes-engine.ts), telemetry in and
+ * point reads (routes-ingest.ts), datasets, records and live judging (routes-datasets.ts).
+ */
+export const observabilityRoutes = area({ errors: "observability", permissions: { read: "observability:read", write: "observability:write" } }, [...engineRows, ...ingestRows, ...datasetRows]);

@@ -19,6 +19,7 @@ import { operationsSettings } from "../operations-settings.js";
 
 /** What X-Ray needs of a traced function; neither action has a resource to scope it to. */
 export const XRAY_ACTIONS = ["xray:PutTraceSegments", "xray:PutTelemetryRecords"];
+import { telemetryEnvironment } from "../telemetry.js";
 
 export interface RouteFunctionProps {
   /** Module under functions/ (the route table's `handler`); its bundle is dist/<handler>/index.mjs. */
@@ -117,6 +118,7 @@ export class RouteFunction extends Construct {
         ...(props.grants.secrets ? { [SECRETS_KEY_ID_ENV]: props.data.secretsKey.keyArn } : {}),
         // Workflow machines are created at run time: those who publish them turn their tracing on too.
         ...(tracing && props.grants.workflows?.publish ? { [WORKFLOW_TRACING_ENV]: "on" } : {}),
+        ...(props.grants.telemetry ? telemetryEnvironment(props.grants.telemetry, props.data.telemetry) : {}),
       },
     });
     // On the resource itself: the L2 `tracing` prop would add the X-Ray rights as a separate policy resource.

@@ -1,14 +1,13 @@
 import { join } from "node:path";
 import { S3Client } from "@aws-sdk/client-s3";
 import { workflowEngine } from "../../functions/engine.js";
-import { FILES_BUCKET_ENV } from "../../shared/config.js";
+import { FILES_BUCKET_ENV, TELEMETRY_DIR_ENV } from "../../shared/config.js";
 import { tableEnvVar, tables } from "../../shared/store/tables.js";
 import { createTables, startDynamo } from "./dynamodb.js";
 import { LOCAL_FILES_BUCKET, localTableName } from "./env.js";
 import { startS3 } from "./s3.js";
 import { startScheduler, type LocalScheduler } from "./scheduler.js";
 import { LOCAL_ACCOUNT, localFunctionArn, startStepFunctions, type LocalStepFunctions } from "./stepfunctions.js";
-import { TELEMETRY_DIR_ENV } from "../../shared/blobs/telemetry.js";
 
 /** The workflow engine's settings locally (the Workflow engine stack's, in the cloud). */
 export const LOCAL_WORKFLOWS = {
@@ -76,7 +75,7 @@ export async function startBackends(options: { dataDir: string; persist: boolean
     // Connector secrets are sealed with a key kept in the data directory; outbound calls (connectors, file_url) may reach loopback on this machine, never in the cloud (shared/net/outbound.ts).
     CONNECTOR_SECRETS_KEY_FILE: join(options.dataDir, "connector-secrets.key"),
     OUTBOUND_ALLOW_LOOPBACK: "true",
-    // Telemetry's analytical store: the partitioned JSON lines DuckDB reads, in the data directory (docs/observability.md).
+    // The analytical store's files (shared/blobs/telemetry.ts writes them, DuckDB reads them: docs/observability/engine.md).
     [TELEMETRY_DIR_ENV]: join(options.dataDir, "telemetry"),
   };
   return { env, stop: async () => void (await Promise.all([scheduler.stop(), stepFunctions.stop(), dynamo.stop(), s3.stop()])) };

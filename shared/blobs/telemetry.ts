@@ -3,10 +3,10 @@ import { appendFile, mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { partitionPrefix, rowTime, type TelemetryRows, type WrittenKind } from "../domain/observability/records.js";
+import { TELEMETRY_DIR_ENV } from "../config.js";
 import { s3 } from "./client.js";
 
 /** Locally: the directory (under the data directory) DuckDB reads; in the cloud: the bucket Athena reads. */
-export const TELEMETRY_DIR_ENV = "TELEMETRY_DIR";
 export const TELEMETRY_BUCKET_ENV = "BUCKET_TELEMETRY";
 /** Every analytical object sits under this key prefix of the telemetry bucket. */
 export const TELEMETRY_KEY_PREFIX = "telemetry/";

@@ -1,3 +1,4 @@
+import { telemetryEnvironment } from "../../infra/telemetry.js";
 import { FileSystem } from "aws-cdk-lib";
 import { workflowEnvironment } from "../../infra/grants.js";
 import { CLOUD_CATALOG, readCatalog } from "../../infra/catalog.js";
@@ -75,8 +76,9 @@ describe("routes", () => {
       const machines = Object.keys(row.grants.executions ?? {}).map((m) => stateMachines[m as keyof typeof stateMachines].arnEnv);
       const workflows = Object.keys(row.grants.workflows ? workflowEnvironment(row.grants.workflows, s.api.workflowEngine.refs) : {});
       const secrets = row.grants.secrets ? [SECRETS_KEY_ID_ENV] : [];
+      const telemetry = row.grants.telemetry ? Object.keys(telemetryEnvironment(row.grants.telemetry, s.data.telemetry)) : [];
       expect(Object.keys(fn.Environment.Variables).toSorted()).toEqual(
-        [FILES_BUCKET_ENV, "POWERTOOLS_LOG_LEVEL", "POWERTOOLS_SERVICE_NAME", ROUTE_KEY_ENV, ...inference, ...machines, ...workflows, ...secrets, ...tables.map((t) => tableEnvVar(t.name))].toSorted(),
+        [FILES_BUCKET_ENV, "POWERTOOLS_LOG_LEVEL", "POWERTOOLS_SERVICE_NAME", ROUTE_KEY_ENV, ...inference, ...machines, ...workflows, ...secrets, ...telemetry, ...tables.map((t) => tableEnvVar(t.name))].toSorted(),
       );
       // The handler chain reads its row's policy by this key.
       expect(fn.Environment.Variables[ROUTE_KEY_ENV], row.handler).toBe(rowKey(row));

@@ -40,6 +40,19 @@ describe("the handler bundles", () => {
     }
   });
 
+  it("keeps DuckDB (the local engine, a native module) out of every bundle: the query functions reach Athena", () => {
+    const queryRows = functions.filter((r) => r.grants.telemetry === "query");
+    expect(queryRows.length).toBeGreaterThan(0);
+    for (const b of bundles) {
+      const code = readFileSync(join(outdir, b.handler, "index.mjs"), "utf8");
+      // The lazy import stays a bare specifier the cloud never reaches; none of DuckDB's code or binaries is inlined.
+      // DuckDB's own classes and its native binding's loader would be inlined with it.
+      expect(/class DuckDBLogicalType|duckdb\.node|node-bindings-linux/.test(code), b.handler).toBe(false);
+      expect(existsSync(join(outdir, b.handler, "node_modules", "@duckdb")), b.handler).toBe(false);
+    }
+    for (const row of queryRows) expect(readFileSync(join(outdir, row.handler, "index.mjs"), "utf8").includes("StartQueryExecution"), row.handler).toBe(true);
+  });
+
   it("ships Mistral's tokenizer, with its vocabularies, beside every model-calling function and no other", () => {
     expect(modelRows.some((r) => r.handler.startsWith("engine/")), "an engine task calls models").toBe(true);
     for (const row of functions) {

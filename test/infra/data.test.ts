@@ -65,9 +65,11 @@ describe("tables", () => {
 describe("the files bucket", () => {
   let bucket: Json;
   beforeAll(() => {
+    // The files bucket and the telemetry bucket (test/infra/telemetry.test.ts); this is the one the stack outputs as BUCKET_FILES.
     const buckets = resourcesOf(data, "AWS::S3::Bucket");
-    expect(buckets).toHaveLength(1);
-    bucket = buckets[0]![1];
+    expect(buckets).toHaveLength(2);
+    const files = Object.values(data.Outputs as Record<string, Json>).find((o) => o.Description === "BUCKET_FILES")!.Value.Ref as string;
+    bucket = data.Resources[files];
   });
 
   it("is encrypted, versioned, private and retained", () => {

@@ -111,9 +111,10 @@ describe("IAM", () => {
       );
       const granted = Object.keys(r.grants.tables ?? {}).map((t) => `${t[0]!.toUpperCase()}${t.slice(1)}TableArn`);
       expect([...tablesTouched].toSorted(), r.handler).toEqual(granted.toSorted());
-      if (!r.grants.files) expect(actions.filter((a) => a.startsWith("s3:")), r.handler).toEqual([]);
+      // Telemetry grants reach the telemetry bucket only (test/infra/telemetry.test.ts).
+      if (!r.grants.files && !r.grants.telemetry) expect(actions.filter((a) => a.startsWith("s3:")), r.handler).toEqual([]);
       if (!r.grants.files?.includes("delete")) expect(actions, r.handler).not.toContain("s3:DeleteObject");
-      if (!r.grants.files?.includes("read")) expect(actions, r.handler).not.toContain("s3:GetObject");
+      if (!r.grants.files?.includes("read") && r.grants.telemetry !== "query") expect(actions, r.handler).not.toContain("s3:GetObject");
       const writesTables = Object.values(r.grants.tables ?? {}).some((a) => a !== "read");
       if (!writesTables) expect(actions, r.handler).not.toContain("dynamodb:PutItem");
       expect(actions, r.handler).not.toContain("dynamodb:Scan");

@@ -145,6 +145,10 @@ export const pathFixtures: Record<string, PathFixture> = {
   connector_id_or_name: async ({ api, tenant }) => (await connectorsClient(api, tenant).created(aConnectorBody({ server: await fixtureMcpUrl() }))).id as string,
   consumer_scope: async () => "user",
   tool_name: async () => "echo",
+  // Observability field names: the same catalogue in every workspace (an ENUM field of each kind, so options answer 200).
+  field_name: async () => "status_code",
+  evaluation_field_name: async () => "evaluation_name",
+  log_field_name: async () => "severity_text",
   // The owner's own credentials for the connector.
   credentials_name: async (owner) => {
     const connector = await fixtureId(owner, "connector_id_or_name");
@@ -190,6 +194,9 @@ export const fixtureScopes: Record<string, FixtureScope> = {
   // Names every workspace uses alike (a consumer scope, the fixture MCP server's tool), not records of the owner.
   consumer_scope: "global",
   tool_name: "global",
+  field_name: "global",
+  evaluation_field_name: "global",
+  log_field_name: "global",
 };
 
 export function fixtureFor(param: string): PathFixture {
@@ -211,7 +218,11 @@ export const pathParamsOf = (path: string): string[] => [...path.matchAll(/\{([A
  * prefixes the parameter is named by another fixture (`{deployment_id}` is a search-index deployment's in
  * retrieval, a workflow deployment's under /v1/workflows/deployments/).
  */
-const scopedFixtures: { prefix: string; param: string; fixture: string }[] = [{ prefix: "/v1/workflows/deployments/", param: "deployment_id", fixture: "workflow_deployment_id" }];
+const scopedFixtures: { prefix: string; param: string; fixture: string }[] = [
+  { prefix: "/v1/workflows/deployments/", param: "deployment_id", fixture: "workflow_deployment_id" },
+  { prefix: "/v1/observability/spans/evaluations/fields/", param: "field_name", fixture: "evaluation_field_name" },
+  { prefix: "/v1/observability/logs/fields/", param: "field_name", fixture: "log_field_name" },
+];
 
 /** The fixture that names `param` in `path`. */
 export const fixtureNameFor = (path: string, param: string): string =>

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
 import type { SpanEvaluationRow } from "../../shared/domain/observability/records.js";
-import { TELEMETRY_DIR_ENV } from "../../shared/blobs/telemetry.js";
+import { TELEMETRY_DIR_ENV } from "../../shared/config.js";
 
 /**
  * A fresh TELEMETRY_DIR for this file (handlers and the embedded server run in the test's process, so what they

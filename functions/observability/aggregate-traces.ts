@@ -1,0 +1,3 @@
+import { aggregateHandler } from "./engine-handlers.js";
+
+export const handler = aggregateHandler("traces");

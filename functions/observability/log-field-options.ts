@@ -1,0 +1,3 @@
+import { optionsHandler } from "./engine-handlers.js";
+
+export const handler = optionsHandler("logs");

@@ -1,0 +1,3 @@
+import { searchHandler } from "./engine-handlers.js";
+
+export const handler = searchHandler("logs");

@@ -1,0 +1,3 @@
+import { fieldsHandler } from "./engine-handlers.js";
+
+export const handler = fieldsHandler("traces");
