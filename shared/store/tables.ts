@@ -194,7 +194,7 @@ export const connectorsTable = {
 } as const satisfies TableDefinition;
 
 /**
- * Point reads of telemetry (docs/observability.md): spans by trace, so a trace, its spans and one span are
+ * Point reads of telemetry (docs/observability/ingest.md): spans by trace, so a trace, its spans and one span are
  * read without the analytical engine. Items expire with the workspace's telemetry retention.
  */
 export const telemetryTable = {
