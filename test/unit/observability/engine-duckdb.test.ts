@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { partitionPrefix } from "../../../shared/domain/observability/records.js";
 import { appendTelemetry } from "../../../shared/blobs/telemetry.js";
+import { traceFromSpans } from "../../../shared/domain/observability/traces.js";
 import { aggregateTelemetry, fieldOptions, searchTelemetry } from "../../../shared/services/observability/engine.js";
 import { aLogRow, anEvaluationRow, aSpanRow, aTraceOf, messages } from "../../support/telemetry-rows.js";
 
@@ -81,6 +82,18 @@ describe("the engine on DuckDB", () => {
     expect(result.data.every((r) => r.metric_name === "p95(duration_ns)" && typeof r.metric_value === "number" && /Z$/.test(r.time_bucket!))).toBe(true);
     const count = await aggregateTelemetry(ws, "spans", {}, { metric: { measure: "span_id", aggregation: "count" }, dimensions: [], limit: 10, search_expression: "status_code = 'Error'" });
     expect(count.data).toStrictEqual([{ time_bucket: null, dimensions: {}, metric_name: "count(span_id)", metric_value: 1 }]);
+  });
+
+  it("derives a trace in SQL exactly as traceFromSpans does for the point reads", async () => {
+    const spans = aTraceOf(ws, { start_time: at(12), resource_attributes: { "deployment.environment.name": "prod" } }, [
+      { operation_name: "chat", response_model: "", request_model: "mistral-small-latest", input_messages: messages("user", "q1"), output_messages: messages("assistant", "a1"), agent_id: "ag-1", agent_name: "helper", usage_cache_read_input_tokens: 3 },
+      { operation_name: "embeddings", response_model: "mistral-embed", usage_input_tokens: 7, usage_output_tokens: 0 },
+      { operation_name: "execute_tool", tool_name: "lookup", response_model: "", request_model: "", status_code: "Error" },
+      { operation_name: "text_completion", response_model: "codestral-latest", input_messages: messages("user", "q2", "q3"), output_messages: messages("assistant", "a2"), workflow_name: "wf" },
+    ]);
+    await appendTelemetry("spans", spans);
+    const [sql] = (await searchTelemetry(ws, "traces", { page_size: 10, search_expression: `trace_id = '${spans[0]!.trace_id}'` })).results;
+    expect(sql).toStrictEqual(traceFromSpans(spans, 0));
   });
 
   it("derives traces from spans with their evaluation count", async () => {
