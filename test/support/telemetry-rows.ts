@@ -5,6 +5,7 @@
  * engine's searches read.
  */
 import { randomBytes } from "node:crypto";
+import { emptySpan } from "../../shared/domain/observability/genai.js";
 import type { LogRow, SpanEvaluationRow, SpanRow, TelemetryOwner } from "../../shared/domain/observability/records.js";
 
 const hex = (bytes: number) => randomBytes(bytes).toString("hex");
@@ -19,11 +20,8 @@ export function aSpanRow(workspace: string, overrides: Partial<SpanRow> = {}): S
   const start = overrides.start_time ?? new Date(Date.now() - 60_000).toISOString();
   const durationNs = overrides.duration_ns ?? 250_000_000;
   return {
+    ...emptySpan({ trace_id: aTraceId(), span_id: aSpanId(), workspace_id: workspace, organization_id: "org-1" }),
     ...owner(workspace),
-    trace_id: aTraceId(),
-    span_id: aSpanId(),
-    parent_span_id: "",
-    trace_state: "",
     start_time: start,
     end_time: new Date(Date.parse(start) + durationNs / 1e6).toISOString(),
     duration_ns: durationNs,
@@ -31,46 +29,19 @@ export function aSpanRow(workspace: string, overrides: Partial<SpanRow> = {}): S
     span_kind: "CLIENT",
     service_name: "platform-api",
     status_code: "Ok",
-    status_message: "",
-    error_type: "",
     operation_name: "chat",
     provider_name: "mistral_ai",
     request_model: "mistral-small-latest",
     response_model: "mistral-small-latest",
     response_id: hex(8),
     output_type: "text",
-    conversation_id: "",
-    data_source_id: "",
-    agent_id: "",
-    agent_name: "",
-    agent_version: "",
-    agent_description: "",
-    workflow_name: "",
-    prompt_name: "",
-    tool_name: "",
-    tool_type: "",
-    tool_call_id: "",
     input_messages: messages("user", "hello"),
     output_messages: messages("assistant", "hi there"),
-    system_instructions: "",
-    tool_definitions: "",
-    tool_call_arguments: "",
-    tool_call_result: "",
     request_choice_count: 1,
-    request_max_tokens: 0,
     request_temperature: 0.7,
-    request_top_p: null,
-    request_top_k: null,
-    request_presence_penalty: null,
-    request_frequency_penalty: null,
-    request_seed: 0,
-    request_stop_sequences: [],
-    request_encoding_formats: [],
     response_finish_reasons: ["stop"],
     usage_input_tokens: 10,
     usage_output_tokens: 5,
-    usage_cache_read_input_tokens: 0,
-    usage_cache_creation_input_tokens: 0,
     resource_attributes: { "service.name": "platform-api", "deployment.environment.name": "test" },
     span_attributes: { "gen_ai.system": "mistral_ai" },
     scope_name: "platform",

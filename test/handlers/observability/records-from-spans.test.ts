@@ -3,7 +3,8 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { handler } from "../../../functions/observability/records-from-spans.js";
 import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, aJsonEvent, invoke } from "../../support/builders.js";
-import { aChatSpan, aDataset, aDatasetItem, aSpanItems } from "../../support/dataset-items.js";
+import { aChatSpan, aDataset, aDatasetItem } from "../../support/dataset-items.js";
+import { aSpanItems } from "../../support/span-items.js";
 import { serveTables, type FakeTables } from "../../support/fake-table.js";
 
 const dynamo = mockDynamo();
@@ -29,7 +30,7 @@ describe("POST /v1/observability/datasets/{dataset_id}/records/from-spans", () =
       system_instructions: "",
     });
     tables.put("datasets", aDatasetItem(dataset));
-    tables.put("telemetry", ...aSpanItems(span), ...aSpanItems(toolSpan));
+    tables.put("telemetry", ...aSpanItems([span]), ...aSpanItems([toolSpan]));
 
     const response = await invoke(handler, fromSpans(dataset.id, [{ trace_id: span.trace_id.toUpperCase(), span_id: span.span_id }, { trace_id: toolSpan.trace_id, span_id: toolSpan.span_id }]));
 
@@ -61,7 +62,7 @@ describe("POST /v1/observability/datasets/{dataset_id}/records/from-spans", () =
     const mine = aChatSpan(caller);
     const theirs = aChatSpan(aCaller());
     tables.put("datasets", aDatasetItem(dataset));
-    tables.put("telemetry", ...aSpanItems(mine), ...aSpanItems(theirs));
+    tables.put("telemetry", ...aSpanItems([mine]), ...aSpanItems([theirs]));
 
     const response = await invoke(handler, fromSpans(dataset.id, [mine, theirs].map((s) => ({ trace_id: s.trace_id, span_id: s.span_id }))));
 
@@ -75,7 +76,7 @@ describe("POST /v1/observability/datasets/{dataset_id}/records/from-spans", () =
     const dataset = aDataset(caller);
     const span = aChatSpan(caller, { input_messages: "", output_messages: "", system_instructions: "" });
     tables.put("datasets", aDatasetItem(dataset));
-    tables.put("telemetry", ...aSpanItems(span));
+    tables.put("telemetry", ...aSpanItems([span]));
 
     const response = await invoke(handler, fromSpans(dataset.id, [{ trace_id: span.trace_id, span_id: span.span_id }]));
 
@@ -88,7 +89,7 @@ describe("POST /v1/observability/datasets/{dataset_id}/records/from-spans", () =
     const theirs = aDataset(aCaller());
     const span = aChatSpan(caller);
     tables.put("datasets", aDatasetItem(theirs));
-    tables.put("telemetry", ...aSpanItems(span));
+    tables.put("telemetry", ...aSpanItems([span]));
 
     const response = await invoke(handler, fromSpans(theirs.id, [{ trace_id: span.trace_id, span_id: span.span_id }]));
     expect(response.statusCode).toBe(404);
