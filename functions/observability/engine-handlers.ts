@@ -17,7 +17,7 @@ import {
   SpansPage,
   TracesPage,
   WindowQuery,
-} from "../../shared/schemas/observability-engine.js";
+} from "../../shared/schemas/observability/engine.js";
 import { aggregateTelemetry, fieldOptions, fieldsOf, searchTelemetry } from "../../shared/services/observability/engine.js";
 import { route } from "../route.js";
 

@@ -1,5 +1,5 @@
 import { route } from "../route.js";
-import { SpanOut, SpanParams, SpanWindowQuery } from "../../shared/schemas/observability-ingest.js";
+import { SpanOut, SpanParams, SpanWindowQuery } from "../../shared/schemas/observability/ingest.js";
 import { getSpan } from "../../shared/services/observability/point-reads.js";
 
 /** `from`/`to` are accepted as the reference lists them; a span is found by its ids alone. */

@@ -1,7 +1,7 @@
 import { route } from "../route.js";
 import type { ExportLogsRequest } from "../../shared/domain/observability/otlp.js";
 import { exportReply, otlpBody, type OtlpBody } from "../../shared/http/otlp.js";
-import { ExportResponseOut } from "../../shared/schemas/observability-ingest.js";
+import { ExportResponseOut } from "../../shared/schemas/observability/ingest.js";
 import { ingestLogs } from "../../shared/services/observability/ingest.js";
 
 /** OTLP/HTTP log export (JSON or protobuf, answered in the same encoding); records keep their trace and span ids. */

@@ -1,7 +1,7 @@
 import { route } from "../route.js";
 import type { ExportTraceRequest } from "../../shared/domain/observability/otlp.js";
 import { exportReply, otlpBody, type OtlpBody } from "../../shared/http/otlp.js";
-import { ExportResponseOut } from "../../shared/schemas/observability-ingest.js";
+import { ExportResponseOut } from "../../shared/schemas/observability/ingest.js";
 import { ingestTraces } from "../../shared/services/observability/ingest.js";
 
 /** OTLP/HTTP trace export (JSON or protobuf, answered in the same encoding): the SDK's configureTelemetry sends here. */

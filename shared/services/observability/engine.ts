@@ -10,7 +10,7 @@ import { ExpressionError, parseExpression, parseFieldRef, type FieldRef, type Fi
 import { fieldCatalogues, fieldDefinitions, fieldOf, type Aggregation, type FieldDefinition } from "../../domain/observability/fields.js";
 import { aggregateSql, granularitySeconds, optionsSql, searchSql, type Granularity, type Scope, type Window } from "../../domain/observability/query.js";
 import type { TelemetryKind } from "../../domain/observability/records.js";
-import type { AggregationBody } from "../../schemas/observability-engine.js";
+import type { AggregationBody } from "../../schemas/observability/engine.js";
 import { analyticsEngine, type Row } from "../../store/observability/analytics.js";
 
 const DAY_MS = 86_400_000;

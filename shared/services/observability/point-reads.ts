@@ -2,7 +2,7 @@ import type { Caller } from "../../domain/caller.js";
 import { SpanNotFound, TraceNotFound } from "../../domain/observability/not-found.js";
 import type { SpanRow, TraceRow } from "../../domain/observability/records.js";
 import { epochNanos, isoFromNanos, traceFromSpans } from "../../domain/observability/traces.js";
-import type { SpansQuery } from "../../schemas/observability-ingest.js";
+import type { SpansQuery } from "../../schemas/observability/ingest.js";
 import { InvalidPageToken } from "../../domain/errors.js";
 import { readCursor, encodeCursor } from "../../store/cursor.js";
 import { spanStore } from "../../store/observability/spans.js";

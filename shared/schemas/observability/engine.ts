@@ -4,7 +4,7 @@
  * LogsRequest, AggregationRequest, Aggregation, OtelFieldDefinition, FeedResult*).
  */
 import * as z from "zod";
-import { queryInt } from "./query.js";
+import { queryInt } from "../query.js";
 
 const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 const instant = z.string().refine((s) => ISO.test(s) && !Number.isNaN(Date.parse(s)), "Expected an ISO-8601 date-time");

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { queryInt } from "./query.js";
+import { queryInt } from "../query.js";
 
 /**
  * The point reads of traces and spans (GetTrace, GetSpans, GetSpan of the OpenAPI) and their parameters.
