@@ -3,7 +3,7 @@ import type { IConstruct } from "constructs";
 import { Method } from "aws-cdk-lib/aws-apigateway";
 import type { ApiStack } from "./api-stack.js";
 import type { DataStack } from "./data-stack.js";
-import { workflowEngine } from "../functions/engine.js";
+import { stateMachines, workflowEngine } from "../functions/engine.js";
 import type { Grants } from "../functions/routes.js";
 import { pascal } from "./names.js";
 import { RouteFunction } from "./constructs/route-function.js";
@@ -110,12 +110,23 @@ export function acknowledgeFindings({ data, api, tracing = false }: { data: Data
 /** The wildcards a telemetry grant (infra/telemetry.ts telemetryStatements) brings, wherever a function holds one. */
 function acknowledgeTelemetryGrants(api: ApiStack, data: DataStack): void {
   const { database } = data.telemetry;
+  const objects = (who: string, access: Grants["telemetry"]) =>
+    `${who} ${access === "write" ? "writes" : "reads (through Athena)"} telemetry objects named per workspace, day and write (telemetry/<kind>/workspace_id=<id>/dt=<day>/<object>), so object access needs a prefix wildcard, confined to telemetry/ of the telemetry bucket.`;
+  // The engines' functions that call models (batch lines, workflow model steps) write their spans.
+  const engineWriters: [RouteFunction, string][] = [
+    ...api.engines.flatMap((engine) =>
+      Object.entries(engine.tasks)
+        .filter(([name]) => (stateMachines as Record<string, { tasks: Record<string, { grants: Grants }> }>)[engine.machine]?.tasks[name]?.grants.telemetry)
+        .map(([name, fn]): [RouteFunction, string] => [fn, `The ${engine.machine} engine's ${name} task`]),
+    ),
+    ...(Object.entries(api.workflowEngine.functions) as [keyof typeof workflowEngine, RouteFunction][])
+      .filter(([name]) => (workflowEngine[name] as { grants: Grants }).grants.telemetry)
+      .map(([name, fn]): [RouteFunction, string] => [fn, `The workflow engine's ${name} function`]),
+  ];
+  for (const [fn, who] of engineWriters) Validations.of(fn).acknowledge({ id: "AwsSolutions-IAM5[Resource::<TelemetryBucketArn>/telemetry/*]", reason: objects(who, "write") });
   for (const area of api.areas) {
     for (const { row, fn } of area.routes.filter((r) => r.row.grants.telemetry)) {
-      Validations.of(fn).acknowledge({
-        id: "AwsSolutions-IAM5[Resource::<TelemetryBucketArn>/telemetry/*]",
-        reason: `${row.method} ${row.path} ${row.grants.telemetry === "write" ? "writes" : "reads (through Athena)"} telemetry objects named per workspace, day and write (telemetry/<kind>/workspace_id=<id>/dt=<day>/<object>), so object access needs a prefix wildcard, confined to telemetry/ of the telemetry bucket.`,
-      });
+      Validations.of(fn).acknowledge({ id: "AwsSolutions-IAM5[Resource::<TelemetryBucketArn>/telemetry/*]", reason: objects(`${row.method} ${row.path}`, row.grants.telemetry) });
       if (row.grants.telemetry !== "query") continue;
       Validations.of(fn).acknowledge({
         id: "AwsSolutions-IAM5[Resource::<TelemetryBucketArn>/athena-results/*]",

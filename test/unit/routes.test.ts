@@ -24,9 +24,10 @@ describe("the route table", () => {
     expect(new Set(handlers).size).toBe(handlers.length);
   });
 
-  it("writes every path as the spec does: absolute, versioned, snake_case parameters (the reference and the health probe at the root, where clients look for them)", () => {
-    const reference = routes.filter((r) => areaOf(r) === "docs" || areaOf(r) === "health");
-    expect(reference.map((r) => `${r.method} ${r.path}`).toSorted()).toEqual(["GET /docs", "GET /health", "GET /openapi.json"]);
+  it("writes every path as the spec does: absolute, versioned, snake_case parameters (the reference, the health probe and the OTLP ingest at the root, where clients look for them)", () => {
+    const atRoot = (r: (typeof routes)[number]) => areaOf(r) === "docs" || areaOf(r) === "health" || r.path.startsWith("/telemetry/");
+    const reference = routes.filter(atRoot);
+    expect(reference.map((r) => `${r.method} ${r.path}`).toSorted()).toEqual(["GET /docs", "GET /health", "GET /openapi.json", "POST /telemetry/v1/logs", "POST /telemetry/v1/traces"]);
     for (const row of routes.filter((r) => !reference.includes(r))) expect(row.path).toMatch(/^\/v[12](\/([a-z0-9_.-]+|\{[a-z_]+\}))+$/);
   });
 
