@@ -82,7 +82,7 @@ export function buildApp(options: BuildOptions = {}) {
       : undefined;
 
   // Alarms, dashboards, the alarm topic, log retention and tracing, added to the stacks built above.
-  const monitoring = addOperations(app, { data, api, prefix, stage }, operations);
+  const monitoring = addOperations(app, { data, api, prefix, stage, uploads }, operations);
 
   cdk.Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   acknowledgeFindings({ data, api, tracing: operations.tracing });

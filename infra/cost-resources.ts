@@ -40,7 +40,7 @@ const taskTimeoutMs = (task: EngineTask) => task.timeoutSeconds * 1000;
  * infra/operations.ts and infra/monitoring.ts: three alarms (errors, throttles, p99 duration) per function group of
  * each area, of the batch engine and of the authorizer; the workflow engine's six own alarms plus two (throttles,
  * duration) per group of its functions; each state machine's failed executions; one per table; the API's 5xx rate.
- * One dashboard per area and engine, the workflow engine's and an overview.
+ * One dashboard per area and engine, the workflow engine's and an overview; the upload service's two alarms and dashboard.
  */
 function alarmsAndDashboards(rows: readonly RouteRow[]): { alarms: number; dashboards: number } {
   const areas = new Map<string, RouteRow[]>();
@@ -51,8 +51,9 @@ function alarmsAndDashboards(rows: readonly RouteRow[]): { alarms: number; dashb
   const workflowGroups = groupByTimeout(Object.values(workflowEngine as Record<string, EngineTask>), taskTimeoutMs).length;
   const authorizerGroups = 1;
   return {
-    alarms: 3 * (areaGroups + engineGroups + authorizerGroups) + engines.length + 6 + 2 * workflowGroups + tables.length + 1,
-    dashboards: areas.size + engines.length + 1 + 1,
+    // The upload service (on by default): its 5xx and unhealthy-target alarms and its dashboard.
+    alarms: 3 * (areaGroups + engineGroups + authorizerGroups) + engines.length + 6 + 2 * workflowGroups + tables.length + 1 + 2,
+    dashboards: areas.size + engines.length + 1 + 1 + 1,
   };
 }
 

@@ -37,7 +37,8 @@ export function functionGroups(functions: readonly RouteFunction[]): RouteFuncti
 
 const timeoutMs = (f: RouteFunction): number => f.fn.timeout!.toMilliseconds();
 
-function alarm(scope: Construct, id: string, topic: sns.ITopic, props: cloudwatch.AlarmProps): cloudwatch.Alarm {
+/** An alarm that notifies the topic; no data is not a breach. */
+export function alarm(scope: Construct, id: string, topic: sns.ITopic, props: cloudwatch.AlarmProps): cloudwatch.Alarm {
   const created = new cloudwatch.Alarm(scope, id, { treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING, ...props });
   created.addAlarmAction(new actions.SnsAction(topic));
   return created;

@@ -1,15 +1,18 @@
 import * as cdk from "aws-cdk-lib";
 import * as apigw from "aws-cdk-lib/aws-apigateway";
 import * as cloudwatch from "aws-cdk-lib/aws-cloudwatch";
+import * as elbv2 from "aws-cdk-lib/aws-elasticloadbalancingv2";
 import * as iam from "aws-cdk-lib/aws-iam";
 import * as logs from "aws-cdk-lib/aws-logs";
+import type * as sns from "aws-cdk-lib/aws-sns";
 import * as sfn from "aws-cdk-lib/aws-stepfunctions";
 import type { IConstruct } from "constructs";
 import { areaOf } from "../functions/routes.js";
 import type { ApiStack } from "./api-stack.js";
 import type { DataStack } from "./data-stack.js";
 import { XRAY_ACTIONS } from "./constructs/route-function.js";
-import { dashboard, FunctionGroupAlarms, MonitoringStack, notify } from "./monitoring.js";
+import { alarm, dashboard, FunctionGroupAlarms, MonitoringStack, notify } from "./monitoring.js";
+import type { UploadStack } from "./upload-service.js";
 import type { OperationsSettings } from "./operations-settings.js";
 
 
@@ -21,7 +24,11 @@ import type { OperationsSettings } from "./operations-settings.js";
  * - with `tracing`, X-Ray on the API stage and the state machines (the functions turn it on themselves:
  *   infra/constructs/route-function.ts).
  */
-export function addOperations(app: cdk.App, { data, api, prefix, stage }: { data: DataStack; api: ApiStack; prefix: string; stage: string }, settings: OperationsSettings): MonitoringStack {
+export function addOperations(
+  app: cdk.App,
+  { data, api, prefix, stage, uploads }: { data: DataStack; api: ApiStack; prefix: string; stage: string; uploads?: UploadStack },
+  settings: OperationsSettings,
+): MonitoringStack {
   const monitoring = new MonitoringStack(api, "Monitoring", { prefix, data, apiName: api.api.restApiName, stageName: stage, alarmEmail: settings.alarmEmail });
   const topic = monitoring.topic;
   new cdk.CfnOutput(api, "AlarmTopicArn", { value: topic.topicArn, description: "The SNS topic every alarm notifies: subscribe to it (or deploy with -c alarmEmail=...)" });
@@ -69,6 +76,8 @@ export function addOperations(app: cdk.App, { data, api, prefix, stage }: { data
     ...engineGroups.widgets,
   ]);
 
+  if (uploads) uploadServiceAlarms(uploads, prefix, topic);
+
   if (settings.logRetentionDays !== undefined) {
     const days = settings.logRetentionDays;
     cdk.Aspects.of(app).add({
@@ -88,4 +97,37 @@ export function addOperations(app: cdk.App, { data, api, prefix, stage }: { data
     workflows.machineRole.addToPrincipalPolicy(new iam.PolicyStatement({ actions: XRAY_ACTIONS, resources: ["*"] }));
   }
   return monitoring;
+}
+
+/**
+ * The upload service (the one part that is not a Lambda function): its own answers of 5xx, and any target the load
+ * balancer finds unhealthy, to the same topic; a dashboard of its requests, errors and task load.
+ */
+function uploadServiceAlarms(uploads: UploadStack, prefix: string, topic: sns.ITopic): void {
+  const service = uploads.service;
+  const fiveMinutes = { period: cdk.Duration.minutes(5), statistic: "Sum" };
+  const errors = service.targets.metrics.httpCodeTarget(elbv2.HttpCodeTarget.TARGET_5XX_COUNT, fiveMinutes);
+  const unhealthy = service.targets.metrics.unhealthyHostCount({ period: cdk.Duration.minutes(1), statistic: "Maximum" });
+  const alarms = [
+    alarm(service, "Upload5xx", topic, {
+      alarmName: `${prefix}-uploads-5xx`,
+      alarmDescription: "The upload service answered 5xx to POST /v1/files (docs/operations.md, Uploads)",
+      metric: errors,
+      threshold: 5,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    }),
+    alarm(service, "UploadUnhealthy", topic, {
+      alarmName: `${prefix}-uploads-unhealthy`,
+      alarmDescription: "The load balancer finds an upload service task unhealthy (docs/operations.md, Uploads)",
+      metric: unhealthy,
+      threshold: 1,
+      evaluationPeriods: 3,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    }),
+  ];
+  dashboard(service, "Dashboard", `${prefix}-uploads`, alarms, [
+    new cloudwatch.GraphWidget({ title: "uploads: requests and 5xx", left: [service.targets.metrics.requestCount(fiveMinutes)], right: [errors], width: 12 }),
+    new cloudwatch.GraphWidget({ title: "uploads: task CPU and memory (%)", left: [service.service.metricCpuUtilization(), service.service.metricMemoryUtilization()], width: 12 }),
+  ]);
 }

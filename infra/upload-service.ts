@@ -86,6 +86,7 @@ export class UploadServiceStack extends cdk.NestedStack {
   readonly service: ecs.FargateService;
   readonly taskDefinition: ecs.FargateTaskDefinition;
   readonly balancer: elbv2.ApplicationLoadBalancer;
+  readonly targets: elbv2.ApplicationTargetGroup;
   readonly router: cloudfront.Function;
   readonly prefixListLookup: cr.AwsCustomResource;
 
@@ -214,7 +215,7 @@ export class UploadServiceStack extends cdk.NestedStack {
         messageBody: JSON.stringify({ object: "error", message: "No such route", type: "not_found_error", param: null, code: "route_not_found" }),
       }),
     });
-    listener.addTargets("Uploads", {
+    this.targets = listener.addTargets("Uploads", {
       priority: 10,
       conditions: [elbv2.ListenerCondition.httpRequestMethods(["POST"]), elbv2.ListenerCondition.pathPatterns(["/v1/files"])],
       port: UPLOAD_SERVICE_PORT,

@@ -27,6 +27,14 @@ const all = (x: Synth, type: string): { stack: cdk.Stack; id: string; resource: 
 /** Follows a value through nested-stack parameters and outputs to the resource it names: [stack, logical id]. */
 function resolve(x: Synth, stack: cdk.Stack, value: Json): { stack: cdk.Stack; id: string } {
   const target = deref(value, scopeOf(x, stack));
+  const imported = target.value["Fn::ImportValue"] as string | undefined;
+  if (imported) {
+    // Another top-level stack's export (the upload stack's alarms name the API stack's topic).
+    for (const exporter of x.stacks.filter((n) => !n.nestedStackParent)) {
+      const output = Object.values((x.template(exporter).Outputs ?? {}) as Record<string, Json>).find((o) => o.Export?.Name === imported);
+      if (output) return resolve(x, exporter, output.Value);
+    }
+  }
   const getAtt = target.value["Fn::GetAtt"] as [string, string] | undefined;
   if (getAtt?.[1].startsWith("Outputs.")) {
     const owner = x.stacks.find((n) => n.nestedStackParent && target.scope.template === x.template(n.nestedStackParent) && n.nestedStackParent.getLogicalId(n.nestedStackResource as cdk.CfnElement) === getAtt[0])!;
@@ -171,11 +179,11 @@ describe("alarms", () => {
 });
 
 describe("dashboards", () => {
-  it("one per area, per engine, and an overview, named after the deployment", () => {
+  it("one per area, per engine, the upload service and an overview, named after the deployment", () => {
     const names = all(s, "AWS::CloudWatch::Dashboard").map((d) => d.resource.Properties.DashboardName as string).toSorted();
     const areas = [...new Set(routes.map(areaOf))];
     expect(names).toEqual(
-      [...areas.map((a) => `Platform-prod-${a}`), ...s.api.engines.map((e) => `Platform-prod-engine-${e.machine}`), "Platform-prod-engine-workflows", "Platform-prod-overview"].toSorted(),
+      [...areas.map((a) => `Platform-prod-${a}`), ...s.api.engines.map((e) => `Platform-prod-engine-${e.machine}`), "Platform-prod-engine-workflows", "Platform-prod-overview", "Platform-prod-uploads"].toSorted(),
     );
     for (const area of s.api.areas) {
       const [[, board]] = resourcesOf(s.template(area), "AWS::CloudWatch::Dashboard") as [[string, Json]];

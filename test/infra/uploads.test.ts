@@ -191,3 +191,15 @@ it("is left out with -c uploadDistribution=false, and a value other than true or
   expect(without.app.node.children.map((c) => c.node.id)).not.toContain("Platform-prod-Uploads");
   await expect(synth({ context: { uploadDistribution: "maybe" }, validate: false })).rejects.toThrow(/uploadDistribution/);
 }, 120_000);
+
+describe("the upload service's alarms and dashboard", () => {
+  it("alarm on its 5xx answers and on unhealthy targets, to the alarm topic, with a dashboard of its own", () => {
+    const alarms = resourcesOf(template, "AWS::CloudWatch::Alarm").map(([, r]) => r.Properties);
+    const byName = (suffix: string) => alarms.find((a: Json) => String(a.AlarmName).endsWith(suffix))!;
+    expect(byName("-uploads-5xx")).toMatchObject({ MetricName: "HTTPCode_Target_5XX_Count", Namespace: "AWS/ApplicationELB", Statistic: "Sum", Threshold: 5 });
+    expect(byName("-uploads-unhealthy")).toMatchObject({ MetricName: "UnHealthyHostCount", Namespace: "AWS/ApplicationELB", Threshold: 1 });
+    // Each notifies the one topic (a reference to the monitoring stack's topic, passed in as a parameter).
+    for (const a of [byName("-uploads-5xx"), byName("-uploads-unhealthy")]) expect(a.AlarmActions).toHaveLength(1);
+    expect(resourcesOf(template, "AWS::CloudWatch::Dashboard")).toHaveLength(1);
+  });
+});
