@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import "./env.js";
+import { TELEMETRY_DIR_ENV } from "../../shared/config.js";
 import { LOCAL_CATALOG, providersEnv, readCatalog, usesOfflineModels } from "../catalog.js";
 import { startBackends, type Backends } from "./backends.js";
 import { lockDataDir, STACK_FILE, type DataDirLock } from "./lock.js";
@@ -67,6 +68,13 @@ async function serveOn(backends: Backends, lock: DataDirLock, options: LocalStac
   const runs = await (await import("../../shared/services/workflows/recovery.js")).resumeLostRuns();
   if (runs.resumed.length) console.warn(`Resumed ${runs.resumed.length} workflow run(s) the local engine was running when it stopped`);
   if (runs.failed.length) console.warn(`Marked ${runs.failed.length} workflow run(s) FAILED: they could not be resumed`);
+  // Closed hours of telemetry become Parquet (docs/observability/engine.md): before serving, then every hour.
+  const { compactTelemetry } = await import("../../shared/store/observability/analytics.js");
+  const telemetryDir = env[TELEMETRY_DIR_ENV]!;
+  const compact = async () => {
+    if (existsSync(telemetryDir)) await compactTelemetry(telemetryDir).catch((error: unknown) => console.warn(`Telemetry compaction failed: ${(error as Error).message}`));
+  };
+  await compact();
   const { startApiServer } = await import("./server.js");
   const { organization, workspace } = await tenants.bootstrap({ organization: "Local organization", workspace: "Default workspace" });
   const apiKey = await devKey(tenants, options, organization.id, workspace.id);
@@ -86,6 +94,8 @@ async function serveOn(backends: Backends, lock: DataDirLock, options: LocalStac
   sweep();
   const sweeper = setInterval(sweep, 60_000);
   sweeper.unref();
+  const compactor = setInterval(() => void compact(), 3_600_000);
+  compactor.unref();
   return {
     url: api.url,
     apiKey,
@@ -95,6 +105,7 @@ async function serveOn(backends: Backends, lock: DataDirLock, options: LocalStac
     offlineModels: usesOfflineModels(catalog),
     stop: async () => {
       clearInterval(sweeper);
+      clearInterval(compactor);
       // The CLIs read this file to find the stack: gone with it, so they can say it is not running.
       rmSync(stackFile, { force: true });
       try {
