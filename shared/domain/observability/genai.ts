@@ -72,13 +72,21 @@ export interface TraceContext {
   traceState: string;
 }
 
-const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+/** W3C trace context: version-traceid-parentid-flags, lowercase hex; version ff and all-zero ids are invalid. */
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
 
-/** The caller's trace context, when its `traceparent` is valid (all-zero ids and version ff are not); otherwise undefined. */
-export function parseTraceparent(traceparent: string | undefined, tracestate?: string): TraceContext | undefined {
-  const match = TRACEPARENT.exec((traceparent ?? "").trim().toLowerCase());
-  if (!match || match[1] === "ff" || /^0+$/.test(match[2]!) || /^0+$/.test(match[3]!)) return undefined;
-  return { traceId: match[2]!, parentSpanId: match[3]!, traceState: (tracestate ?? "").slice(0, 512) };
+/**
+ * The caller's trace context, when its `traceparent` is valid; otherwise undefined. One parser for every caller
+ * of the platform: model-call spans and workflow executions (shared/domain/workflows/trace-context.ts).
+ */
+export function parseTraceparent(traceparent: string | null | undefined, tracestate?: string): TraceContext | undefined {
+  const match = TRACEPARENT.exec((traceparent ?? "").trim());
+  if (!match) return undefined;
+  const [, version, traceId, parentSpanId, , rest] = match;
+  if (version === "ff" || /^0+$/.test(traceId!) || /^0+$/.test(parentSpanId!)) return undefined;
+  // Version 00 has exactly four fields; later versions may add more.
+  if (version === "00" && rest) return undefined;
+  return { traceId: traceId!, parentSpanId: parentSpanId!, traceState: (tracestate ?? "").slice(0, 512) };
 }
 
 export const newTraceId = (): string => randomBytes(16).toString("hex");
