@@ -1,26 +1,32 @@
-import { randomBytes } from "node:crypto";
-import { emptySpan } from "../../shared/domain/observability/genai.js";
 import type { SpanRow } from "../../shared/domain/observability/records.js";
 import type { Caller } from "../../shared/domain/caller.js";
+import { aSpanRow } from "./telemetry-rows.js";
 
-/** A span row of the caller's workspace (a chat call by default), with the fields given. */
+/** A span row of the caller's workspace (a chat call by default, no content, no attributes), with the fields given. */
 export function aSpan(caller: Pick<Caller, "workspace" | "organization">, overrides: Partial<SpanRow> = {}): SpanRow {
-  return {
-    ...emptySpan({ trace_id: randomBytes(16).toString("hex"), span_id: randomBytes(8).toString("hex"), workspace_id: caller.workspace, organization_id: caller.organization }),
+  return aSpanRow(caller.workspace, {
+    customer_id: "",
+    organization_id: caller.organization,
+    user_id: "",
     start_time: "2026-11-23T12:00:00.000000Z",
     end_time: "2026-11-23T12:00:01.000000Z",
     duration_ns: 1_000_000_000,
-    span_name: "chat mistral-small-latest",
     span_kind: "Client",
     service_name: "mistral-platform-api",
-    operation_name: "chat",
-    provider_name: "mistral_ai",
-    request_model: "mistral-small-latest",
-    response_model: "mistral-small-latest",
-    usage_input_tokens: 10,
-    usage_output_tokens: 5,
+    status_code: "Unset",
+    response_id: "",
+    output_type: "",
+    input_messages: "",
+    output_messages: "",
+    request_choice_count: 0,
+    request_temperature: null,
+    response_finish_reasons: [],
+    resource_attributes: {},
+    span_attributes: {},
+    scope_name: "",
+    scope_version: "",
     ...overrides,
-  };
+  });
 }
 
 /** The telemetry-table items of spans, as spanStore.put writes them. */
