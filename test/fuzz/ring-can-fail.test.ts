@@ -7,10 +7,13 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import * as z from "zod";
 import { routes } from "../../functions/routes.js";
 import { routeKey } from "../../shared/http/policy.js";
+import { tokenizerFor } from "../../shared/inference/tokenizer.js";
 import { fileStore } from "../../shared/store/files.js";
+import { adversarialRun } from "../support/adversarial-text.js";
 import { useEmbeddedApi } from "../support/api.js";
 import { specOf } from "../support/envelopes.js";
-import { checkRequest, FuzzRequest, type RingTarget } from "../support/fuzz-ring.js";
+import { checkRequest, FuzzRequest, requestBudgetMs, type RingTarget } from "../support/fuzz-ring.js";
+import { legacyEncode } from "../support/legacy-tokenizer.js";
 import { newOwner, type FixtureOwner } from "../support/route-fixtures.js";
 import { crossTenantProblem } from "../support/tenant-matrix.js";
 import { newTenant } from "../support/tenant.js";
@@ -77,5 +80,29 @@ describe("with a row that documents another success status than it answers", () 
     const problem = await checkRequest({ ...start, doc: { status: 201 } }, target, request);
 
     expect(problem).toBe("answered 200; the OpenAPI document says 201 (the row's doc.status)");
+  });
+});
+
+describe("with the package's Tekken encoder, quadratic in a pre-token's length (issue 24.0)", () => {
+  // 8 KB of one letter: about 4 s of the old encoder on a quiet core (and a prompt far under the byte bound).
+  const request = () =>
+    new FuzzRequest("adversarial text: 8000 B run of a", "/v1/chat/completions", [], "application/json", JSON.stringify({ model: "ministral-8b-latest", messages: [{ role: "user", content: adversarialRun("a", 8_000) }] }));
+
+  it("the fuzz ring reports the request over its time budget", { timeout: 300_000 }, async () => {
+    legacyEncode("tekken", "load the vocabulary before the clock starts");
+    vi.spyOn(tokenizerFor("tekken"), "encode").mockImplementation((text, bos = true, eos = false) => [...(bos ? [1] : []), ...legacyEncode("tekken", text), ...(eos ? [2] : [])]);
+    const target: RingTarget = { api, owner, hints: {}, budgetMs: 2_000 };
+
+    const problem = await checkRequest(row("POST /v1/chat/completions"), target, request());
+
+    expect(problem).toMatch(/over the ring's 2000 ms budget per request/);
+  });
+
+  it("and with the heap-merging encoder the same request keeps the ring's default budget", async () => {
+    tokenizerFor("tekken").encode("load the vocabulary before the clock starts");
+    const target: RingTarget = { api, owner, hints: {} };
+
+    expect(requestBudgetMs()).toBe(10_000);
+    expect(await checkRequest(row("POST /v1/chat/completions"), target, request())).toBeUndefined();
   });
 });

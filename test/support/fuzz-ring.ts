@@ -16,6 +16,7 @@ import { routeKey } from "../../shared/http/policy.js";
 import { parseForm } from "../../shared/http/multipart.js";
 import { envelopeProblem, isSchemaRefusal, specOf, type Answer, type DeclaredSpec } from "./envelopes.js";
 import { changedSections, digest, footprint } from "./footprint.js";
+import { adversarialBodies } from "./adversarial-text.js";
 import { fixturePath, pathParamsOf, type FixtureOwner } from "./route-fixtures.js";
 import {
   hostileString,
@@ -52,6 +53,8 @@ export interface RingTarget {
   owner: FixtureOwner;
   /** Draws for fields whose valid values are real records (a catalog model, a fixture's file). */
   hints: Hints;
+  /** The longest a request may take (default: requestBudgetMs()). */
+  budgetMs?: number;
 }
 
 /** Refusals a route may answer with 422 to input its schemas accept, and why. */
@@ -195,7 +198,7 @@ function formBodies(): fc.Arbitrary<{ variant: string; contentType: string; text
 }
 
 /** JSON bodies for a JSON route: valid ones from the schema and every kind of breakage. */
-function jsonBodies(schema: z.ZodType, hints: Hints): fc.Arbitrary<{ variant: string; contentType?: string; text?: string }> {
+function jsonBodies(schema: z.ZodType, hints: Hints, modelCall = false): fc.Arbitrary<{ variant: string; contentType?: string; text?: string }> {
   const js = toJsonSchema(schema);
   const good = valid(js, hints);
   const broken = brokenObject(js, js, good);
@@ -207,6 +210,7 @@ function jsonBodies(schema: z.ZodType, hints: Hints): fc.Arbitrary<{ variant: st
     { weight: 1, arbitrary: fc.tuple(good, fc.constantFrom(undefined, "text/plain", "application/xml", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/json; charset=utf-16")).map(([v, type]) => ({ variant: `content-type ${type}`, contentType: type, text: JSON.stringify(v) })) },
     { weight: 1, arbitrary: fc.constantFrom("42", "[]", "null", '"text"', "true", "", " ", "{}").map((text) => ({ variant: "not an object", contentType: ct, text })) },
     { weight: 1, arbitrary: fc.constant({ variant: "no body", contentType: ct, text: undefined }) },
+    ...(modelCall ? [{ weight: 2, arbitrary: adversarialBodies(good) }] : []),
   );
 }
 
@@ -251,7 +255,7 @@ export async function requestsFor(row: RouteRow, target: RingTarget): Promise<fc
   const bodyArb: fc.Arbitrary<{ variant: string; contentType?: string; text?: string | Buffer }> = spec.parser
     ? formBodies()
     : spec.body
-      ? jsonBodies(spec.body, target.hints)
+      ? jsonBodies(spec.body, target.hints, Boolean(row.grants.models))
       : row.method === "GET"
         ? fc.constant({ variant: "" })
         : fc.oneof({ weight: 5, arbitrary: fc.constant({ variant: "" }) }, { weight: 1, arbitrary: fc.constant({ variant: "unasked body", contentType: "application/json", text: "{" }) });
@@ -312,7 +316,11 @@ export async function checkRequest(row: RouteRow, target: RingTarget, request: F
   const write = WRITES.has(row.method);
   const workspace = target.owner.tenant.caller.workspace;
   const before = write ? await footprint(workspace) : undefined;
+  const started = performance.now();
   const answer = await send(target, row, request);
+  const took = performance.now() - started;
+  const budget = target.budgetMs ?? requestBudgetMs();
+  if (took > budget) return `took ${Math.round(took)} ms, over the ring's ${budget} ms budget per request`;
   if (uncaught.length > seen) return `the process had an uncaught exception: ${uncaught[seen]!.message}`;
   if (answer.status >= 500) return `answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 400)}`;
   if (!answer.requestId) return `answered ${answer.status} without x-request-id`;
@@ -344,6 +352,12 @@ export async function checkRequest(row: RouteRow, target: RingTarget, request: F
   }
   return undefined;
 }
+
+/**
+ * The ring's time budget per request (FUZZ_BUDGET_MS, default 10 s on the shared 2-core machine): a request
+ * over it is a failure, as one request that holds the event loop holds every tenant's (docs/testing.md).
+ */
+export const requestBudgetMs = (): number => Number(process.env.FUZZ_BUDGET_MS ?? 10_000);
 
 export interface RingSettings {
   runs: number;

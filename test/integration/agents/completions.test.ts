@@ -58,8 +58,8 @@ describe("POST /v1/agents/completions", () => {
     const without = (await client.complete(says(plain, "where is my order?"))).body.usage.prompt_tokens;
     const withInstructions = (await client.complete(says(instructed, "where is my order?"))).body.usage.prompt_tokens;
 
-    expect(without).toBe(countTokens("v3", "where is my order?"));
-    expect(withInstructions).toBe(countTokens("v3", "You answer questions about orders, politely and briefly.\nwhere is my order?"));
+    expect(without).toBe(countTokens("tekken", "where is my order?"));
+    expect(withInstructions).toBe(countTokens("tekken", "You answer questions about orders, politely and briefly.\nwhere is my order?"));
   });
 
   it("uses the current version: after a PATCH or a version switch, that version's model and arguments", async () => {
@@ -112,7 +112,7 @@ describe("POST /v1/agents/completions", () => {
     const reply = await client.complete(says(id, "twice", { n: 2 }));
 
     expect(reply.body.choices.map((c: { index: number }) => c.index)).toEqual([0, 1]);
-    expect(reply.body.usage.prompt_tokens).toBe(countTokens("v3", "twice"));
+    expect(reply.body.usage.prompt_tokens).toBe(countTokens("tekken", "twice"));
   });
 
   it("refuses prompt tokens plus max_tokens over the context length with 400, from the request or the agent", async () => {
@@ -205,7 +205,7 @@ describe("POST /v1/agents/completions", () => {
       expect(streamed.chunks[0]!.choices).toEqual([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]);
       const last = streamed.chunks.at(-1)!;
       expect(last).toMatchObject({ object: "chat.completion.chunk", model: "mistral-small-latest", choices: [{ finish_reason: "stop" }] });
-      expect(last.usage!.prompt_tokens).toBe(countTokens("v3", "Be brief.\nstream it"));
+      expect(last.usage!.prompt_tokens).toBe(countTokens("tekken", "Be brief.\nstream it"));
     });
 
     it("answers a JSON 404 for an unknown agent instead of a stream", async () => {

@@ -47,3 +47,60 @@ describe("the offline catalog (config/models.offline.json)", () => {
     for (const m of offline.models) expect(m.owned_by, m.id).toBe("offline");
   });
 });
+
+/** Each Mistral model's tokenizer, as docs/models.md ("Which model uses which tokenizer") says and why. */
+const TOKENIZER_OF: Record<string, string> = {
+  "mistral-medium-latest": "tekken",
+  "mistral-medium-2508": "tekken",
+  "mistral-large-latest": "tekken",
+  "mistral-small-latest": "tekken",
+  "magistral-medium-latest": "tekken",
+  "magistral-small-latest": "tekken",
+  "ministral-14b-latest": "tekken",
+  "ministral-8b-latest": "tekken",
+  "ministral-3b-latest": "tekken",
+  "open-mistral-nemo": "tekken",
+  "open-mistral-7b": "v1",
+  "pixtral-large-latest": "tekken",
+  "pixtral-12b-latest": "tekken",
+  "codestral-latest": "tekken",
+  "devstral-latest": "tekken",
+  "devstral-small-latest": "tekken",
+  "voxtral-small-latest": "tekken",
+  "voxtral-mini-latest": "tekken",
+  "mistral-embed": "v1",
+  "codestral-embed": "tekken",
+  "mistral-moderation-latest": "tekken",
+  "voxtral-mini-tts-latest": "tekken",
+};
+
+describe("the catalogs' tokenizers (docs/models.md)", () => {
+  it.each([LOCAL_CATALOG, "config/examples/models.mistral.json"])("%s counts each of Mistral's models with the tokenizer it was released with", (file) => {
+    const catalog = readCatalog(file);
+
+    expect(Object.fromEntries(catalog.models.map((m) => [m.id, m.tokenizer]))).toStrictEqual(TOKENIZER_OF);
+  });
+
+  it("the vLLM sample counts Mistral Small 3.2 with Tekken", () => {
+    expect(readCatalog("config/examples/models.vllm.json").models.find((m) => m.id === "mistral-small-latest")).toMatchObject({ tokenizer: "tekken" });
+  });
+
+  it("the Ollama sample counts each model with the tokenizer of the model Ollama serves under that name", () => {
+    const ollama = Object.fromEntries(readCatalog("config/examples/models.ollama.json").models.map((m) => [m.id, [m.upstream, m.tokenizer]]));
+
+    expect(ollama).toMatchObject({
+      "mistral-small-latest": ["mistral-small3.2", "tekken"],
+      "ministral-8b-latest": ["ministral-3:8b", "tekken"],
+      "magistral-small-latest": ["magistral", "tekken"],
+      // Ollama's `codestral` is Codestral 22B of 2405, a SentencePiece v3 model.
+      "codestral-latest": ["codestral", "v3"],
+      "mistral-moderation-latest": ["offline-keyword-moderation", "tekken"],
+    });
+  });
+
+  it("the deployment catalog counts Bedrock's Mistral Large 2 and Small 2402 with SentencePiece, Codestral with Tekken", () => {
+    const aws = Object.fromEntries(readCatalog("config/models.aws.json").models.map((m) => [m.id, m.tokenizer]));
+
+    expect(aws).toMatchObject({ "mistral-large-2407": "v3", "mistral-small-2402": "v2", "codestral-latest": "tekken" });
+  });
+});

