@@ -116,8 +116,9 @@ function buildChain(
     const query = parse(spec.query, queryObject(event), "query");
     const body = parse(spec.body, event.body, "body");
     const input = { params, query, body, caller, event, requestId: requestIdOf(event), route: key, signal: signalOf(event) };
-    // Changes the operation makes are the caller's, from this request (the audit log reads it).
-    const result = caller ? await withChangeOrigin(changeOriginOf(caller, event), () => fn(input)) : await fn(input);
+    // Changes the operation makes are the caller's, from this request (the audit log reads it); a public row's
+    // are the platform's unless the operation names whom it acts for (the OAuth callback names the requester).
+    const result = await withChangeOrigin(changeOriginOf(caller, event), () => fn(input));
     if (result instanceof Reply) return toResult(result);
     return toResult(Reply.json(200, spec.response ? spec.response.parse(result) : result));
   };
@@ -229,12 +230,12 @@ function signalOf(event: APIGatewayProxyEvent): AbortSignal | undefined {
  * source is the viewer (locally the socket's peer). Both are kept when they differ: the header alone could be
  * sent by a client that reaches the API directly.
  */
-export function changeOriginOf(caller: Caller, event: APIGatewayProxyEvent): ChangeOrigin {
+export function changeOriginOf(caller: Caller | undefined, event: APIGatewayProxyEvent): ChangeOrigin {
   const source = event.requestContext?.identity?.sourceIp ?? undefined;
   const header = event.headers?.["cloudfront-viewer-address"] ?? event.headers?.["CloudFront-Viewer-Address"];
   const viewer = header ? header.replace(/:\d+$/, "") : undefined;
   return {
-    actor: { kind: caller.principalType, id: caller.principal, keyId: caller.keyId },
+    actor: caller ? { kind: caller.principalType, id: caller.principal, keyId: caller.keyId } : { kind: "system", id: "platform" },
     origin: { via: "api", requestId: requestIdOf(event), ...(viewer ? { address: viewer, ...(source && source !== viewer ? { forwardedBy: source } : {}) } : source ? { address: source } : {}) },
   };
 }

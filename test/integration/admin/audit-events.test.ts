@@ -255,6 +255,8 @@ describe("GET /v1/admin/audit-events", () => {
   it("reads back exactly a sequence of changes from the API and the CLIs, newest first, with before and after, and nothing of another organization", async () => {
     const other = await newTenant();
     await ok(http(other).request("PUT", "/v1/usage/spend-limit", { json: { value: 3 } }), "another organization's change");
+    const { tenancyStore } = await import("../../../shared/store/tenancy.js");
+    await tenancyStore.putOrganization({ id: tenant.caller.organization, name: "Audited", createdAt: new Date().toISOString() });
     const since = new Date(Date.now() - 1000).toISOString();
 
     await ok(http().request("PUT", "/v1/usage/spend-limit", { json: { value: 10 } }), "first limit");
