@@ -1,6 +1,34 @@
 import * as z from "zod";
-import { AUDIT_OPERATIONS } from "../domain/audit.js";
 import { queryInt } from "./query.js";
+
+/** Every operation the log records. Route-table rows name theirs (`audit`), so a privileged row without one fails a test. */
+export const AUDIT_OPERATIONS = [
+  "key.create",
+  "key.revoke",
+  "url-secret.rotate",
+  "user.create",
+  "membership.put",
+  "membership.remove",
+  "workspace.create",
+  "workspace.update",
+  "workspace.archive",
+  "service-account.create",
+  "service-account.update",
+  "service-account.delete",
+  "service-account.set-roles",
+  "spend-limit.set",
+  "connector.create",
+  "connector.update",
+  "connector.delete",
+  "connector.share",
+  "connector.unshare",
+  "connector.activate",
+  "connector.deactivate",
+  "connector-credentials.store",
+  "connector-credentials.remove",
+  "deployment.principals",
+  "deployment.unharden",
+] as const;
 
 /* The audit log's read route (`GET /v1/admin/audit-events`, an extension) and the CLI's table (docs/decisions/0044-audit-log.md). */
 
