@@ -305,5 +305,5 @@ const connectorValues = (c: ConnectorRecord) => ({
   visibility: c.visibility,
   auth_methods: c.authMethods,
   oauth_client_id: c.oauthClientId,
-  secret_header_names: c.headerNames,
+  header_names: c.headerNames,
 });
