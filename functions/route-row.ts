@@ -3,6 +3,7 @@
  * role and method from it, the local server mounts it, the handler chain reads its auth, error family and
  * streaming from it, and the tests are generated over it.
  */
+import type { AuditOperation } from "../shared/domain/audit.js";
 import type { ErrorFamily } from "../shared/domain/errors.js";
 import type { Permission } from "../shared/domain/identity/permissions.js";
 import type { RoutePolicy } from "../shared/http/policy.js";
@@ -36,6 +37,11 @@ export interface Grants {
    * kms:Decrypt on the data stack's connector secrets key only, and the key's id in CONNECTOR_SECRETS_KEY_ID.
    */
   secrets?: true;
+  /**
+   * Appends to the audit log (docs/decisions/0044-audit-log.md): dynamodb:PutItem on the audit table and nothing
+   * else there, never UpdateItem or DeleteItem. Rows that name an `audit` operation get it from `area()`.
+   */
+  appendAudit?: true;
   /**
    * The telemetry store (docs/observability.md): `write` appends spans, logs and evaluations to the telemetry
    * bucket's analytical objects; `query` runs the search engine (Athena's workgroup, the Glue tables, reads of
@@ -74,6 +80,11 @@ export interface RouteRow extends RoutePolicy {
   extension?: boolean;
   /** How the OpenAPI document describes the row's success answer (docs/api-reference.md); a row without it is a JSON 200. */
   doc?: RowDoc;
+  /**
+   * The privileged change the row makes, as the audit log names it: its operation records one event of this
+   * operation (docs/decisions/0044-audit-log.md). The audit test walks every row that names one.
+   */
+  audit?: AuditOperation;
   /** Also takes the key as `x-api-key` (the official SDK's beta.users sends it so); served by an uncached authorizer. */
   keyHeader?: boolean;
 }
@@ -118,7 +129,9 @@ export function area(defaults: AreaDefaults, rows: RowInput[]): RouteRow[] {
     const permission = auth === "public" ? undefined : (row.permission ?? (row.method === "GET" ? defaults.permissions?.read : defaults.permissions?.write));
     if (auth !== "public" && !permission) throw new Error(`${row.method} ${row.path} takes a key but names no permission`);
     // Every keyed route counts requests of rate-limited keys (shared/services/identity/rate-limits.ts).
-    const grants = auth === "public" ? row.grants : { ...row.grants, rateCounters: true as const };
+    const keyed = auth === "public" ? row.grants : { ...row.grants, rateCounters: true as const };
+    // A row that makes a privileged change appends its event to the audit log: that right, and only it.
+    const grants = row.audit ? { ...keyed, appendAudit: true as const } : keyed;
     return { errors: defaults.errors ?? "platform", streaming: false, ...row, auth, permission, grants };
   });
 }

@@ -152,6 +152,9 @@ export function grantStatements(grants: Grants, data: DataRefs, stateMachines: S
     }
     if (writes(access)) statements.push(new iam.PolicyStatement({ actions: TABLE_WRITE, resources: [arn] }));
   }
+  // Append-only: a new item and nothing else. IAM cannot require the put's attribute_not_exists condition (the
+  // store always sends it, shared/store/audit.ts); no writer may update or delete an event (test/infra).
+  if (grants.appendAudit) statements.push(new iam.PolicyStatement({ actions: ["dynamodb:PutItem"], resources: [data.tables.audit.tableArn] }));
   if (grants.rateCounters) statements.push(new iam.PolicyStatement({ actions: ["dynamodb:UpdateItem"], resources: [data.tables.rates.tableArn] }));
   if (grants.files) {
     statements.push(new iam.PolicyStatement({ actions: OBJECT_ACTIONS[grants.files], resources: [data.bucket.arnForObjects(`${WORKSPACE_PREFIX}*`)] }));

@@ -1,5 +1,6 @@
 import * as logs from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
+import { DEFAULT_AUDIT_RETENTION_DAYS } from "../shared/config.js";
 
 /**
  * The operator's context settings (docs/operations.md, docs/deploy.md):
@@ -36,4 +37,16 @@ export function operationsSettings(scope: Construct): OperationsSettings {
   const tracing = tracingRaw === true || /^(true|on|1|yes)$/i.test(String(tracingRaw ?? ""));
   if (tracingRaw !== undefined && !tracing && !/^(false|off|0|no|)$/i.test(String(tracingRaw))) throw new Error(`-c tracing=${tracingRaw}: use true or false`);
   return { alarmEmail, logRetentionDays, tracing };
+}
+
+/**
+ * `-c auditRetentionDays=N` (default 400): days audit events are kept, the audit table's TTL (AUDIT_RETENTION_DAYS
+ * in the functions that append). Read from any construct, like the settings above.
+ */
+export function auditRetention(scope: Construct): number {
+  const raw = scope.node.tryGetContext("auditRetentionDays");
+  if (raw === undefined || raw === "") return DEFAULT_AUDIT_RETENTION_DAYS;
+  const days = Number(raw);
+  if (!Number.isInteger(days) || days < 1) throw new Error(`-c auditRetentionDays=${raw}: use a whole number of days, at least 1`);
+  return days;
 }

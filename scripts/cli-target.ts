@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import "../infra/local/env.js";
 import { alive, STACK_FILE } from "../infra/local/lock.js";
+import { enterCli } from "../shared/observability/change-origin.js";
 import { tableEnvVar, type TableName } from "../shared/store/tables.js";
 
 export function fail(message: string): never {
@@ -48,10 +49,17 @@ function connectionRefused(error: unknown, depth = 0): boolean {
 /**
  * Where an admin CLI works: a deployment's tables when `TABLE_<NAME>` is set (with the usual AWS
  * credentials and region), otherwise the stack `npm start` is running, whose environment it adopts.
- * A stack that is not running is said so plainly, also when it stops while the CLI works.
+ * A stack that is not running is said so plainly, also when it stops while the CLI works. `audited`: the
+ * CLI makes privileged changes, which the audit log records (a deployment's TABLE_AUDIT is required then).
  */
-export function useTablesOrLocalStack(table: TableName): "deployment" | "local" {
-  if (process.env[tableEnvVar(table)]) return "deployment";
+export function useTablesOrLocalStack(table: TableName, options: { audited?: boolean } = {}): "deployment" | "local" {
+  // What the CLI changes through the services is recorded as the OS user's, from the CLI (the audit log).
+  enterCli();
+  if (process.env[tableEnvVar(table)]) {
+    // Privileged changes append to the audit log: without its table the change would be made and then fail unrecorded.
+    if (options.audited && !process.env[tableEnvVar("audit")]) fail(`Set ${tableEnvVar("audit")} too (the DataStack output AuditTableName): changes made here are recorded in the audit log.`);
+    return "deployment";
+  }
   const dataDir = resolve(process.env.PLATFORM_DATA_DIR ?? ".data");
   const file = join(dataDir, STACK_FILE);
   const local = localStack(dataDir) ?? fail(notRunning(dataDir, `no ${file}`));

@@ -8,7 +8,8 @@
  *   npm run keys -- revoke KEY_ID
  *   npm run keys -- rotate-url-secret [--no-overlap] [--force]
  *
- * Real tables: set TABLE_TENANCY (the DataStack output) and the usual AWS credentials and region.
+ * Every change is recorded in the audit log as the OS user's, from the CLI (`npm run audit` reads it).
+ * Real tables: set TABLE_TENANCY and TABLE_AUDIT (the DataStack outputs) and the usual AWS credentials and region.
  * Local: with TABLE_TENANCY unset, it uses the stack `npm start` is running (PLATFORM_DATA_DIR/local-stack.json).
  */
 import { cliArgs, fail, useTablesOrLocalStack } from "./cli-target.js";
@@ -25,7 +26,8 @@ rotate-url-secret: a new secret signs file download URLs; the old one keeps veri
 until they expire (168 h at most). --no-overlap drops it at once (a leaked secret: every issued URL stops
 working). A second rotation while the first one's overlap runs would drop URLs still alive: --force does it.
 
-Against a deployment: set TABLE_TENANCY and AWS credentials. Otherwise the stack npm start runs
+Against a deployment: set TABLE_TENANCY, TABLE_AUDIT and AWS credentials. Every change is recorded in the
+audit log (npm run audit) as the OS user's, from the CLI. Otherwise the stack npm start runs
 (PLATFORM_DATA_DIR, default .data).`;
 
 const { positionals, values } = cliArgs(USAGE, {
@@ -44,7 +46,7 @@ const { positionals, values } = cliArgs(USAGE, {
 
 const [command, ...rest] = positionals;
 if (!command || !["bootstrap", "create", "list", "revoke", "rotate-url-secret"].includes(command)) fail(`${command ? `Unknown command '${command}'.\n\n` : ""}${USAGE}`);
-useTablesOrLocalStack("tenancy");
+useTablesOrLocalStack("tenancy", { audited: true });
 
 // Loaded after the environment is settled: the SDK clients are built from it.
 const tenants = await import("../shared/services/tenancy/tenants.js");
@@ -52,6 +54,7 @@ const { tenancyStore, secretStore } = await import("../shared/store/tenancy.js")
 const { overlapEndsAt } = await import("../shared/domain/signed-urls.js");
 const { identityStore } = await import("../shared/store/identity.js");
 const serviceAccounts = await import("../shared/services/identity/service-accounts.js");
+const { NotFound } = await import("../shared/domain/errors.js");
 
 function printNewKey(key: string, record: { keyId: string; organization: string; workspace: string }): void {
   console.log(`Key id:       ${record.keyId}`);
@@ -115,8 +118,7 @@ switch (command) {
   }
   case "revoke": {
     const keyId = rest[0] ?? fail("revoke needs a KEY_ID (see npm run keys -- list)");
-    const revoked = await tenancyStore.revokeApiKey(keyId, new Date().toISOString());
-    if (!revoked) fail(`No key with id ${keyId}`);
+    const revoked = await tenants.revokeKey(keyId).catch((error: unknown) => (error instanceof NotFound ? fail(`No key with id ${keyId}`) : Promise.reject(error)));
     console.log(`Revoked ${keyId} at ${revoked.revokedAt}. Deployed APIs may accept it for up to 5 minutes (authorizer cache).`);
     break;
   }
@@ -128,7 +130,7 @@ switch (command) {
     if (overlap && previous && rotatedAt && overlapEndsAt(rotatedAt) > now && !values.force) {
       fail(`The last rotation's overlap runs until ${new Date(overlapEndsAt(rotatedAt) * 1000).toISOString()}: URLs signed before it still use the previous secret. Rotate after that, or --force to drop them.`);
     }
-    if (!(await secretStore.rotateUrlSigningSecret({ overlap, now }))) fail("No URL signing secret to rotate: run `npm run keys -- bootstrap` first");
+    if (!(await tenants.rotateUrlSigningSecret({ overlap, now }))) fail("No URL signing secret to rotate: run `npm run keys -- bootstrap` first");
     console.log(
       overlap
         ? `Rotated the URL signing secret. URLs issued before keep working until they expire (at the latest ${new Date(overlapEndsAt(now) * 1000).toISOString()}); functions pick the new secret up within 5 minutes.`

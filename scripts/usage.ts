@@ -11,7 +11,7 @@ import { cliArgs, fail, useTablesOrLocalStack } from "./cli-target.js";
 
 const USAGE = `Usage:
   npm run usage -- report --workspace WS [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--by day,model,key]
-  npm run usage -- set-limit --org ORG --workspace WS (--value 25 [--currency USD] | --none)\n\nAgainst a deployment: set TABLE_USAGE and TABLE_TENANCY and AWS credentials. Otherwise the stack npm start runs
+  npm run usage -- set-limit --org ORG --workspace WS (--value 25 [--currency USD] | --none)\n\nAgainst a deployment: set TABLE_USAGE, TABLE_TENANCY (and TABLE_AUDIT for set-limit) and AWS credentials. Otherwise the stack npm start runs
 (PLATFORM_DATA_DIR, default .data).`;
 
 const { positionals, values } = cliArgs(USAGE, {
@@ -28,7 +28,7 @@ const { positionals, values } = cliArgs(USAGE, {
 const [command] = positionals;
 if (!command || !["report", "set-limit"].includes(command)) fail(`${command ? `Unknown command '${command}'.\n\n` : ""}${USAGE}`);
 if (!values.workspace) fail(`${command} needs --workspace\n\n${USAGE}`);
-useTablesOrLocalStack(command === "report" ? "usage" : "tenancy");
+useTablesOrLocalStack(command === "report" ? "usage" : "tenancy", { audited: command !== "report" });
 
 const { usageReport, setSpendLimit } = await import("../shared/services/usage/report.js");
 const { UsageReportQuery, SpendLimitIn } = await import("../shared/schemas/usage.js");

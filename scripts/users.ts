@@ -16,7 +16,7 @@ const USAGE = `Usage:
   npm run users -- create --email E [--first-name F] [--last-name L] [--roles member|billing_manager|organization_admin,...] [--org ORG_ID]
   npm run users -- list [--org ORG_ID]
   npm run users -- add --user USER_ID --workspace WORKSPACE_ID [--roles user,workspace_admin,...] [--org ORG_ID]
-  npm run users -- key --user USER_ID --workspace WORKSPACE_ID [--name NAME] [--org ORG_ID]\n\nAgainst a deployment: set TABLE_TENANCY and AWS credentials. Otherwise the stack npm start runs
+  npm run users -- key --user USER_ID --workspace WORKSPACE_ID [--name NAME] [--org ORG_ID]\n\nAgainst a deployment: set TABLE_TENANCY, TABLE_AUDIT and AWS credentials. Otherwise the stack npm start runs
 (PLATFORM_DATA_DIR, default .data).`;
 
 const { positionals, values } = cliArgs(USAGE, {
@@ -32,7 +32,7 @@ const { positionals, values } = cliArgs(USAGE, {
 
 const [command] = positionals;
 if (!command || !["create", "list", "add", "key"].includes(command)) fail(`${command ? `Unknown command '${command}'.\n\n` : ""}${USAGE}`);
-useTablesOrLocalStack("tenancy");
+useTablesOrLocalStack("tenancy", { audited: true });
 
 // Loaded after the environment is settled: the SDK clients are built from it.
 const users = await import("../shared/services/identity/users.js");

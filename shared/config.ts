@@ -42,3 +42,15 @@ export const contentCaptureDefault = (): boolean => (process.env[TELEMETRY_CONTE
 
 /** Locally: the directory of the analytical store's files (under the data directory); unset in the cloud. */
 export const TELEMETRY_DIR_ENV = "TELEMETRY_DIR";
+
+/** Days audit events are kept (docs/decisions/0044-audit-log.md): the audit table's TTL; CDK context `auditRetentionDays`. */
+export const AUDIT_RETENTION_ENV = "AUDIT_RETENTION_DAYS";
+export const DEFAULT_AUDIT_RETENTION_DAYS = 400;
+
+export function auditRetentionDays(): number {
+  const raw = process.env[AUDIT_RETENTION_ENV];
+  if (!raw) return DEFAULT_AUDIT_RETENTION_DAYS;
+  const days = Number(raw);
+  if (!Number.isInteger(days) || days < 1) throw new Error(`${AUDIT_RETENTION_ENV} must be a whole number of days (1 or more), not '${raw}'`);
+  return days;
+}

@@ -20,6 +20,6 @@ export const deploymentRoutes = area({ errors: "workflow", permissions: { read: 
   { method: "POST", path: "/v1/workflows/deployments/{name}/restart", handler: "deployments/restart", doc: { status: 202 }, grants: writes },
   { method: "GET", path: "/v1/workflows/deployments/{name}/workers", handler: "deployments/workers", grants: reads },
   // Extension: adds and removes the principals that alone may register into the deployment (hardening).
-  { method: "POST", path: "/v1/workflows/deployments/{name}/principals", handler: "deployments/principals", grants: writes, permission: "service-accounts:manage", extension: true },
-  { method: "POST", path: "/v1/workflows/deployments/{deployment_id}/unharden", handler: "deployments/unharden", grants: writes, permission: "service-accounts:manage" },
+  { method: "POST", path: "/v1/workflows/deployments/{name}/principals", handler: "deployments/principals", grants: writes, permission: "service-accounts:manage", extension: true, audit: "deployment.principals" },
+  { method: "POST", path: "/v1/workflows/deployments/{deployment_id}/unharden", handler: "deployments/unharden", grants: writes, permission: "service-accounts:manage", audit: "deployment.unharden" },
 ]);

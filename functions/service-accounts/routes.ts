@@ -10,14 +10,14 @@ const write = { tables: { tenancy: "readwrite" } } as const;
  */
 export const serviceAccountRoutes = area({ permissions: { read: "service-accounts:manage", write: "service-accounts:manage" } }, [
   { method: "GET", path: "/v1/service-accounts", handler: "service-accounts/list", grants: read },
-  { method: "POST", path: "/v1/service-accounts", handler: "service-accounts/create", doc: { status: 201 }, grants: write },
+  { method: "POST", path: "/v1/service-accounts", handler: "service-accounts/create", doc: { status: 201 }, grants: write, audit: "service-account.create" },
   { method: "GET", path: "/v1/service-accounts/assignable-roles", handler: "service-accounts/list-assignable-roles", grants: read },
   { method: "GET", path: "/v1/service-accounts/{service_account_id}", handler: "service-accounts/retrieve", grants: read },
-  { method: "DELETE", path: "/v1/service-accounts/{service_account_id}", handler: "service-accounts/delete", doc: { status: 204 }, grants: write },
-  { method: "PATCH", path: "/v1/service-accounts/{service_account_id}", handler: "service-accounts/update", grants: write },
+  { method: "DELETE", path: "/v1/service-accounts/{service_account_id}", handler: "service-accounts/delete", doc: { status: 204 }, grants: write, audit: "service-account.delete" },
+  { method: "PATCH", path: "/v1/service-accounts/{service_account_id}", handler: "service-accounts/update", grants: write, audit: "service-account.update" },
   { method: "GET", path: "/v1/service-accounts/{service_account_id}/roles", handler: "service-accounts/list-roles", grants: read },
-  { method: "PUT", path: "/v1/service-accounts/{service_account_id}/roles", handler: "service-accounts/set-roles", grants: write },
-  { method: "POST", path: "/v1/service-accounts/{service_account_id}/keys", handler: "service-accounts/create-key", doc: { status: 201 }, grants: write, extension: true },
+  { method: "PUT", path: "/v1/service-accounts/{service_account_id}/roles", handler: "service-accounts/set-roles", grants: write, audit: "service-account.set-roles" },
+  { method: "POST", path: "/v1/service-accounts/{service_account_id}/keys", handler: "service-accounts/create-key", doc: { status: 201 }, grants: write, extension: true, audit: "key.create" },
   { method: "GET", path: "/v1/service-accounts/{service_account_id}/keys", handler: "service-accounts/list-keys", grants: read, extension: true },
-  { method: "DELETE", path: "/v1/service-accounts/{service_account_id}/keys/{key_id}", handler: "service-accounts/revoke-key", doc: { status: 204 }, grants: write, extension: true },
+  { method: "DELETE", path: "/v1/service-accounts/{service_account_id}/keys/{key_id}", handler: "service-accounts/revoke-key", doc: { status: 204 }, grants: write, extension: true, audit: "key.revoke" },
 ]);

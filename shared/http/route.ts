@@ -8,6 +8,7 @@ import type { Caller } from "../domain/caller.js";
 import { ClientClosedRequest, Forbidden } from "../domain/errors.js";
 import { permits } from "../domain/identity/permissions.js";
 import { validated, type Location } from "../domain/validation.js";
+import { withChangeOrigin, type ChangeOrigin } from "../observability/change-origin.js";
 import { logger } from "../observability/logger.js";
 import { jsonBody, optionalJsonBody, type BodyParser } from "./body.js";
 import { callerFrom } from "./caller.js";
@@ -114,7 +115,10 @@ function buildChain(
     const params = parse(spec.params, event.pathParameters ?? {}, "path");
     const query = parse(spec.query, queryObject(event), "query");
     const body = parse(spec.body, event.body, "body");
-    const result = await fn({ params, query, body, caller, event, requestId: requestIdOf(event), route: key, signal: signalOf(event) });
+    const input = { params, query, body, caller, event, requestId: requestIdOf(event), route: key, signal: signalOf(event) };
+    // Changes the operation makes are the caller's, from this request (the audit log reads it); a public row's
+    // are the platform's unless the operation names whom it acts for (the OAuth callback names the requester).
+    const result = await withChangeOrigin(changeOriginOf(caller, event), () => fn(input));
     if (result instanceof Reply) return toResult(result);
     return toResult(Reply.json(200, spec.response ? spec.response.parse(result) : result));
   };
@@ -218,6 +222,22 @@ function toResult(reply: Reply): APIGatewayProxyResult {
 /** Aborted when the client disconnects, where the runtime tells us (the local server does). */
 function signalOf(event: APIGatewayProxyEvent): AbortSignal | undefined {
   return (event as { signal?: AbortSignal }).signal;
+}
+
+/**
+ * Who changes what through this request and from where. Behind CloudFront the viewer is in
+ * `CloudFront-Viewer-Address` (`ip:port`), with CloudFront itself as API Gateway's source; otherwise the
+ * source is the viewer (locally the socket's peer). Both are kept when they differ: the header alone could be
+ * sent by a client that reaches the API directly.
+ */
+export function changeOriginOf(caller: Caller | undefined, event: APIGatewayProxyEvent): ChangeOrigin {
+  const source = event.requestContext?.identity?.sourceIp ?? undefined;
+  const header = event.headers?.["cloudfront-viewer-address"] ?? event.headers?.["CloudFront-Viewer-Address"];
+  const viewer = header ? header.replace(/:\d+$/, "") : undefined;
+  return {
+    actor: caller ? { kind: caller.principalType, id: caller.principal, keyId: caller.keyId } : { kind: "system", id: "platform" },
+    origin: { via: "api", requestId: requestIdOf(event), ...(viewer ? { address: viewer, ...(source && source !== viewer ? { forwardedBy: source } : {}) } : source ? { address: source } : {}) },
+  };
 }
 
 function requestIdOf(event: APIGatewayProxyEvent): string {

@@ -78,6 +78,8 @@ export const CostLoad = z.strictObject({
       point_records: count.optional(),
     })
     .optional(),
+  /** The audit log (docs/decisions/0044-audit-log.md): privileged changes a month, the size of an event, how long events are kept. */
+  audit: z.strictObject({ events: count, event_bytes: positive.optional(), retention_days: positive.optional() }).optional(),
   /** SDK uploads through CloudFront and the upload service (not API Gateway). */
   uploads: z.strictObject({ files: count, gb: count }).optional(),
   notifications: z.strictObject({ alarm_emails: count.optional() }).optional(),

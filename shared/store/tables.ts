@@ -217,7 +217,19 @@ export const datasetsTable = {
   globalIndexes: [{ name: "byParent", partitionKey: { name: "parentKey", type: "S" }, sortKey: { name: "createdKey", type: "S" } }],
 } as const satisfies TableDefinition;
 
-export const tables = [tenancyTable, filesTable, modelsTable, usageTable, batchTable, registryTable, agentsTable, ratesTable, workflowsTable, executionsTable, retrievalTable, audioTable, connectorsTable, telemetryTable, datasetsTable] as const;
+/**
+ * The audit log (docs/decisions/0044-audit-log.md): one item per privileged change, append-only, one partition
+ * per organization (`ORG#<org>`), sorted by time (`<at>#<event id>`) so a reader's time range is the key
+ * condition. Items expire after the retention setting (AUDIT_RETENTION_DAYS, default 400 days).
+ */
+export const auditTable = {
+  name: "audit",
+  partitionKey: { name: "pk", type: "S" },
+  sortKey: { name: "sk", type: "S" },
+  timeToLive: "ttl",
+} as const satisfies TableDefinition;
+
+export const tables = [tenancyTable, filesTable, modelsTable, usageTable, batchTable, registryTable, agentsTable, ratesTable, workflowsTable, executionsTable, retrievalTable, audioTable, connectorsTable, telemetryTable, datasetsTable, auditTable] as const;
 
 export type TableName = (typeof tables)[number]["name"];
 

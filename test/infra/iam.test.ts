@@ -109,14 +109,15 @@ describe("IAM", () => {
       const tablesTouched = new Set(
         statements.filter((st) => list<string>(st.Action).some((a) => a.startsWith("dynamodb:"))).flatMap((st) => list<Json>(st.Resource).map(refName)),
       );
-      const granted = Object.keys(r.grants.tables ?? {}).map((t) => `${t[0]!.toUpperCase()}${t.slice(1)}TableArn`);
+      // Rows that record a privileged change also append to the audit log (PutItem alone: test/infra/audit.test.ts).
+      const granted = [...Object.keys(r.grants.tables ?? {}), ...(r.grants.appendAudit ? ["audit"] : [])].map((t) => `${t[0]!.toUpperCase()}${t.slice(1)}TableArn`);
       expect([...tablesTouched].toSorted(), r.handler).toEqual(granted.toSorted());
       // Telemetry grants reach the telemetry bucket only (test/infra/telemetry.test.ts).
       if (!r.grants.files && !r.grants.telemetry) expect(actions.filter((a) => a.startsWith("s3:")), r.handler).toEqual([]);
       if (!r.grants.files?.includes("delete")) expect(actions, r.handler).not.toContain("s3:DeleteObject");
       if (!r.grants.files?.includes("read") && r.grants.telemetry !== "query") expect(actions, r.handler).not.toContain("s3:GetObject");
       const writesTables = Object.values(r.grants.tables ?? {}).some((a) => a !== "read");
-      if (!writesTables) expect(actions, r.handler).not.toContain("dynamodb:PutItem");
+      if (!writesTables && !r.grants.appendAudit) expect(actions, r.handler).not.toContain("dynamodb:PutItem");
       expect(actions, r.handler).not.toContain("dynamodb:Scan");
     }
   });

@@ -6,9 +6,14 @@
  * is scanned: for the dev key and the key it created, for every text the requests carried (prompts, file
  * content, agent instructions, tool arguments, workflow input, the connector's token), and for secret shapes
  * (bearer headers, AWS access keys, `sk-` keys, OAuth tokens). The banner's two lines that show the local
- * dev key to its developer are the only exception (decision 0035), and are checked to be just those.
+ * dev key to its developer are the only exception (decision 0035), and are checked to be just those. The audit
+ * events the flow produced (decision 0044: the API's and a CLI's, read through the admin route and `npm run
+ * audit`) are scanned for the same secrets.
  */
+import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { promisify } from "node:util";
+import { ROOT_DIR } from "../../infra/local/stack.js";
 import { describe, expect, it } from "vitest";
 import { runWorker, type WorkflowModule } from "../../scripts/worker/run-worker.js";
 import { connectorsClient } from "../support/connectors-client.js";
@@ -16,6 +21,20 @@ import { filesClient } from "../support/files-client.js";
 import { startMcpServer } from "../support/mcp-server.js";
 import { startNpmStart, until, useNpmStartDirs } from "../support/local-process.js";
 import { workflowsClient } from "../support/workflow-builders.js";
+
+const run = promisify(execFile);
+
+/** An admin CLI against the stack of `dataDir`, as an operator runs it. */
+async function cli(script: string, args: string[], dataDir: string): Promise<{ code: number; output: string }> {
+  const env = { PATH: process.env.PATH!, HOME: process.env.HOME!, PLATFORM_DATA_DIR: dataDir };
+  try {
+    const { stdout, stderr } = await run("npm", ["run", "--silent", script, "--", ...args], { cwd: ROOT_DIR, env });
+    return { code: 0, output: stdout + stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, output: e.stdout + e.stderr };
+  }
+}
 
 const example = (await import(new URL("../../examples/workflows/summarize/activities.mjs", import.meta.url).href)) as WorkflowModule;
 const { dataDir } = useNpmStartDirs("platform-log-scan-");
@@ -38,7 +57,10 @@ const SECRET_SHAPES: [string, RegExp][] = [
 describe("the logs of npm start at DEBUG", () => {
   it("hold no key, no prompt, completion or file content, no token, after a representative flow; every request has one structured line", { timeout: 240_000 }, async () => {
     const key = `sk-dev${randomBytes(16).toString("hex")}`;
-    const server = await startNpmStart({ dataDir: dataDir(), key, logLevel: "DEBUG", accessLog: true });
+    const dir = dataDir();
+    const server = await startNpmStart({ dataDir: dir, key, logLevel: "DEBUG", accessLog: true });
+    // The audit events the flow produced (decision 44), through the admin route and the audit CLI: scanned below like the logs.
+    let audited = "";
     const mcp = await startMcpServer();
     const secrets: Record<string, string> = { "dev key": key };
     const http = filesClient(server, { key });
@@ -103,6 +125,19 @@ describe("the logs of npm start at DEBUG", () => {
         return execution.status === "RUNNING" ? undefined : execution;
       });
       expect(closed.status).toBe("COMPLETED");
+
+      // A privileged change from the CLI beside the API's, then the audit log as an admin and the operator read it.
+      const me = ok(await http.request("GET", "/v1/users/me"), "me");
+      const fromCli = await cli("keys", ["create", "--org", me.organization.id, "--workspace", me.workspace.id, "--name", "log-scan cli key"], dir);
+      expect(fromCli.code, fromCli.output).toBe(0);
+      secrets["CLI key"] = /API key:\s+(\S+)/.exec(fromCli.output)![1]!;
+      const events = ok(await http.request("GET", "/v1/admin/audit-events", { query: { page_size: 100 } }), "audit events");
+      const operations = events.data.map((e: { operation: string; origin: { via: string } }) => `${e.operation} ${e.origin.via}`);
+      expect(operations).toEqual(expect.arrayContaining(["key.create cli", "key.create api", "service-account.create api", "connector.create api", "connector-credentials.store api"]));
+      const table = await cli("audit", ["--json", "--page-size", "100"], dir);
+      expect(table.code, table.output).toBe(0);
+      expect(table.output).toContain(`"operation": "key.create"`);
+      audited = JSON.stringify(events) + table.output;
     } finally {
       await worker?.stop();
       await mcp.close();
@@ -120,6 +155,10 @@ describe("the logs of npm start at DEBUG", () => {
     // The scan would see them: each shape matches what it stands for.
     for (const sample of [`Authorization: Bearer ${key}`, secrets["connector token"]!, key, '"authorization": "x"']) expect(SECRET_SHAPES.some(([, shape]) => shape.test(sample)), sample).toBe(true);
     for (const [what, secret] of Object.entries(secrets)) expect(logged.includes(secret), `the logs hold the ${what}`).toBe(false);
+    // No audit event holds a secret the flow knows, nor anything shaped like one.
+    expect(audited.length).toBeGreaterThan(100);
+    for (const [what, secret] of Object.entries(secrets)) expect(audited.includes(secret), `an audit event holds the ${what}`).toBe(false);
+    for (const [what, shape] of SECRET_SHAPES) expect(audited.match(shape)?.[0], `an audit event holds a ${what}`).toBeUndefined();
     for (const [what, shape] of SECRET_SHAPES) expect(logged.match(shape)?.[0], `the logs hold a ${what}`).toBeUndefined();
 
     // Every line but the banner is structured: JSON objects (pretty-printed locally: POWERTOOLS_DEV), one per log call.

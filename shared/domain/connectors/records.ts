@@ -90,6 +90,9 @@ export interface OAuthStateRecord {
   organization: string;
   workspace: string;
   principal: string;
+  /** The requester's kind and key, for the audit log's event when the callback stores the credentials. */
+  principalType?: "user" | "service_account";
+  keyId?: string;
   scope: ConsumerScope;
   credentialsName: string;
   credentialsTitle: string | null;

@@ -98,6 +98,10 @@ export const ASSUMED = {
   /** The telemetry writer puts one object per append (a model call's spans, an OTLP export's batch): few spans each. */
   spansPerObject: 10,
   spanRetentionDays: 30,
+  /** An audit event's item: ids, actor, origin, targets and short before/after values (shared/domain/audit.ts). */
+  auditEventBytes: 800,
+  /** The audit log's default retention (shared/config.ts DEFAULT_AUDIT_RETENTION_DAYS). */
+  auditRetentionDays: 400,
   gbScannedPerQuery: 0.1,
   athenaMinMbPerQuery: 10,
   alarmEmails: 30,
@@ -175,6 +179,7 @@ export function scaleLoad(load: CostLoad, requests: number): CostLoad {
     workflows: times(load.workflows, ["executions", "state_transitions", "tasks"]),
     schedules: times(load.schedules, ["fires", "timers_fired"]),
     observability: times(load.observability, ["spans_ingested", "queries", "point_records"]),
+    audit: times(load.audit, ["events"]),
     uploads: times(load.uploads, ["files", "gb"]),
   };
 }
@@ -298,6 +303,18 @@ export function monthlyCost(load: CostLoad, resources: StackResources, aws: AwsP
     const pointGb = (points * (o.span_bytes ?? ASSUMED.spanBytes)) / GB;
     add("DynamoDB", "span point records (write units)", "dynamodb_write_request_units", points * Math.ceil((o.span_bytes ?? ASSUMED.spanBytes) / 1024));
     spanTableGb = (pointGb * (o.retention_days ?? ASSUMED.spanRetentionDays)) / 30;
+  }
+
+  // The audit log (decision 44): one conditional put per privileged change, kept for its retention; its table is
+  // backed up like every table. At a steady month the table holds `retention_days / 30` months of events.
+  let auditTableGb = 0;
+  if (load.audit) {
+    const a = load.audit;
+    const bytes = a.event_bytes ?? ASSUMED.auditEventBytes;
+    add("DynamoDB", "audit events (write units)", "dynamodb_write_request_units", a.events * Math.ceil(bytes / 1024));
+    auditTableGb = ((a.events * bytes) / GB) * ((a.retention_days ?? ASSUMED.auditRetentionDays) / 30);
+    add("DynamoDB", "audit log storage (retention)", "dynamodb_storage", auditTableGb);
+    add("DynamoDB", "audit log point-in-time recovery", "dynamodb_pitr", auditTableGb);
   }
 
   // Storage.

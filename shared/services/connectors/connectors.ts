@@ -25,6 +25,8 @@ import type { ConnectorOut, CreateConnectorBody, ListConnectorsQuery, UpdateConn
 import { connectorsStore, createdKeyOf, type StoredConnector } from "../../store/connectors/index.js";
 import { open, seal } from "../../store/connectors/secrets.js";
 import { encodeCursor, readCursor } from "../../store/cursor.js";
+import { changed } from "../../domain/audit.js";
+import { recordAudit } from "../audit/record.js";
 import * as z from "zod";
 
 const SUPPORTED_METHODS: readonly AuthMethodType[] = ["oauth2", "bearer", "none"];
@@ -93,6 +95,7 @@ export async function create(caller: Caller, body: CreateConnectorBody): Promise
     modifiedAt: now,
   };
   if (!(await connectorsStore.create(record))) throw new Conflict(`A connector named '${body.name}' already exists in this organization`, "connector_name_taken");
+  await recordAudit({ organization: record.organization, workspace: record.workspace, operation: "connector.create", targets: connectorTargets(record), after: connectorValues(record) });
   return toOut(record, [], caller);
 }
 
@@ -159,7 +162,10 @@ export async function update(caller: Caller, id: string, body: UpdateConnectorBo
       authMethods,
       modifiedAt: new Date().toISOString(),
     };
-    if (await connectorsStore.update(current, next)) return toOut(next, await connectorsStore.connections(next.id), caller);
+    if (await connectorsStore.update(current, next)) {
+      await recordAudit({ organization: next.organization, workspace: next.workspace, operation: "connector.update", targets: connectorTargets(next), ...changed(connectorValues(current), connectorValues(next)) });
+      return toOut(next, await connectorsStore.connections(next.id), caller);
+    }
     if (next.name !== current.name && (await connectorsStore.idByName(caller.organization, next.name))) {
       throw new Conflict(`A connector named '${next.name}' already exists in this organization`, "connector_name_taken");
     }
@@ -176,7 +182,10 @@ export async function remove(caller: Caller, id: string): Promise<{ message: str
   for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
     const current = await found(caller, id);
     mayChange(current, caller);
-    if (await connectorsStore.delete(current)) return { message: `Connector '${current.name}' deleted` };
+    if (await connectorsStore.delete(current)) {
+      await recordAudit({ organization: current.organization, workspace: current.workspace, operation: "connector.delete", targets: connectorTargets(current), before: connectorValues(current) });
+      return { message: `Connector '${current.name}' deleted` };
+    }
   }
   throw new Conflict("The connector changed while it was being deleted; try again", "connector_changed");
 }
@@ -186,12 +195,21 @@ export async function share(caller: Caller, id: string, move: SharingMove): Prom
   for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
     const current = await found(caller, id);
     const outcome = sharingMove(move, current, caller);
-    if (outcome.unchanged) return { message: outcome.message };
-    if (!(await connectorsStore.setVisibility(current, outcome.to, new Date().toISOString()))) continue;
-    if (outcome.removesConnections) {
-      const connections = await connectorsStore.connections(current.id);
-      await connectorsStore.deleteConnections(connections.filter((c) => !keptOnUnshare(c, current)));
+    const operation = move.startsWith("unshare") ? "connector.unshare" : "connector.share";
+    const event = { organization: current.organization, workspace: current.workspace, operation, targets: connectorTargets(current), before: { visibility: current.visibility } } as const;
+    // A move that changes nothing is recorded too: an admin asked for it, and the event says nothing changed.
+    if (outcome.unchanged) {
+      await recordAudit({ ...event, after: { visibility: current.visibility } });
+      return { message: outcome.message };
     }
+    if (!(await connectorsStore.setVisibility(current, outcome.to, new Date().toISOString()))) continue;
+    let removed = 0;
+    if (outcome.removesConnections) {
+      const connections = (await connectorsStore.connections(current.id)).filter((c) => !keptOnUnshare(c, current));
+      await connectorsStore.deleteConnections(connections);
+      removed = connections.length;
+    }
+    await recordAudit({ ...event, after: { visibility: outcome.to, ...(outcome.removesConnections ? { connections_removed: removed } : {}) } });
     return { message: outcome.message };
   }
   throw new Conflict("The connector changed while it was being shared; try again", "connector_changed");
@@ -202,11 +220,14 @@ export async function activate(caller: Caller, id: string, scope: ConsumerScope,
   mayActOnBehalfOf(scope, caller);
   const consumer = consumerOf(scope, caller);
   const now = new Date().toISOString();
+  const event = { organization: connector.organization, workspace: caller.workspace, targets: connectorTargets(connector), after: { scope, consumer } } as const;
   if (active) {
     await connectorsStore.putConnection({ connectorId: connector.id, kind: "activation", scope, consumer, createdAt: now, modifiedAt: now });
+    await recordAudit({ ...event, operation: "connector.activate" });
     return { message: `Connector '${connector.name}' activated for the ${scope}` };
   }
   await connectorsStore.deleteConnection({ connectorId: connector.id, kind: "activation", scope, consumer });
+  await recordAudit({ ...event, operation: "connector.deactivate" });
   return { message: `Connector '${connector.name}' deactivated for the ${scope}` };
 }
 
@@ -270,3 +291,19 @@ export async function toOut(connector: ConnectorRecord, connections: ConnectionR
     execution_env: null,
   };
 }
+
+/** The audit log's targets of a connector change. */
+export const connectorTargets = (c: Pick<ConnectorRecord, "id">) => [{ type: "connector", id: c.id }];
+
+/** What the audit log keeps of a connector: its settings and the names of its secret headers, never their values. */
+const connectorValues = (c: ConnectorRecord) => ({
+  name: c.name,
+  title: c.title,
+  description: c.description,
+  server: c.server,
+  protocol: c.protocol,
+  visibility: c.visibility,
+  auth_methods: c.authMethods,
+  oauth_client_id: c.oauthClientId,
+  header_names: c.headerNames,
+});

@@ -9,7 +9,8 @@ import { ApiError, BadRequest, Conflict } from "../../domain/errors.js";
 import type { CredentialsBody } from "../../schemas/connector.js";
 import { connectorsStore } from "../../store/connectors/index.js";
 import { open, seal } from "../../store/connectors/secrets.js";
-import { credentialsOut, found } from "./connectors.js";
+import { recordAudit } from "../audit/record.js";
+import { connectorTargets, credentialsOut, found } from "./connectors.js";
 
 class CredentialsNotFound extends ApiError {
   constructor(name: string) {
@@ -80,6 +81,13 @@ export async function put(caller: Caller, ref: string, scope: ConsumerScope, bod
   const connector = await found(caller, ref);
   const { authType, secret } = secretOf(body);
   await store(connector, caller, scope, { name: body.name, title: body.title ?? null, isDefault: body.is_default ?? null, authType, secret }, mode);
+  await recordAudit({
+    organization: connector.organization,
+    workspace: caller.workspace,
+    operation: "connector-credentials.store",
+    targets: connectorTargets(connector),
+    after: { scope, consumer: consumerOf(scope, caller), name: body.name, auth_type: authType, mode },
+  });
   return { message: `Credentials '${body.name}' ${mode === "create" ? "created" : "updated"} for the ${scope}` };
 }
 
@@ -97,6 +105,13 @@ export async function remove(caller: Caller, ref: string, scope: ConsumerScope, 
   const doomed = name === undefined ? own : own.filter((c) => c.name === name);
   if (name !== undefined && !doomed.length) throw new CredentialsNotFound(name);
   await connectorsStore.deleteConnections(doomed);
+  await recordAudit({
+    organization: connector.organization,
+    workspace: caller.workspace,
+    operation: "connector-credentials.remove",
+    targets: connectorTargets(connector),
+    before: { scope, consumer: consumerOf(scope, caller), names: doomed.map((c) => c.name ?? "") },
+  });
   return { message: name === undefined ? `Deleted ${doomed.length} credentials of the ${scope}` : `Credentials '${name}' deleted` };
 }
 

@@ -13,7 +13,8 @@ import { ApiError, BadRequest, UpstreamError } from "../../domain/errors.js";
 import { authorizationUrl, discoverMetadata, exchangeCode, refreshTokens } from "../../net/oauth.js";
 import type { AuthUrlQuery } from "../../schemas/connector.js";
 import { connectorsStore } from "../../store/connectors/index.js";
-import { found, secretsOf } from "./connectors.js";
+import { recordAudit } from "../audit/record.js";
+import { connectorTargets, found, secretsOf } from "./connectors.js";
 import { store, type credentialsContext } from "./credentials.js";
 
 /** How long an authorization URL (its state and verifier) stays good. */
@@ -42,6 +43,8 @@ export async function authUrl(caller: Caller, ref: string, query: AuthUrlQuery, 
     organization: caller.organization,
     workspace: caller.workspace,
     principal: caller.principal,
+    principalType: caller.principalType,
+    keyId: caller.keyId,
     scope: query.consumer_scope,
     credentialsName: query.credentials_name ?? "default",
     credentialsTitle: query.credentials_title ?? null,
@@ -80,6 +83,15 @@ export async function callback(query: { state: string; code?: string; error?: st
     },
     "upsert",
   );
+  // The public callback has no caller: the change is the requester's, whose browser completed the consent.
+  await recordAudit({
+    organization: pending.organization,
+    workspace: pending.workspace,
+    operation: "connector-credentials.store",
+    targets: connectorTargets(connector),
+    after: { scope: pending.scope, name: pending.credentialsName, auth_type: "oauth2" },
+    actor: { kind: pending.principalType ?? "user", id: pending.principal, ...(pending.keyId ? { keyId: pending.keyId } : {}) },
+  });
   return { message: `Connector '${connector.name}' is authorized`, returnUrl: pending.appReturnUrl };
 }
 

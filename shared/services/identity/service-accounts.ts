@@ -14,7 +14,8 @@ import type {
 } from "../../schemas/service-account.js";
 import { identityStore } from "../../store/identity.js";
 import { tenancyStore } from "../../store/tenancy.js";
-import { createApiKey } from "../tenancy/tenants.js";
+import { recordAudit } from "../audit/record.js";
+import { createApiKey, keyValues } from "../tenancy/tenants.js";
 
 /*
  * Service accounts (beta): non-person principals of one workspace that hold API keys and workspace roles.
@@ -122,6 +123,7 @@ export async function create(caller: Caller, body: CreateServiceAccountBody): Pr
     deletedAt: null,
   };
   await identityStore.putServiceAccount(record);
+  await recordAudit({ organization: record.organization, workspace: record.workspace, operation: "service-account.create", targets: [{ type: "service_account", id: record.id }], after: accountValues(record) });
   return toServiceAccountOut(record);
 }
 
@@ -134,6 +136,14 @@ export async function update(caller: Caller, id: string, body: UpdateServiceAcco
   if (body.description === undefined) return toServiceAccountOut(current);
   const updated = await identityStore.updateServiceAccount(caller.organization, id, { description: body.description, updatedAt: new Date().toISOString() });
   if (!updated) throw deleted(id);
+  await recordAudit({
+    organization: updated.organization,
+    workspace: updated.workspace,
+    operation: "service-account.update",
+    targets: [{ type: "service_account", id }],
+    before: { description: current.description },
+    after: { description: updated.description },
+  });
   return toServiceAccountOut(updated);
 }
 
@@ -144,8 +154,24 @@ export async function remove(caller: Caller, id: string): Promise<void> {
   const updated = await identityStore.updateServiceAccount(caller.organization, id, { deletedAt: now, updatedAt: now });
   if (!updated) throw deleted(id);
   // The authorizer already refuses a deleted account's keys; revoking them says so in every key listing too.
-  for (const key of await keysOf(updated)) if (!key.revokedAt) await tenancyStore.revokeApiKey(key.keyId, now);
+  const revoked: string[] = [];
+  for (const key of await keysOf(updated)) {
+    if (key.revokedAt) continue;
+    await tenancyStore.revokeApiKey(key.keyId, now);
+    revoked.push(key.keyId);
+  }
+  await recordAudit({
+    organization: updated.organization,
+    workspace: updated.workspace,
+    operation: "service-account.delete",
+    targets: [{ type: "service_account", id }, ...revoked.map((keyId) => ({ type: "api_key", id: keyId }))],
+    before: { deleted_at: null },
+    after: { deleted_at: now, revoked_keys: revoked },
+  });
 }
+
+/** What the audit log keeps of a service account. */
+const accountValues = (a: ServiceAccountRecord) => ({ name: a.name, description: a.description, workspace_id: a.workspace, roles: a.roles });
 
 export async function roles(caller: Caller, id: string): Promise<ServiceAccountRolesOut> {
   return toRolesOut((await account(caller, id)).roles);
@@ -166,9 +192,17 @@ export function workspaceRolesNamed(ids: readonly string[]): WorkspaceRoleName[]
 /** Replaces the roles; the account's keys act with them as soon as the authorizer's cache lets them. */
 export async function setRoles(caller: Caller, id: string, roleIds: readonly string[]): Promise<ServiceAccountRolesOut> {
   const names = workspaceRolesNamed(roleIds);
-  await liveAccount(caller, id);
+  const current = await liveAccount(caller, id);
   const updated = await identityStore.updateServiceAccount(caller.organization, id, { roles: names, updatedAt: new Date().toISOString() });
   if (!updated) throw deleted(id);
+  await recordAudit({
+    organization: updated.organization,
+    workspace: updated.workspace,
+    operation: "service-account.set-roles",
+    targets: [{ type: "service_account", id }],
+    before: { roles: current.roles },
+    after: { roles: updated.roles },
+  });
   return toRolesOut(updated.roles);
 }
 
@@ -215,5 +249,14 @@ export async function revokeKey(caller: Caller, id: string, keyId: string): Prom
   const target = await account(caller, id);
   const key = (await keysOf(target)).find((k) => k.keyId === keyId);
   if (!key) throw notFound("api_key", keyId);
-  if (!key.revokedAt) await tenancyStore.revokeApiKey(keyId, new Date().toISOString());
+  if (key.revokedAt) return;
+  const revoked = await tenancyStore.revokeApiKey(keyId, new Date().toISOString());
+  await recordAudit({
+    organization: key.organization,
+    workspace: key.workspace,
+    operation: "key.revoke",
+    targets: [{ type: "api_key", id: keyId }, { type: "service_account", id: target.id }],
+    before: { revoked_at: null },
+    after: { revoked_at: revoked?.revokedAt ?? null },
+  });
 }

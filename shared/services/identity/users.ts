@@ -6,6 +6,7 @@ import { organizationRole, workspaceRole, type OrganizationRoleName, type Worksp
 import type { MyOrganizationsQuery, MyWorkspacesQuery, UserIdentityOut } from "../../schemas/user.js";
 import { identityStore } from "../../store/identity.js";
 import { tenancyStore } from "../../store/tenancy.js";
+import { recordAudit } from "../audit/record.js";
 import { createApiKey, type NewKey } from "../tenancy/tenants.js";
 
 /*
@@ -37,6 +38,12 @@ export async function createUser(input: NewUser): Promise<UserRecord> {
     createdAt: new Date().toISOString(),
   };
   if (!(await identityStore.createUser(user))) throw new Conflict(`A user with the email address '${email}' exists already`, "email_taken");
+  await recordAudit({
+    organization: user.organization,
+    operation: "user.create",
+    targets: [{ type: "user", id: user.id }],
+    after: { email: user.email, first_name: user.firstName, last_name: user.lastName, organization_roles: user.organizationRoles },
+  });
   return user;
 }
 
@@ -47,8 +54,17 @@ export async function addToWorkspace(input: { organization: string; workspace: s
   await requireUser(input.organization, input.user);
   const roles = workspaceRoles(input.roles.length > 0 ? input.roles : ["user"]);
   const now = new Date().toISOString();
+  const current = await identityStore.getMembership(input.workspace, input.user);
   const outcome = await identityStore.putMembership({ organization: input.organization, workspace: input.workspace, user: input.user, roles, addedAt: now, updatedAt: now }, { replace: true });
   if (outcome === "no-workspace") throw new NotFound("workspace", input.workspace);
+  await recordAudit({
+    organization: input.organization,
+    workspace: input.workspace,
+    operation: "membership.put",
+    targets: [{ type: "workspace", id: input.workspace }, { type: "user", id: input.user }],
+    before: { roles: { [input.user]: current?.roles ?? null } },
+    after: { roles: { [input.user]: roles } },
+  });
   return outcome === "added" ? "added" : "updated";
 }
 

@@ -6,6 +6,8 @@ import { rawWorkspaceRole, roleUuid, workspaceRole, type WorkspaceRoleName } fro
 import type { CreateWorkspaceBody, MemberIn, MembersBody, RemoveMembersBody, UpdateWorkspaceBody, WorkspaceListQuery, WorkspaceOut } from "../../schemas/workspace.js";
 import { identityStore } from "../../store/identity.js";
 import { tenancyStore } from "../../store/tenancy.js";
+import { changed } from "../../domain/audit.js";
+import { recordAudit } from "../audit/record.js";
 
 /*
  * The admin workspace routes (`/v1/admin/workspaces*`): the caller's organization's workspaces only (another
@@ -73,15 +75,27 @@ export async function create(caller: Caller, body: CreateWorkspaceBody): Promise
   };
   await tenancyStore.putWorkspace(workspace);
   await identityStore.putMembership(membership(workspace, admin.id, ["workspace_admin"], now), { replace: true });
+  const members: { user: string; roles: WorkspaceRoleName[] }[] = [{ user: admin.id, roles: ["workspace_admin"] }];
   if (body.add_all_org_members) {
     const others = (await identityStore.listUsers(caller.organization)).filter((u) => u.id !== admin.id);
-    for (const user of others) await identityStore.putMembership(membership(workspace, user.id, [DEFAULT_MEMBER_ROLE], now), { replace: false });
+    for (const user of others) {
+      if ((await identityStore.putMembership(membership(workspace, user.id, [DEFAULT_MEMBER_ROLE], now), { replace: false })) === "added") members.push({ user: user.id, roles: [DEFAULT_MEMBER_ROLE] });
+    }
   }
+  await recordAudit({
+    organization: caller.organization,
+    workspace: workspace.id,
+    operation: "workspace.create",
+    targets: [{ type: "workspace", id: workspace.id }, ...members.map((m) => ({ type: "user", id: m.user }))],
+    after: { ...workspaceValues(workspace), members },
+  });
   return { workspace: await get(caller, workspace.id), rawRoles: await rawRolesOf(caller, workspace.id) };
 }
 
 /** Absent or null `name` keeps the name; a null `description` or `icon` clears it. */
 export async function update(caller: Caller, id: string, body: UpdateWorkspaceBody): Promise<Workspace> {
+  const before = await tenancyStore.getWorkspace(caller.organization, id, { consistent: true });
+  if (!before) throw workspaceNotFound(id);
   const updated = await tenancyStore.updateWorkspace(caller.organization, id, {
     name: body.name ?? undefined,
     description: body.description,
@@ -90,8 +104,19 @@ export async function update(caller: Caller, id: string, body: UpdateWorkspaceBo
     updatedAt: new Date().toISOString(),
   });
   if (!updated) throw workspaceNotFound(id);
+  await recordAudit({ organization: caller.organization, workspace: id, operation: "workspace.update", targets: [{ type: "workspace", id }], ...changed(workspaceValues(before), workspaceValues(updated)) });
   return updated;
 }
+
+/** What the audit log keeps of a workspace (docs/decisions/0044-audit-log.md). */
+const workspaceValues = (w: Workspace) => ({
+  name: w.name,
+  description: w.description ?? null,
+  icon: w.icon ?? null,
+  archived_at: w.archivedAt ?? null,
+  spend_limit: w.spendLimit ?? null,
+  telemetry_content_capture: w.telemetryContentCapture ?? null,
+});
 
 /**
  * Archives the workspace: from now on its keys are refused (the authorizer reads `archivedAt` on every
@@ -104,6 +129,7 @@ export async function archive(caller: Caller, id: string): Promise<void> {
   if (workspace.archivedAt) return;
   const now = new Date().toISOString();
   await tenancyStore.updateWorkspace(caller.organization, id, { archivedAt: now, updatedAt: now });
+  await recordAudit({ organization: caller.organization, workspace: id, operation: "workspace.archive", targets: [{ type: "workspace", id }], before: { archived_at: null }, after: { archived_at: now } });
 }
 
 /**
@@ -121,14 +147,29 @@ export async function putMembers(caller: Caller, id: string, body: MembersBody, 
   let added = 0;
   let updated = 0;
   const now = new Date().toISOString();
+  const before: Record<string, string[] | null> = {};
+  const after: Record<string, string[]> = {};
   for (const [user, roles] of wanted) {
-    const current = options.replace ? await identityStore.getMembership(workspace.id, user) : undefined;
-    if (current && sameRoles(current.roles, roles)) continue;
+    const current = await identityStore.getMembership(workspace.id, user);
+    if (current && (!options.replace || sameRoles(current.roles, roles))) continue;
     const outcome = await identityStore.putMembership(membership(workspace, user, roles, now), options);
     if (outcome === "added") added += 1;
     else if (outcome === "updated") updated += 1;
     else if (outcome === "no-workspace") throw workspaceNotFound(id);
+    if (outcome === "added" || outcome === "updated") {
+      before[user] = current?.roles ?? null;
+      after[user] = roles;
+    }
   }
+  // A call that changed nothing is still recorded: an admin asked for these roles (the event says nothing changed).
+  await recordAudit({
+    organization: caller.organization,
+    workspace: workspace.id,
+    operation: "membership.put",
+    targets: [{ type: "workspace", id: workspace.id }, ...[...wanted.keys()].map((user) => ({ type: "user", id: user }))],
+    before: { roles: before },
+    after: { roles: after },
+  });
   return { added, updated };
 }
 
@@ -140,11 +181,23 @@ export async function removeMembers(caller: Caller, id: string, body: RemoveMemb
   const workspace = await get(caller, id);
   let deleted = 0;
   const notDeleted: string[] = [];
+  const removed: Record<string, string[]> = {};
   for (const user of new Set(body.members.map((m) => m.user_uuid))) {
+    const current = await identityStore.getMembership(workspace.id, user);
     const outcome = await identityStore.removeMembership(caller.organization, workspace.id, user);
-    if (outcome === "removed") deleted += 1;
-    else notDeleted.push(user);
+    if (outcome === "removed") {
+      deleted += 1;
+      removed[user] = current?.roles ?? [];
+    } else notDeleted.push(user);
   }
+  await recordAudit({
+    organization: caller.organization,
+    workspace: workspace.id,
+    operation: "membership.remove",
+    targets: [{ type: "workspace", id: workspace.id }, ...Object.keys(removed).map((user) => ({ type: "user", id: user }))],
+    before: { roles: removed },
+    after: { removed: Object.keys(removed), not_removed: notDeleted },
+  });
   return { deleted, notDeleted };
 }
 

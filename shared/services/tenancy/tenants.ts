@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { PrincipalType } from "../../domain/caller.js";
 import { secretStore, tenancyStore, type Organization, type Workspace } from "../../store/tenancy.js";
 import { hashApiKey, newApiKey, newKeyId, previewOf, type ApiKeyRecord } from "../../domain/api-keys.js";
+import { NotFound } from "../../domain/errors.js";
+import { recordAudit } from "../audit/record.js";
 
 export interface NewKey {
   /** The secret itself: only here, never stored. */
@@ -43,7 +45,60 @@ export async function createApiKey(request: KeyRequest): Promise<NewKey> {
     ...(request.rateLimitPerMinute ? { rateLimitPerMinute: request.rateLimitPerMinute } : {}),
   };
   await tenancyStore.putApiKey(record);
+  await recordAudit({
+    organization: record.organization,
+    workspace: record.workspace,
+    operation: "key.create",
+    targets: [{ type: "api_key", id: record.keyId }, { type: record.principalType, id: record.principal }],
+    after: keyValues(record),
+  });
   return { key, record };
+}
+
+/** What the audit log keeps of a key: never the key, its hash or its preview. */
+export const keyValues = (record: ApiKeyRecord) => ({
+  name: record.name,
+  principal_type: record.principalType,
+  principal_id: record.principal,
+  roles: record.roles,
+  admin: record.admin,
+  rate_limit_per_minute: record.rateLimitPerMinute ?? null,
+});
+
+/** Revokes a key by id (the keys CLI); revoking a revoked key changes nothing and records nothing. */
+export async function revokeKey(keyId: string, now = new Date()): Promise<ApiKeyRecord> {
+  const before = await tenancyStore.getApiKey(keyId);
+  if (!before) throw new NotFound("api_key", keyId);
+  if (before.revokedAt) return before;
+  const revoked = await tenancyStore.revokeApiKey(keyId, now.toISOString());
+  if (!revoked) throw new NotFound("api_key", keyId);
+  await recordAudit({
+    organization: revoked.organization,
+    workspace: revoked.workspace,
+    operation: "key.revoke",
+    targets: [{ type: "api_key", id: keyId }, { type: revoked.principalType, id: revoked.principal }],
+    before: { revoked_at: null },
+    after: { revoked_at: revoked.revokedAt },
+  });
+  return revoked;
+}
+
+/**
+ * A new URL signing secret (the keys CLI's rotate-url-secret); false when there is none to rotate. The event
+ * says whether the previous one keeps verifying, never either secret. The secret is the deployment's, not an
+ * organization's: the event is written to every organization's log, since each one's signed URLs change.
+ */
+export async function rotateUrlSigningSecret(options: { overlap: boolean; now: number }): Promise<boolean> {
+  if (!(await secretStore.rotateUrlSigningSecret(options))) return false;
+  for (const organization of await tenancyStore.listOrganizations()) {
+    await recordAudit({
+      organization: organization.id,
+      operation: "url-secret.rotate",
+      targets: [{ type: "url_signing_secret", id: "url-signing-secret" }],
+      after: { overlap: options.overlap, rotated_at: new Date(options.now * 1000).toISOString() },
+    });
+  }
+  return true;
 }
 
 /** An active key record for exactly this secret, if one exists. */

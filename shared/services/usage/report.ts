@@ -5,6 +5,7 @@ import { dayOf, MICROS_PER_UNIT, monthOf, spendLimitReached } from "../../domain
 import { MAX_REPORT_DAYS, type SpendLimitIn } from "../../schemas/usage.js";
 import { tenancyStore } from "../../store/tenancy.js";
 import { usageStore, type DailyUsage } from "../../store/usage.js";
+import { recordAudit } from "../audit/record.js";
 import { priceList } from "./spend.js";
 
 type GroupBy = "day" | "model" | "key";
@@ -72,7 +73,17 @@ export async function spendOf(caller: Pick<Caller, "organization" | "workspace">
 /** Sets (or clears, with no_monthly_limit) a workspace's monthly spend limit; the workspace must be the organization's. */
 export async function setSpendLimit(organization: string, workspace: string, input: SpendLimitIn) {
   const limit: SpendLimit = input.no_monthly_limit ? { value: null, currency: null, noMonthlyLimit: true } : { value: input.value!, currency: input.currency!, noMonthlyLimit: false };
+  const before = await tenancyStore.getWorkspace(organization, workspace, { consistent: true });
+  if (!before) throw new NotFound("workspace", workspace);
   const updated = await tenancyStore.updateWorkspace(organization, workspace, { spendLimit: limit, updatedAt: new Date().toISOString() });
   if (!updated) throw new NotFound("workspace", workspace);
+  await recordAudit({
+    organization,
+    workspace,
+    operation: "spend-limit.set",
+    targets: [{ type: "workspace", id: workspace }],
+    before: { spend_limit: wireLimit(before.spendLimit) ?? null },
+    after: { spend_limit: wireLimit(updated.spendLimit) ?? null },
+  });
   return wireLimit(updated.spendLimit)!;
 }

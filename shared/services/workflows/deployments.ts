@@ -8,6 +8,7 @@ import type { CreateDeploymentRequest, DeploymentListQuery, ManagedDeploymentOut
 import { encodeCursor, readCursor } from "../../store/cursor.js";
 import { workflowRegistry } from "../../store/workflows/registry.js";
 import { runStore } from "../../store/workflows/runs.js";
+import { recordAudit } from "../audit/record.js";
 import { assertMayAct, principalOf } from "./workers.js";
 
 /**
@@ -298,6 +299,14 @@ export async function unharden(caller: Caller, deploymentId: string) {
   if (!deployment) throw new DeploymentNotFound(deploymentId);
   const updated = await workflowRegistry.updateDeployment(caller.workspace, deployment.name, { principals: [], updatedAt: new Date().toISOString(), updatedBy: caller.principal });
   if (!updated) throw new DeploymentNotFound(deploymentId);
+  await recordAudit({
+    organization: caller.organization,
+    workspace: caller.workspace,
+    operation: "deployment.unharden",
+    targets: [{ type: "deployment", id: deployment.id }],
+    before: { principals: deployment.principals ?? [] },
+    after: { principals: [] },
+  });
   return toDeploymentOut(await poolOf(updated, Date.now()));
 }
 
@@ -317,6 +326,14 @@ export async function changePrincipals(caller: Caller, name: string, request: Pr
   const principals = [...set].sort();
   const updated = await workflowRegistry.updateDeployment(caller.workspace, name, { principals, updatedAt: new Date().toISOString(), updatedBy: caller.principal });
   if (!updated) throw new DeploymentNotFound(name);
+  await recordAudit({
+    organization: caller.organization,
+    workspace: caller.workspace,
+    operation: "deployment.principals",
+    targets: [{ type: "deployment", id: updated.id }],
+    before: { principals: [...(deployment.principals ?? [])].sort() },
+    after: { principals },
+  });
   return { id: updated.id, name: updated.name, is_hardened: principals.length > 0, authorized_principals: principals };
 }
 

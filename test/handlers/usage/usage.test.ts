@@ -1,4 +1,4 @@
-import { GetCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
 import { handler as report } from "../../../functions/usage/report.js";
 import { handler as setLimit } from "../../../functions/usage/set-spend-limit.js";
@@ -72,7 +72,8 @@ describe("GET /v1/usage/spend", () => {
 });
 
 describe("PUT /v1/usage/spend-limit", () => {
-  it("sets the limit on the workspace record of the caller's organization", async () => {
+  it("sets the limit on the workspace record of the caller's organization, and records the change with the limit before", async () => {
+    dynamo.on(GetCommand).resolves({ Item: { pk: `ORG#${admin.organization}`, sk: `WS#${admin.workspace}`, id: admin.workspace, spendLimit: null } });
     dynamo.on(UpdateCommand).resolves({ Attributes: { id: member.workspace, spendLimit: { value: 10, currency: "USD", noMonthlyLimit: false } } });
 
     const response = await invoke(setLimit, aJsonEvent({ value: 10 }, { method: "PUT", path: "/v1/usage/spend-limit", caller: admin }));
@@ -84,12 +85,18 @@ describe("PUT /v1/usage/spend-limit", () => {
       Key: { pk: `ORG#${admin.organization}`, sk: `WS#${admin.workspace}` },
       ConditionExpression: "attribute_exists(pk)",
     });
+    const audit = dynamo.commandCalls(PutCommand).map((c) => c.args[0].input).filter((input) => input.TableName === process.env.TABLE_AUDIT);
+    expect(audit.map((input) => input.Item)).toMatchObject([
+      { operation: "spend-limit.set", workspace: admin.workspace, actor: { keyId: admin.keyId }, before: { spend_limit: null }, after: { spend_limit: { value: 10, currency: "USD", no_monthly_limit: false } } },
+    ]);
   });
 
   it("answers 404 when the workspace is not the organization's, and 403 to a key that is not an admin's", async () => {
     expect((await invoke(setLimit, aJsonEvent({ value: 10 }, { method: "PUT", path: "/v1/usage/spend-limit", caller: admin }))).statusCode).toBe(404);
     expect((await invoke(setLimit, aJsonEvent({ value: 10 }, { method: "PUT", path: "/v1/usage/spend-limit", caller: member }))).statusCode).toBe(403);
-    expect(dynamo.commandCalls(UpdateCommand)).toHaveLength(1);
+    // The workspace is read first (the limit before): an unknown one changes nothing and records nothing.
+    expect(dynamo.commandCalls(UpdateCommand)).toHaveLength(0);
+    expect(dynamo.commandCalls(PutCommand)).toHaveLength(0);
   });
 
   it("refuses a negative value and a value with no_monthly_limit with 422", async () => {
