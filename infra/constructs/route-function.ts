@@ -43,6 +43,8 @@ export interface RouteFunctionProps {
   workflows?: WorkflowEngineRefs;
   /** Browser clients' origins, for routes when CORS is on (shared/http/cors.ts reads CORS_ORIGINS). */
   cors?: CorsSetting;
+  /** More environment, from the function's area (the connectors' OAuth URLs). */
+  environment?: Record<string, string>;
   /** A fixed name, for a function whose ARN must be known before it exists (one that arms timers or schedules targeting itself). */
   functionName?: string;
 }
@@ -119,6 +121,7 @@ export class RouteFunction extends Construct {
         // Workflow machines are created at run time: those who publish them turn their tracing on too.
         ...(tracing && props.grants.workflows?.publish ? { [WORKFLOW_TRACING_ENV]: "on" } : {}),
         ...(props.grants.telemetry ? telemetryEnvironment(props.grants.telemetry, props.data.telemetry) : {}),
+        ...props.environment,
       },
     });
     // On the resource itself: the L2 `tracing` prop would add the X-Ray rights as a separate policy resource.

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import "./env.js";
-import { TELEMETRY_DIR_ENV } from "../../shared/config.js";
+import { PUBLIC_URL_ENV, TELEMETRY_DIR_ENV } from "../../shared/config.js";
 import { LOCAL_CATALOG, providersEnv, readCatalog, usesOfflineModels } from "../catalog.js";
 import { DENY_TARGETS_ENV } from "../../shared/net/stack-targets.js";
 import { startBackends, type Backends } from "./backends.js";
@@ -89,6 +89,8 @@ async function serveOn(backends: Backends, lock: DataDirLock, options: LocalStac
   });
   // The API server is one of the stack's own services too: no connector may call it with a loopback address.
   env[DENY_TARGETS_ENV] = withServer(env[DENY_TARGETS_ENV], options.host ?? "127.0.0.1", Number(new URL(api.url).port));
+  // Where browsers reach this API (the OAuth consent page and callback): the operator's PUBLIC_URL (a proxy in front), else the server's own URL.
+  env[PUBLIC_URL_ENV] = process.env[PUBLIC_URL_ENV] || api.url;
   Object.assign(process.env, env);
   const stackFile = join(options.dataDir, STACK_FILE);
   writeFileSync(stackFile, JSON.stringify({ url: api.url, pid: process.pid, env }, null, 2));
