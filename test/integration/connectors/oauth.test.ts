@@ -86,7 +86,7 @@ describe("GET /v1/connectors/{connector_id_or_name}/auth_url", () => {
     const html = await page.text();
     expect(page.headers.get("content-security-policy")).toContain("default-src 'none'");
     expect(html).toContain(`Team tracker (${connector.name})`);
-    expect(html).toContain('"test"');
+    expect(html).toContain("<dt>Workspace</dt><dd>test</dd>");
     const provider = new URL((await browser.submit(reply.body.auth_url, html)).headers.get("location")!);
     expect(`${provider.origin}${provider.pathname}`).toBe(`${oauth.issuer}/authorize`);
     expect(Object.fromEntries(provider.searchParams)).toMatchObject({
