@@ -4,6 +4,7 @@ import * as logs from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
 import { stateMachines, type StateMachineRow } from "../functions/engine.js";
 import { areaOf, authorizer, byResource, type RouteRow } from "../functions/routes.js";
+import { oauthEnvironment, type OAuthSettings } from "./oauth-settings.js";
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS, type CorsSetting } from "../shared/http/cors.js";
 import { BINARY_MEDIA_TYPES, gatewayAnswers } from "../shared/http/gateway.js";
 import { AreaStack } from "./area-stack.js";
@@ -26,6 +27,8 @@ export interface ApiStackProps extends cdk.StackProps {
   inference: InferenceSettings;
   /** Browser clients' origins (`-c corsOrigins`): `*` or a list; no CORS when unset (decision 0027). */
   cors?: CorsSetting;
+  /** The connectors' OAuth settings (`-c publicUrl`, `-c oauthReturnUrls`: infra/oauth-settings.ts). */
+  oauth?: OAuthSettings;
 }
 
 const METHOD_ORDER = ["GET", "POST", "PUT", "PATCH", "DELETE"];
@@ -178,7 +181,7 @@ export class ApiStack extends cdk.Stack {
     // One nested stack per area keeps each template far below CloudFormation's 500 resources.
     this.areas = [...byArea].map(
       ([area, rows]) =>
-        new AreaStack(this, pascal(area), { area, rows, api: this.api, tree, data: props.data, logLevel: props.logLevel, inference: props.inference, stateMachines: machines, workflows: this.workflowEngine.refs, keyHeaderAuthorizer, notAllowed: paths.filter((p) => p.area === area), cors: props.cors }),
+        new AreaStack(this, pascal(area), { area, rows, api: this.api, tree, data: props.data, logLevel: props.logLevel, inference: props.inference, stateMachines: machines, workflows: this.workflowEngine.refs, keyHeaderAuthorizer, notAllowed: paths.filter((p) => p.area === area), cors: props.cors, ...(area === "connectors" ? { environment: oauthEnvironment(props.oauth ?? { returnUrls: [] }, this.api, props.stageName) } : {}) }),
     );
 
     // RestApi's own output has a hashed name (ApiEndpoint4F160690); scripts and docs use ApiUrl instead.

@@ -4,6 +4,7 @@ import { routes as routeTable, type RouteRow } from "../functions/routes.js";
 import { ApiStack } from "./api-stack.js";
 import { DataStack } from "./data-stack.js";
 import { inferenceSettings } from "./inference.js";
+import { oauthSettings } from "./oauth-settings.js";
 import { acknowledgeFindings, acknowledgeUploadFindings } from "./nag.js";
 import { addOperations } from "./operations.js";
 import { operationsSettings } from "./operations-settings.js";
@@ -28,6 +29,8 @@ export interface BuildOptions {
  * `uploadDistribution` (default true) adds the CloudFront distribution whose URL serves the whole API and
  * takes uploads to 512 MB through the streaming upload service (decision 0033); `false` leaves it out.
  * `alarmEmail`, `logRetentionDays` and `tracing` are the operator's (infra/operations-settings.ts, docs/operations.md).
+ * `publicUrl` (the base URL browsers reach the API at; the API's own URL by default) and `oauthReturnUrls` (the
+ * `app_return_url`s the connectors' OAuth flow may send users back to; none by default): infra/oauth-settings.ts.
  * `telemetryRetentionDays` (default 30) and `telemetryScanLimitBytes` (default 10 GiB) bound the telemetry store (infra/telemetry.ts).
  * Handlers must be bundled first (infra/build.ts buildHandlers).
  */
@@ -64,6 +67,7 @@ export function buildApp(options: BuildOptions = {}) {
     authorizerCacheSeconds,
     inference: inferenceSettings(app),
     cors,
+    oauth: oauthSettings(app),
   });
 
   const uploadContext = app.node.tryGetContext(UPLOAD_DISTRIBUTION_CONTEXT);

@@ -30,6 +30,8 @@ export interface AreaStackProps extends cdk.NestedStackProps {
   notAllowed: { path: string; allowed: string[] }[];
   /** Browser clients' origins (`-c corsOrigins`): every function adds the CORS headers to its answers. */
   cors?: CorsSetting;
+  /** More environment for every function of the area (the connectors' OAuth URLs: infra/oauth-settings.ts). */
+  environment?: Record<string, string>;
 }
 
 /**
@@ -94,6 +96,7 @@ export class AreaStack extends cdk.NestedStack {
         stateMachines: machines,
         workflows,
         cors: props.cors,
+        environment: props.environment,
       });
       // Created in this stack, not via resource.addMethod, which would put it in the stack owning the resource.
       const method = new apigw.Method(fn, "Method", {

@@ -54,3 +54,47 @@ export function auditRetentionDays(): number {
   if (!Number.isInteger(days) || days < 1) throw new Error(`${AUDIT_RETENTION_ENV} must be a whole number of days (1 or more), not '${raw}'`);
   return days;
 }
+
+/**
+ * The API's base URL as clients and browsers reach it (a custom domain, the CloudFront or execute-api URL with
+ * its stage): CDK sets it (`-c publicUrl`, else the API's own URL), the local stack sets the server's URL. The
+ * OAuth consent page and callback are built from it, never from a request's Host or X-Forwarded-* headers.
+ */
+export const PUBLIC_URL_ENV = "PUBLIC_URL";
+export function publicBaseUrl(): string {
+  const raw = setting(PUBLIC_URL_ENV);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`${PUBLIC_URL_ENV} must be an absolute URL, not '${raw}'`);
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") throw new Error(`${PUBLIC_URL_ENV} must be an http(s) URL, not '${raw}'`);
+  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+}
+
+/** Overrides the OAuth redirect URI (the callback as the authorization server was told it); else PUBLIC_URL's callback. */
+export const OAUTH_CALLBACK_URL_ENV = "CONNECTOR_OAUTH_CALLBACK_URL";
+
+/**
+ * Where an OAuth flow may send the user back (`app_return_url`), one deployment's list (`-c oauthReturnUrls`,
+ * docs/connectors.md): comma-separated absolute URLs; one ending in `/` allows every URL under it. Empty: none.
+ */
+export const OAUTH_RETURN_URLS_ENV = "CONNECTOR_OAUTH_RETURN_URLS";
+export function oauthReturnUrls(raw: string | undefined = process.env[OAUTH_RETURN_URLS_ENV]): string[] {
+  if (!raw?.trim()) return [];
+  return raw
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      let url: URL;
+      try {
+        url = new URL(entry);
+      } catch {
+        throw new Error(`${OAUTH_RETURN_URLS_ENV}: '${entry}' is not an absolute URL`);
+      }
+      if (url.protocol !== "https:" && url.protocol !== "http:") throw new Error(`${OAUTH_RETURN_URLS_ENV}: '${entry}' is not an http(s) URL`);
+      return url.href;
+    });
+}

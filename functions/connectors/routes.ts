@@ -13,7 +13,8 @@ const secrets = { ...connectors, secrets: true } as const;
 export const connectorRoutes = area({ permissions: { read: "connectors:read", write: "connectors:write" } }, [
   { method: "GET", path: "/v1/connectors", handler: "connectors/list", grants: { tables: { connectors: "read" } } },
   { method: "POST", path: "/v1/connectors", handler: "connectors/create", doc: { status: 201 }, grants: { tables: { connectors: "write" }, secrets: true }, audit: "connector.create" },
-  { method: "GET", path: "/v1/connectors/{connector_id_or_name}/auth_url", handler: "connectors/auth-url", grants: secrets },
+  // Also reads the workspace's and organization's names, which the consent page shows.
+  { method: "GET", path: "/v1/connectors/{connector_id_or_name}/auth_url", handler: "connectors/auth-url", grants: { tables: { connectors: "readwrite", tenancy: "read" }, secrets: true } },
   { method: "PUT", path: "/v1/connectors/{connector_id}/share", handler: "connectors/share", grants: connectors, permission: "connectors:share-workspace", audit: "connector.share" },
   { method: "DELETE", path: "/v1/connectors/{connector_id}/share", handler: "connectors/unshare", grants: connectors, permission: "connectors:share-workspace", audit: "connector.unshare" },
   { method: "PUT", path: "/v1/connectors/{connector_id}/organization/share", handler: "connectors/share-organization", grants: connectors, audit: "connector.share" },
@@ -38,6 +39,11 @@ export const connectorRoutes = area({ permissions: { read: "connectors:read", wr
   { method: "GET", path: "/v1/connectors/{connector_id_or_name}/{consumer_scope}/credentials", handler: "connectors/list-credentials", grants: { tables: { connectors: "read" } }, extension: true },
   { method: "DELETE", path: "/v1/connectors/{connector_id_or_name}/{consumer_scope}/credentials", handler: "connectors/delete-all-credentials", grants: connectors, permission: "connectors:read", extension: true, audit: "connector-credentials.remove" },
   { method: "DELETE", path: "/v1/connectors/{connector_id_or_name}/{consumer_scope}/credentials/{credentials_name}", handler: "connectors/delete-credentials", grants: connectors, permission: "connectors:read", extension: true, audit: "connector-credentials.remove" },
-  // The OAuth redirect target: the authorization server sends the user's browser here, without our key; the one-time state is the credential.
-  { method: "GET", path: "/v1/connectors/oauth/callback", handler: "connectors/oauth-callback", grants: secrets, auth: "public", extension: true, audit: "connector-credentials.store" },
+  // The OAuth consent page (auth_url points here) and its form, on the platform's own origin: the browser carries no key,
+  // the state names the flow, and confirming binds it to that browser (decision 0043).
+  { method: "GET", path: "/v1/connectors/oauth/consent", handler: "connectors/oauth-consent", grants: { tables: { connectors: "read" } }, auth: "public", extension: true, doc: { media: "text/html" } },
+  { method: "POST", path: "/v1/connectors/oauth/consent", handler: "connectors/oauth-confirm", grants: { tables: { connectors: "readwrite" } }, auth: "public", extension: true, doc: { status: 302 } },
+  // The OAuth redirect target: the authorization server sends the user's browser here, without our key; the one-time
+  // state and the browser's cookie from the consent page are the credential.
+  { method: "GET", path: "/v1/connectors/oauth/callback", handler: "connectors/oauth-callback", grants: secrets, auth: "public", extension: true, doc: { media: "text/html", redirects: true }, audit: "connector-credentials.store" },
 ]);

@@ -43,6 +43,8 @@ export interface RouteFunctionProps {
   workflows?: WorkflowEngineRefs;
   /** Browser clients' origins, for routes when CORS is on (shared/http/cors.ts reads CORS_ORIGINS). */
   cors?: CorsSetting;
+  /** More environment, from the function's area (the connectors' OAuth URLs). */
+  environment?: Record<string, string>;
   /** A fixed name, for a function whose ARN must be known before it exists (one that arms timers or schedules targeting itself). */
   functionName?: string;
 }
@@ -120,6 +122,7 @@ export class RouteFunction extends Construct {
         ...(tracing && props.grants.workflows?.publish ? { [WORKFLOW_TRACING_ENV]: "on" } : {}),
         ...(props.grants.appendAudit ? { [AUDIT_RETENTION_ENV]: String(auditRetention(this)) } : {}),
         ...(props.grants.telemetry ? telemetryEnvironment(props.grants.telemetry, props.data.telemetry) : {}),
+        ...props.environment,
       },
     });
     // On the resource itself: the L2 `tracing` prop would add the X-Ray rights as a separate policy resource.

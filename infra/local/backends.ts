@@ -5,6 +5,7 @@ import { FILES_BUCKET_ENV, TELEMETRY_DIR_ENV } from "../../shared/config.js";
 import { tableEnvVar, tables } from "../../shared/store/tables.js";
 import { createTables, startDynamo } from "./dynamodb.js";
 import { LOCAL_FILES_BUCKET, localTableName } from "./env.js";
+import { outboundEnv } from "./outbound-env.js";
 import { startS3 } from "./s3.js";
 import { startScheduler, type LocalScheduler } from "./scheduler.js";
 import { LOCAL_ACCOUNT, localFunctionArn, startStepFunctions, type LocalStepFunctions } from "./stepfunctions.js";
@@ -72,9 +73,11 @@ export async function startBackends(options: { dataDir: string; persist: boolean
     WORKFLOW_ROLE_ARN: LOCAL_WORKFLOWS.roleArn,
     WORKFLOW_DISPATCHER_ARN: LOCAL_WORKFLOWS.dispatcherArn,
     ...scheduler.env,
-    // Connector secrets are sealed with a key kept in the data directory; outbound calls (connectors, file_url) may reach loopback on this machine, never in the cloud (shared/net/outbound.ts).
+    // Connector secrets are sealed with a key kept in the data directory.
     CONNECTOR_SECRETS_KEY_FILE: join(options.dataDir, "connector-secrets.key"),
-    OUTBOUND_ALLOW_LOOPBACK: "true",
+    // Outbound calls (connectors, file_url) may reach loopback on this machine unless the operator said
+    // otherwise, never these backends (shared/net/stack-targets.ts), never anything inward in the cloud.
+    ...outboundEnv(process.env, [dynamo.endpoint, s3.endpoint, stepFunctions.endpoint, scheduler.endpoint]),
     // The analytical store's files (shared/blobs/telemetry.ts writes them, DuckDB reads them: docs/observability/engine.md).
     [TELEMETRY_DIR_ENV]: join(options.dataDir, "telemetry"),
   };

@@ -1,9 +1,11 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import "./env.js";
-import { TELEMETRY_DIR_ENV } from "../../shared/config.js";
+import { PUBLIC_URL_ENV, TELEMETRY_DIR_ENV } from "../../shared/config.js";
 import { LOCAL_CATALOG, providersEnv, readCatalog, usesOfflineModels } from "../catalog.js";
+import { DENY_TARGETS_ENV } from "../../shared/net/stack-targets.js";
 import { startBackends, type Backends } from "./backends.js";
+import { withServer } from "./outbound-env.js";
 import { lockDataDir, STACK_FILE, type DataDirLock } from "./lock.js";
 
 export interface LocalStackOptions {
@@ -56,7 +58,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
 async function serveOn(backends: Backends, lock: DataDirLock, options: LocalStackOptions): Promise<LocalStack> {
   const catalog = readCatalog(options.catalog ?? LOCAL_CATALOG);
-  const env = { ...backends.env, ...providersEnv(catalog) };
+  const env: Record<string, string> = { ...backends.env, ...providersEnv(catalog) };
   Object.assign(process.env, env);
   // Imported only now: the SDK clients in these modules are built from the environment set above.
   const tenants = await import("../../shared/services/tenancy/tenants.js");
@@ -85,6 +87,11 @@ async function serveOn(backends: Backends, lock: DataDirLock, options: LocalStac
     authorizerCacheSeconds: options.authorizerCacheSeconds ?? 0,
     rootDir: options.rootDir ?? ROOT_DIR,
   });
+  // The API server is one of the stack's own services too: no connector may call it with a loopback address.
+  env[DENY_TARGETS_ENV] = withServer(env[DENY_TARGETS_ENV], options.host ?? "127.0.0.1", Number(new URL(api.url).port));
+  // Where browsers reach this API (the OAuth consent page and callback): the operator's PUBLIC_URL (a proxy in front), else the server's own URL.
+  env[PUBLIC_URL_ENV] = process.env[PUBLIC_URL_ENV] || api.url;
+  Object.assign(process.env, env);
   const stackFile = join(options.dataDir, STACK_FILE);
   writeFileSync(stackFile, JSON.stringify({ url: api.url, pid: process.pid, env }, null, 2));
   lock.serving(api.url);

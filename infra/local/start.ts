@@ -3,6 +3,7 @@ import "./env.js";
 import { corsOrigins } from "../../shared/http/cors.js";
 import { JAVA_MISSING } from "./dynamodb.js";
 import { DataDirLocked } from "./lock.js";
+import { loopbackWarning } from "./outbound-env.js";
 import { startLocalStack } from "./stack.js";
 
 const port = Number(process.env.PORT ?? 8080);
@@ -34,6 +35,8 @@ try {
   console.log(`Try: curl -H "Authorization: Bearer ${stack.apiKey}" ${stack.url}/v1/models`);
   console.log(`API reference:       ${stack.url}/docs (OpenAPI document: ${stack.url}/openapi.json)`);
   if (cors) console.log(`CORS:                browser clients of ${cors === "*" ? "any origin" : cors.join(", ")} (CORS_ORIGINS)`);
+  const warning = loopbackWarning(host, process.env);
+  if (warning) console.warn(warning);
   if (accessLog) console.log("Access log (ACCESS_LOG=off to silence): time method path status latency request-id");
   let stopping = false;
   const stop = async (why: string) => {

@@ -165,7 +165,8 @@ function operation(row: RouteRow, spec: DeclaredSpec, tag: string, components: C
     const multipart = Boolean(spec.parser);
     const schema = components.convert(spec.body, "input", `${operationId}_body`);
     const optional = spec.body.safeParse(undefined).success;
-    op.requestBody = { required: !optional, content: { [multipart ? "multipart/form-data" : "application/json"]: { schema: multipart ? multipartSchema(schema) : schema } } };
+    const media = spec.parser?.media ?? (multipart ? "multipart/form-data" : "application/json");
+    op.requestBody = { required: !optional, content: { [media]: { schema: multipart ? multipartSchema(schema) : schema } } };
   }
 
   const [status, ...others] = successStatuses(row) as [number, ...number[]];

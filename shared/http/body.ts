@@ -6,6 +6,8 @@ import { Unprocessable, UnsupportedMediaType } from "../domain/errors.js";
 export type BodyParser = (() => middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult>) & {
   /** A body of its media type that it cannot read (a 422), for the contract ring; multipart parsers leave it out. */
   unreadable?: { contentType: string; body: string };
+  /** The body's media type in the OpenAPI document, when not `multipart/form-data`. */
+  media?: string;
 };
 
 export interface BodyKind {
@@ -52,3 +54,22 @@ export const optionalJsonBody: BodyParser = () => {
     },
   };
 };
+
+/** An HTML form's body (`application/x-www-form-urlencoded`): the platform's own pages post these; a repeated field keeps its last value. */
+export const formBody: BodyParser = Object.assign(() =>
+  parsedBody({
+    accepts: /^application\/x-www-form-urlencoded($|;.+)/i,
+    parser: {
+      before: (request) => {
+        const raw = request.event.body ?? "";
+        const text = request.event.isBase64Encoded ? Buffer.from(raw, "base64").toString("utf8") : raw;
+        // fromEntries defines own properties: a field named __proto__ is a field, not a prototype.
+        (request.event as { body: unknown }).body = Object.fromEntries(new URLSearchParams(text));
+      },
+    },
+    invalid: "form_invalid",
+  }), {
+  // Any bytes read as a form: what a form's schema refuses is an empty one.
+  unreadable: { contentType: "application/x-www-form-urlencoded", body: "" },
+  media: "application/x-www-form-urlencoded",
+});

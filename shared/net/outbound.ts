@@ -15,8 +15,9 @@
  *   cannot slip past it. IP literals, which skip the lookup, are checked in the connector;
  * - redirects are followed here, not by fetch (at most `maxRedirects`), each hop a new checked connection;
  *   a redirect to another origin drops the caller's headers (credentials are never sent to a second origin);
- * - loopback alone may be allowed, by `OUTBOUND_ALLOW_LOOPBACK=true`: set by infra/local (`npm start`, tests),
- *   never by CDK, and ignored inside AWS Lambda;
+ * - loopback alone may be allowed, by `OUTBOUND_ALLOW_LOOPBACK=true`: set by infra/local (`npm start`, tests)
+ *   unless the operator set it otherwise, never by CDK, and ignored inside AWS Lambda; even then the local
+ *   stack's own services (shared/net/stack-targets.ts) are refused by (address, port);
  * - timeouts (`connectTimeoutMs`, `timeoutMs` for the whole exchange) and a body cap (`maxBytes`) are options.
  *
  * Failures are `OutboundError`s whose `kind` says what went wrong; callers map them to their answers (audio:
@@ -25,6 +26,7 @@
 import { lookup as dnsLookup } from "node:dns";
 import { BlockList, isIP } from "node:net";
 import { Agent, buildConnector, fetch as undiciFetch } from "undici";
+import { portOf, stackTargetRefusal } from "./stack-targets.js";
 
 export const ALLOW_LOOPBACK_ENV = "OUTBOUND_ALLOW_LOOPBACK";
 
@@ -123,13 +125,13 @@ type LookupCallback = (error: Error | null, address: string | ResolvedAddress[],
  * A `lookup` for net/tls.connect: resolves with `resolve`, refuses when **any** answer is refused, and hands
  * the socket only the addresses it checked.
  */
-export function guardedLookup(resolve: Resolve = systemResolve, allowLoopback: () => boolean = loopbackAllowed) {
+export function guardedLookup(resolve: Resolve = systemResolve, allowLoopback: () => boolean = loopbackAllowed, port?: number) {
   return (hostname: string, options: { all?: boolean } | undefined, callback: LookupCallback): void => {
     resolve(hostname).then(
       (addresses) => {
         if (!addresses.length) return callback(Object.assign(new Error(`${hostname} has no address`), { code: "ENOTFOUND" }), "", 0);
         for (const { address } of addresses) {
-          const why = refusalOf(address, allowLoopback());
+          const why = refusalOf(address, allowLoopback()) ?? (port === undefined ? undefined : stackTargetRefusal(address, port));
           if (why) return callback(new OutboundError("refused_address", `The host ${hostname} resolves to ${address}, which may not be fetched: ${why}`), "", 0);
         }
         if (options?.all) return callback(null, addresses);
@@ -173,15 +175,23 @@ function parsedUrl(raw: string | URL): URL {
 
 export function outboundFetch(options: OutboundOptions = {}): OutboundFetch {
   const allowLoopback = () => options.allowLoopback ?? loopbackAllowed();
-  const lookup = guardedLookup(options.resolve, allowLoopback);
-  const base = buildConnector({ timeout: options.connectTimeoutMs ?? 10_000, lookup } as Parameters<typeof buildConnector>[0]);
+  // One connector per port: the lookup also checks (address, port) against the stack's own services.
+  const connectors = new Map<number, buildConnector.connector>();
+  const connectorFor = (port: number) => {
+    if (!connectors.has(port)) {
+      const lookup = guardedLookup(options.resolve, allowLoopback, port);
+      connectors.set(port, buildConnector({ timeout: options.connectTimeoutMs ?? 10_000, lookup } as Parameters<typeof buildConnector>[0]));
+    }
+    return connectors.get(port)!;
+  };
   const connect: buildConnector.connector = (opts, callback) => {
     const host = opts.hostname.replace(/^\[|\]$/g, "");
+    const port = portOf(opts.port, opts.protocol);
     if (isIP(host)) {
-      const why = refusalOf(host, allowLoopback());
+      const why = refusalOf(host, allowLoopback()) ?? stackTargetRefusal(host, port);
       if (why) return callback(new OutboundError("refused_address", `${host} may not be fetched: ${why}`), null);
     }
-    return base(opts, callback);
+    return connectorFor(port)(opts, callback);
   };
   const dispatcher = new Agent({ connect });
   const maxRedirects = options.maxRedirects ?? 5;

@@ -146,6 +146,10 @@ export const OAuthCallbackQuery = z.object({
   iss: z.string().max(2083).optional(),
 });
 
+/** The consent page's link (auth_url) and its form: the state, and the form's double-submit token. */
+export const OAuthConsentQuery = z.object({ state: z.string().min(1).max(256) });
+export const OAuthConsentForm = z.object({ state: z.string().min(1).max(256), csrf: z.string().min(1).max(256) });
+
 export const ListToolsQuery = z.object({
   page: queryInt().pipe(z.number().min(1)).default(1),
   page_size: queryInt().pipe(z.number().min(1).max(1000)).default(100),

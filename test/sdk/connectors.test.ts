@@ -141,10 +141,13 @@ describe("client.beta.connectors credentials: POST /v1/connectors/{connector_id_
 });
 
 describe("client.beta.connectors.getAuthUrl: GET /v1/connectors/{connector_id_or_name}/auth_url; GET /v1/connectors/{connector_id_or_name}/authentication_methods", () => {
-  it("answers the authorization URL and its ttl", async () => {
+  it("answers the authorization URL (the platform's consent page) and its ttl", async () => {
     const made = await created({ authData: { clientId: "sdk-client", clientSecret: "sdk-secret" }, oauth2ServerMetadataUrl: oauth.metadataUrl });
     const { authUrl, ttl } = await client.beta.connectors.getAuthUrl({ connectorIdOrName: made.id });
-    expect(new URL(authUrl).searchParams.get("code_challenge_method")).toBe("S256");
+    expect(authUrl).toMatch(/\/v1\/connectors\/oauth\/consent\?state=[A-Za-z0-9_-]{43}$/);
+    const page = await fetch(authUrl);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain(made.name);
     expect(ttl).toBe(600);
     expect((await client.beta.connectors.getAuthenticationMethods({ connectorIdOrName: made.id })).map((m) => m.methodType)).toEqual(["oauth2"]);
   });

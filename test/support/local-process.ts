@@ -58,6 +58,8 @@ export async function startNpmStart(options: {
   viaNpm?: boolean;
   /** The handlers' POWERTOOLS_LOG_LEVEL (default ERROR: quiet tests); the log scan runs at DEBUG. */
   logLevel?: string;
+  /** More of the child's environment (e.g. OUTBOUND_ALLOW_LOOPBACK), over what it would inherit. */
+  env?: Record<string, string>;
 }): Promise<StartedProcess> {
   // A restart on the same port keeps the URL that workers and clients already hold.
   const port = options.port ?? (await freePort());
@@ -71,6 +73,7 @@ export async function startNpmStart(options: {
     PLATFORM_API_KEY: options.key,
     POWERTOOLS_LOG_LEVEL: options.logLevel ?? "ERROR",
     ACCESS_LOG: options.accessLog ? "on" : "off",
+    ...options.env,
   });
   const [command, args] = options.viaNpm ? ["npm", ["start", "--silent"]] : [join(ROOT_DIR, "node_modules/.bin/tsx"), ["infra/local/start.ts"]];
   const child = spawn(command, args, { cwd: ROOT_DIR, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });

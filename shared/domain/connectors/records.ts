@@ -83,7 +83,10 @@ export interface StoredCredentials {
   oauth?: { accessToken: string; refreshToken?: string; tokenType?: string; scope?: string };
 }
 
-/** A pending OAuth authorization: bound to the caller who asked for the URL, gone after `ttl`. */
+/**
+ * A pending OAuth authorization: bound to the caller who asked for the URL, and, once its consent page is
+ * confirmed, to that browser (`nonceHash`, decision 0043); gone after `ttl`.
+ */
 export interface OAuthStateRecord {
   state: string;
   connectorId: string;
@@ -100,6 +103,14 @@ export interface OAuthStateRecord {
   redirectUri: string;
   appReturnUrl: string | null;
   expiresAt: number;
+  /** The authorization server's URL for this flow (PKCE challenge, state, redirect URI): where the confirmed consent page sends the browser. */
+  providerUrl: string;
+  /** What the consent page names: who asks, for which connector. */
+  connectorName: string;
+  workspaceName: string;
+  organizationName: string;
+  /** The digest of the nonce set as a cookie in the browser that confirmed the consent; absent until then. */
+  nonceHash?: string;
 }
 
 export const ownerOf = (c: Pick<ConnectorRecord, "visibility" | "creatorId" | "workspace" | "organization">): { ownerType: OwnerType; ownerId: string } =>

@@ -156,13 +156,53 @@ export const connectorsStore = {
     await documents.send(new PutCommand({ TableName: table(), Item: { pk: `OAUTH#${state.state}`, sk: "STATE", ...state, ttl: state.expiresAt }, ConditionExpression: "attribute_not_exists(pk)" }));
   },
 
-  /** The pending authorization, removed as it is read: a state is good for one callback. */
-  async takeOAuthState(state: string): Promise<OAuthStateRecord | undefined> {
-    const out = await documents.send(new DeleteCommand({ TableName: table(), Key: { pk: `OAUTH#${state}`, sk: "STATE" }, ReturnValues: "ALL_OLD" }));
-    if (!out.Attributes) return undefined;
-    const { pk: _pk, sk: _sk, ttl: _ttl, ...rest } = out.Attributes;
-    return rest as unknown as OAuthStateRecord;
+  /** The pending authorization, as the consent page reads it (strongly consistent: it was just written). */
+  async getOAuthState(state: string): Promise<OAuthStateRecord | undefined> {
+    const out = await documents.send(new GetCommand({ TableName: table(), Key: { pk: `OAUTH#${state}`, sk: "STATE" }, ConsistentRead: true }));
+    return out.Item ? stateOf(out.Item) : undefined;
   },
+
+  /** Binds the authorization to one browser: only once (a second confirmation of the same state is refused). */
+  async confirmOAuthState(state: string, nonceHash: string): Promise<OAuthStateRecord | undefined> {
+    const out = await ifConditionHolds(
+      documents.send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: { pk: `OAUTH#${state}`, sk: "STATE" },
+          UpdateExpression: "SET nonceHash = :h",
+          ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(nonceHash)",
+          ExpressionAttributeValues: { ":h": nonceHash },
+          ReturnValues: "ALL_NEW",
+        }),
+      ),
+    );
+    return out?.Attributes ? stateOf(out.Attributes) : undefined;
+  },
+
+  /**
+   * The pending authorization, removed as it is read, when the browser's nonce matches: a state is good for one
+   * callback, from the browser that confirmed it. `mismatch` leaves it in place (a stranger cannot spend it).
+   */
+  async takeOAuthState(state: string, nonceHash: string): Promise<{ taken: OAuthStateRecord } | "mismatch" | "unknown"> {
+    const out = await ifConditionHolds(
+      documents.send(
+        new DeleteCommand({
+          TableName: table(),
+          Key: { pk: `OAUTH#${state}`, sk: "STATE" },
+          ConditionExpression: "nonceHash = :h",
+          ExpressionAttributeValues: { ":h": nonceHash },
+          ReturnValues: "ALL_OLD",
+        }),
+      ),
+    );
+    if (out?.Attributes) return { taken: stateOf(out.Attributes) };
+    return (await connectorsStore.getOAuthState(state)) ? "mismatch" : "unknown";
+  },
+};
+
+const stateOf = (item: Record<string, unknown>): OAuthStateRecord => {
+  const { pk: _pk, sk: _sk, ttl: _ttl, ...rest } = item;
+  return rest as unknown as OAuthStateRecord;
 };
 
 export type ScopedConnection = Pick<ConnectionRecord, "scope" | "consumer">;

@@ -1,7 +1,9 @@
 /**
  * OAuth 2.0 end to end on loopback: a local authorization server, a real MCP server that accepts only the
- * tokens it issued, and the API in between (auth_url, the callback, sealed tokens, refresh on expiry).
+ * tokens it issued, and the API in between (auth_url, the consent page and its form, the callback, sealed
+ * tokens, refresh on expiry). Browsers are cookie jars: the flow completes only in the one that confirmed.
  */
+import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useEmbeddedApi } from "../../support/api.js";
 import { aConnectorBody, connectorsClient } from "../../support/connectors-client.js";
@@ -18,8 +20,10 @@ let mcp: TestMcpServer;
 beforeAll(async () => {
   oauth = await startOAuthServer(client);
   mcp = await startMcpServer({ requireTokens: oauth.valid, authorizationServer: oauth.issuer });
+  process.env.CONNECTOR_OAUTH_RETURN_URLS = "https://app.example.com/done";
 });
 afterAll(async () => {
+  delete process.env.CONNECTOR_OAUTH_RETURN_URLS;
   await mcp.close();
   await oauth.close();
 });
@@ -27,32 +31,102 @@ afterAll(async () => {
 const oauthConnector = (overrides: Record<string, unknown> = {}) =>
   connectors.created(aConnectorBody({ server: mcp.url, auth_data: { client_id: client.id, client_secret: client.secret }, ...overrides }));
 
-/** The user's browser: follows the authorization URL to the server, which sends it back to our callback. */
-async function consent(authUrl: string): Promise<Response> {
-  const atServer = await fetch(authUrl, { redirect: "manual" });
+/** A browser: a cookie jar (by name and path), following nothing by itself; sends Origin on posts as browsers do. */
+function aBrowser() {
+  const jar = new Map<string, { value: string; path: string }>();
+  const go = async (url: string, init: RequestInit = {}): Promise<Response> => {
+    const path = new URL(url).pathname;
+    const cookie = [...jar].filter(([, c]) => path.startsWith(c.path)).map(([name, c]) => `${name}=${c.value}`).join("; ");
+    const response = await fetch(url, { ...init, redirect: "manual", headers: { ...(init.headers as Record<string, string>), ...(cookie ? { cookie } : {}) } });
+    for (const header of response.headers.getSetCookie()) {
+      const [pair, ...attributes] = header.split("; ");
+      const name = pair!.slice(0, pair!.indexOf("="));
+      const path = attributes.find((a) => a.startsWith("Path="))?.slice(5) ?? "/";
+      if (attributes.includes("Max-Age=0")) jar.delete(name);
+      else jar.set(name, { value: pair!.slice(pair!.indexOf("=") + 1), path });
+    }
+    return response;
+  };
+  return {
+    jar,
+    get: (url: string) => go(url),
+    /** Posts the page's form as the browser would: to its action on the page's origin. */
+    submit: async (pageUrl: string, html: string) => {
+      const action = /<form method="post" action="([^"]+)"/.exec(html)![1]!;
+      const fields = Object.fromEntries([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!]));
+      const origin = new URL(pageUrl).origin;
+      return go(`${origin}${action}`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", origin }, body: new URLSearchParams(fields).toString() });
+    },
+  };
+}
+
+/** One browser through the whole flow: the consent page, its confirmation, the authorization server, back to the callback. */
+async function consent(authUrl: string, browser = aBrowser()): Promise<Response> {
+  const page = await browser.get(authUrl);
+  expect(page.status).toBe(200);
+  const confirmed = await browser.submit(authUrl, await page.text());
+  expect(confirmed.status).toBe(302);
+  const atServer = await browser.get(confirmed.headers.get("location")!);
   expect(atServer.status).toBe(302);
-  return fetch(atServer.headers.get("location")!, { redirect: "manual" });
+  return browser.get(atServer.headers.get("location")!);
 }
 
 describe("GET /v1/connectors/{connector_id_or_name}/auth_url", () => {
-  it("builds the authorization URL from discovered metadata, with PKCE S256, a state and the callback, valid for ttl", async () => {
-    const connector = await oauthConnector();
+  it("answers the platform's consent page, which names the workspace and the connector and leads to the authorization server with PKCE S256", async () => {
+    const connector = await oauthConnector({ title: "Team tracker" });
 
     const reply = await connectors.authUrl(connector.id);
 
     expect(reply.status).toBe(200);
     expect(reply.body).toStrictEqual({ auth_url: expect.any(String), ttl: 600 });
     const url = new URL(reply.body.auth_url);
-    expect(`${url.origin}${url.pathname}`).toBe(`${oauth.issuer}/authorize`);
-    expect(Object.fromEntries(url.searchParams)).toMatchObject({
+    expect(`${url.origin}${url.pathname}`).toBe(`${api.url}/v1/connectors/oauth/consent`);
+    const browser = aBrowser();
+    const page = await browser.get(reply.body.auth_url);
+    const html = await page.text();
+    expect(page.headers.get("content-security-policy")).toContain("default-src 'none'");
+    expect(html).toContain(`Team tracker (${connector.name})`);
+    expect(html).toContain("<dt>Workspace</dt><dd>test</dd>");
+    const provider = new URL((await browser.submit(reply.body.auth_url, html)).headers.get("location")!);
+    expect(`${provider.origin}${provider.pathname}`).toBe(`${oauth.issuer}/authorize`);
+    expect(Object.fromEntries(provider.searchParams)).toMatchObject({
       response_type: "code",
       client_id: client.id,
       code_challenge_method: "S256",
       code_challenge: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
-      state: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      state: url.searchParams.get("state"),
       redirect_uri: `${api.url}/v1/connectors/oauth/callback`,
     });
     expect(reply.body.auth_url).not.toContain(client.secret);
+  });
+
+  it("builds its URLs from configuration: a spoofed Host or X-Forwarded-* changes nothing", async () => {
+    const connector = await oauthConnector();
+    const { port } = new URL(api.url);
+    const spoofed = await new Promise<any>((resolve, reject) => {
+      const req = httpRequest(
+        { host: "127.0.0.1", port, path: `/v1/connectors/${connector.id}/auth_url`, headers: { authorization: `Bearer ${tenant.key}`, host: "evil.example", "x-forwarded-proto": "http", "x-forwarded-host": "evil.example" } },
+        (res) => {
+          let text = "";
+          res.on("data", (chunk) => (text += chunk));
+          res.on("end", () => resolve({ status: res.statusCode, body: JSON.parse(text) }));
+        },
+      );
+      req.on("error", reject);
+      req.end();
+    });
+    expect(spoofed.status).toBe(200);
+    expect(spoofed.body.auth_url.startsWith(`${api.url}/v1/connectors/oauth/consent?state=`)).toBe(true);
+    const browser = aBrowser();
+    const provider = new URL((await browser.submit(spoofed.body.auth_url, await (await browser.get(spoofed.body.auth_url)).text())).headers.get("location")!);
+    expect(provider.searchParams.get("redirect_uri")).toBe(`${api.url}/v1/connectors/oauth/callback`);
+  });
+
+  it("answers 422 for an app_return_url the deployment does not list", async () => {
+    const connector = await oauthConnector();
+    const reply = await connectors.authUrl(connector.id, { app_return_url: "https://evil.example/done" });
+    expect(reply.status).toBe(422);
+    expect(reply.body.detail).toMatchObject([{ loc: ["query", "app_return_url"] }]);
   });
 
   it("answers 400 for a connector without OAuth, 404 for one the caller cannot see", async () => {
@@ -79,7 +153,8 @@ describe("GET /v1/connectors/oauth/callback", () => {
     const back = await consent(auth_url);
 
     expect(back.status).toBe(200);
-    expect(await back.json()).toStrictEqual({ message: expect.stringContaining("authorized") });
+    expect(back.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(await back.text()).toContain("is authorized");
     const listed = (await connectors.credentials(connector.id, "user")).body.credentials;
     expect(listed).toMatchObject([{ name: "work", authentication_type: "oauth2", scope: "user", is_default: true }]);
     const [token] = [...oauth.valid];
@@ -115,16 +190,38 @@ describe("GET /v1/connectors/oauth/callback", () => {
     expect(back.headers.get("location")).toBe("https://app.example.com/done");
   });
 
-  it("takes a state once: a replayed or unknown state answers 400 and stores nothing", async () => {
+  it("takes a state once: a replayed or unknown state answers a 400 page and stores nothing", async () => {
     const connector = await oauthConnector();
-    const atServer = await fetch((await connectors.authUrl(connector.id)).body.auth_url, { redirect: "manual" });
-    const callback = atServer.headers.get("location")!;
-    expect((await fetch(callback)).status).toBe(200);
+    const browser = aBrowser();
+    const authUrl = (await connectors.authUrl(connector.id)).body.auth_url;
+    const confirmed = await browser.submit(authUrl, await (await browser.get(authUrl)).text());
+    const callback = (await browser.get(confirmed.headers.get("location")!)).headers.get("location")!;
+    const nonce = [...browser.jar].find(([name]) => name.startsWith("oauth_browser_"))!;
+    expect((await browser.get(callback)).status).toBe(200);
 
-    const replay = await fetch(callback);
+    const replay = await fetch(callback, { headers: { cookie: `${nonce[0]}=${nonce[1].value}` } });
     expect(replay.status).toBe(400);
-    expect(await replay.json()).toMatchObject({ code: "oauth_state_invalid" });
+    expect(await replay.text()).toContain("no longer valid");
     expect((await fetch(`${api.url}/v1/connectors/oauth/callback?state=forged&code=x`)).status).toBe(400);
+    expect((await connectors.credentials(connector.id, "user")).body.credentials).toHaveLength(1);
+  });
+
+  it("completes only in the browser that confirmed: another browser following the same authorization is refused and stores nothing", async () => {
+    const connector = await oauthConnector();
+    const requester = aBrowser();
+    const authUrl = (await connectors.authUrl(connector.id)).body.auth_url;
+    const providerUrl = (await requester.submit(authUrl, await (await requester.get(authUrl)).text())).headers.get("location")!;
+
+    // The requester hands the authorization server's URL to someone else, who signs in there.
+    const victim = aBrowser();
+    const back = await victim.get((await victim.get(providerUrl)).headers.get("location")!);
+    expect(back.status).toBe(403);
+    expect(await back.text()).toContain("not confirmed in this browser");
+    expect((await connectors.credentials(connector.id, "user")).body.credentials).toHaveLength(0);
+
+    // And the consent link itself, opened elsewhere after it was confirmed, is refused too.
+    expect((await victim.get(authUrl)).status).toBe(409);
+    expect((await victim.submit(authUrl, `<form method="post" action="/v1/connectors/oauth/consent"><input type="hidden" name="state" value="${new URL(authUrl).searchParams.get("state")}"><input type="hidden" name="csrf" value="guess">`)).status).toBe(403);
   });
 
   it("binds the state to the caller: the tokens are the asking user's, not another member's", async () => {
