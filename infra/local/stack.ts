@@ -5,6 +5,7 @@ import { TELEMETRY_DIR_ENV } from "../../shared/config.js";
 import { LOCAL_CATALOG, providersEnv, readCatalog, usesOfflineModels } from "../catalog.js";
 import { startBackends, type Backends } from "./backends.js";
 import { lockDataDir, STACK_FILE, type DataDirLock } from "./lock.js";
+import { assertPortFree } from "./net.js";
 
 export interface LocalStackOptions {
   port: number;
@@ -20,6 +21,8 @@ export interface LocalStackOptions {
   rootDir?: string;
   /** The model catalog file (default config/models.offline.json). */
   catalog?: string;
+  /** Serve the handlers from these esbuild bundles (infra/local/bundles.ts) rather than the TypeScript modules. */
+  bundles?: string;
 }
 
 export interface LocalStack {
@@ -40,6 +43,8 @@ export const ROOT_DIR = resolve(import.meta.dirname, "../..");
  * and an admin key, and the HTTP server in front of the route table.
  */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  // A start refused for its port leaves nothing behind: checked before the data directory is made or locked.
+  await assertPortFree(options.port, options.host ?? "127.0.0.1");
   mkdirSync(options.dataDir, { recursive: true });
   // Before DynamoDB Local opens the files: a second stack on the same directory is refused, naming the first.
   const lock = await lockDataDir(options.dataDir);
@@ -84,6 +89,7 @@ async function serveOn(backends: Backends, lock: DataDirLock, options: LocalStac
     accessLog: options.accessLog,
     authorizerCacheSeconds: options.authorizerCacheSeconds ?? 0,
     rootDir: options.rootDir ?? ROOT_DIR,
+    bundles: options.bundles,
   });
   const stackFile = join(options.dataDir, STACK_FILE);
   writeFileSync(stackFile, JSON.stringify({ url: api.url, pid: process.pid, env }, null, 2));

@@ -1,10 +1,16 @@
-import { afterAll, beforeAll, beforeEach } from "vitest";
+import { afterAll, beforeAll, beforeEach, inject } from "vitest";
 import { startApiServer, type RunningApi } from "../../infra/local/server.js";
 import { ROOT_DIR } from "../../infra/local/stack.js";
+import { startBundledApi } from "./bundled-process.js";
 import { newTenant, type TestTenant } from "./tenant.js";
 
-/** The local API Gateway stand-in on a free port, in front of the run's embedded backends. */
+/**
+ * The local API Gateway stand-in on a free port, in front of the run's embedded backends; in the bundled
+ * run (vitest.bundled.config.ts) a Node 22 process serving the Lambda bundles instead of the TypeScript handlers.
+ */
 export function startTestApi(options: { authorizerCacheSeconds?: number } = {}): Promise<RunningApi> {
+  const bundles = inject("bundles");
+  if (bundles) return startBundledApi(bundles, options);
   return startApiServer({ port: 0, authorizerCacheSeconds: options.authorizerCacheSeconds ?? 0, rootDir: ROOT_DIR });
 }
 

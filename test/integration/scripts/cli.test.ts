@@ -37,7 +37,8 @@ const onTables = { TABLE_TENANCY: localTableName("tenancy"), TABLE_USAGE: localT
 const scratch = mkdtempSync(join(tmpdir(), "platform-cli-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-describe("the CLIs' output", () => {
+// Each test starts tsx once or twice (seconds each on a busy machine).
+describe("the CLIs' output", { timeout: 120_000 }, () => {
   it("ends quietly (exit 0, no EPIPE trace) when the reader of stdout is gone, as in npm run routes | head", async () => {
     const run = await cli("routes.ts", [], { closeStdout: true });
 
@@ -83,7 +84,7 @@ describe("the CLIs' output", () => {
   });
 });
 
-describe("a CLI that finds no local stack", () => {
+describe("a CLI that finds no local stack", { timeout: 120_000 }, () => {
   it("names the data directory it looked in and that PLATFORM_DATA_DIR selects it (default .data)", async () => {
     const run = await cli("keys.ts", ["list"], { cwd: scratch, env: { TABLE_TENANCY: undefined, PLATFORM_DATA_DIR: undefined } });
 
