@@ -17,7 +17,8 @@ export default defineConfig({
       AWS_REGION: "us-east-1",
     },
     pool: "forks",
-    testTimeout: 30_000,
+    // Each function's bundle is imported on its first request, as a cold start: more time for a test's first calls.
+    testTimeout: 60_000,
     hookTimeout: 60_000,
   },
 });
