@@ -24,13 +24,38 @@ export const engineTasks = (): EngineTask[] => [...Object.values(stateMachines).
 /** Everything that becomes a function: the authorizer, the route rows and the state machines' tasks. */
 export const functionRows = (): { handler: string; grants: Grants }[] => [authorizer, ...routes, ...engineTasks()];
 
+/** The Lambda runtime the functions deploy on (infra/constructs), and what the bundles are built for. */
+export const LAMBDA_NODE = "node22";
+
+/**
+ * The AWS SDK packages left out of the bundles: the nodejs22.x runtime carries every `@aws-sdk/*` v3
+ * package in /var/runtime/node_modules, at the runtime's own version (it trails the lockfile's by months;
+ * AWS lists it under "Runtime-included SDK versions"). Each of these clients has been in the SDK since
+ * 2020 and the calls we make need nothing newer than the runtime has. Any other `@aws-sdk/*` package a
+ * handler imports (a client newer than the runtime's SDK, say) is bundled, as every other dependency is.
+ */
+export const RUNTIME_SDK = [
+  "@aws-sdk/client-athena",
+  "@aws-sdk/client-bedrock-runtime",
+  "@aws-sdk/client-dynamodb",
+  "@aws-sdk/client-kms",
+  "@aws-sdk/client-polly",
+  "@aws-sdk/client-s3",
+  "@aws-sdk/client-scheduler",
+  "@aws-sdk/client-sfn",
+  "@aws-sdk/client-transcribe-streaming",
+  "@aws-sdk/lib-dynamodb",
+  "@aws-sdk/s3-request-presigner",
+] as const;
+
 /**
  * Bundles every handler (routes, authorizer, engine tasks) in one esbuild pass (per-function bundling
- * costs ~0.4 s each at synth): ESM for Node 20+ (runs on the nodejs22.x arm64 runtime), tree-shaken and
- * minified, the AWS SDK left to the runtime. A row whose module is missing fails the build by name.
+ * costs ~0.4 s each at synth): ESM for the nodejs22.x arm64 runtime, tree-shaken and minified, the
+ * runtime's AWS SDK clients (RUNTIME_SDK) left to it. A row whose module is missing fails the build by name.
+ * `only` builds just those handlers (a test's quick build); the upload service's image is then left out.
  */
-export async function buildHandlers(options: { outdir?: string } = {}): Promise<Bundle[]> {
-  const rows = functionRows();
+export async function buildHandlers(options: { outdir?: string; only?: readonly string[] } = {}): Promise<Bundle[]> {
+  const rows = functionRows().filter((r) => !options.only || options.only.includes(r.handler));
   const handlers = rows.map((r) => r.handler);
   const missing = handlers.filter((h) => !existsSync(join(ROOT, handlerModule(h))));
   if (missing.length) throw new Error(`No handler module for ${missing.map((h) => handlerModule(h)).join(", ")} (named in functions/routes.ts or functions/engine.ts)`);
@@ -40,7 +65,7 @@ export async function buildHandlers(options: { outdir?: string } = {}): Promise<
     outdir,
     bundle: true,
     platform: "node",
-    target: "node20",
+    target: LAMBDA_NODE,
     format: "esm",
     outExtension: { ".js": ".mjs" },
     minify: true,
@@ -48,12 +73,12 @@ export async function buildHandlers(options: { outdir?: string } = {}): Promise<
     sourcemap: false,
     legalComments: "none",
     // DuckDB (a native module) is the local engine only: the cloud queries Athena (shared/store/observability/analytics.ts imports it lazily).
-    external: ["@aws-sdk/*", "@duckdb/*"],
+    external: [...RUNTIME_SDK, "@duckdb/*"],
     // Some dependencies still call require(); ESM bundles need it defined.
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
     logLevel: "warning",
   });
-  await bundleUploadService(outdir);
+  if (!options.only) await bundleUploadService(outdir);
   const tokenizer = await bundleTokenizer(outdir);
   for (const row of rows.filter((r) => r.grants.models || r.grants.speech)) {
     cpSync(tokenizer, join(outdir, row.handler, "node_modules", TOKENIZER), { recursive: true });
@@ -78,7 +103,7 @@ async function bundleUploadService(outdir: string): Promise<void> {
     outdir: dir,
     bundle: true,
     platform: "node",
-    target: "node22",
+    target: LAMBDA_NODE,
     format: "esm",
     outExtension: { ".js": ".mjs" },
     minify: true,
@@ -121,7 +146,7 @@ async function bundleTokenizer(outdir: string): Promise<string> {
     outfile: join(staged, "dist/index.cjs"),
     bundle: true,
     platform: "node",
-    target: "node20",
+    target: LAMBDA_NODE,
     format: "cjs",
     minify: true,
     alias: { "js-tiktoken": "js-tiktoken/lite" },

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import "../infra/local/env.js";
+import "./cli-output.js";
 import { alive, STACK_FILE } from "../infra/local/lock.js";
 import { enterCli } from "../shared/observability/change-origin.js";
 import { tableEnvVar, type TableName } from "../shared/store/tables.js";
@@ -31,7 +32,9 @@ export function cliArgs<O extends Options>(usage: string, options: O, allowPosit
 }
 
 const notRunning = (dataDir: string, why: string) =>
-  `The local stack is not running (${why}).\nStart it with npm start${dataDir === resolve(".data") ? "" : ` (PLATFORM_DATA_DIR=${dataDir})`}, or set TABLE_<NAME> and AWS credentials to work on a deployment.`;
+  `The local stack is not running (${why}).\n` +
+  `Looked in the data directory ${dataDir} (${process.env.PLATFORM_DATA_DIR ? "PLATFORM_DATA_DIR" : "the default, .data: PLATFORM_DATA_DIR selects another"}).\n` +
+  `Start it with npm start${dataDir === resolve(".data") ? "" : ` (PLATFORM_DATA_DIR=${dataDir})`}, or set TABLE_<NAME> and AWS credentials to work on a deployment.`;
 
 /** A connection refused or reset anywhere in an error (the AWS SDK wraps it, sometimes in an AggregateError). */
 function connectionRefused(error: unknown, depth = 0): boolean {

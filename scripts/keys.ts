@@ -12,6 +12,10 @@
  * Real tables: set TABLE_TENANCY and TABLE_AUDIT (the DataStack outputs) and the usual AWS credentials and region.
  * Local: with TABLE_TENANCY unset, it uses the stack `npm start` is running (PLATFORM_DATA_DIR/local-stack.json).
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { AUTHORIZER_CACHE_SECONDS } from "../shared/http/gateway.js";
+import { printTable } from "./cli-output.js";
 import { cliArgs, fail, useTablesOrLocalStack } from "./cli-target.js";
 
 const USAGE = `Usage:
@@ -101,7 +105,7 @@ switch (command) {
   case "list": {
     const organizations = values.org ? [values.org] : (await tenancyStore.listOrganizations()).map((o) => o.id);
     const rows = (await Promise.all(organizations.map((o) => tenancyStore.listApiKeys(o)))).flat().filter((k) => !values["service-account"] || k.principal === values["service-account"]);
-    console.table(
+    printTable(
       rows.map((k) => ({
         keyId: k.keyId,
         name: k.name,
@@ -119,7 +123,12 @@ switch (command) {
   case "revoke": {
     const keyId = rest[0] ?? fail("revoke needs a KEY_ID (see npm run keys -- list)");
     const revoked = await tenants.revokeKey(keyId).catch((error: unknown) => (error instanceof NotFound ? fail(`No key with id ${keyId}`) : Promise.reject(error)));
-    console.log(`Revoked ${keyId} at ${revoked.revokedAt}. Deployed APIs may accept it for up to 5 minutes (authorizer cache).`);
+    const cache = deployedAuthorizerCacheSeconds();
+    console.log(
+      `Revoked ${keyId} at ${revoked.revokedAt}. A deployed API may accept it for up to ${cache} s more (its authorizer cache: ` +
+        `authorizerCacheSeconds, ${cache === AUTHORIZER_CACHE_SECONDS ? "the default" : "cdk.json's context"}; a deploy with -c authorizerCacheSeconds=N sets another); ` +
+        `npm start caches for AUTHORIZER_CACHE_SECONDS (default 0: refused at once).`,
+    );
     break;
   }
   case "rotate-url-secret": {
@@ -138,4 +147,11 @@ switch (command) {
     );
     break;
   }
+}
+
+/** What `cdk deploy` from this checkout gives the authorizer cache (infra/app.ts): cdk.json's context, else the default. */
+function deployedAuthorizerCacheSeconds(): number {
+  const context = (JSON.parse(readFileSync(join(import.meta.dirname, "..", "cdk.json"), "utf8")) as { context?: Record<string, unknown> }).context ?? {};
+  const value = Number(context.authorizerCacheSeconds ?? AUTHORIZER_CACHE_SECONDS);
+  return Number.isInteger(value) && value >= 0 ? value : AUTHORIZER_CACHE_SECONDS;
 }

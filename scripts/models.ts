@@ -10,6 +10,7 @@
  * Local: with TABLE_MODELS unset, it uses the stack `npm start` is running (PLATFORM_DATA_DIR/local-stack.json).
  */
 import { CLOUD_CATALOG, LOCAL_CATALOG, readCatalog } from "../infra/catalog.js";
+import { printTable } from "./cli-output.js";
 import { cliArgs, fail, useTablesOrLocalStack } from "./cli-target.js";
 
 const USAGE = `Usage:
@@ -46,7 +47,7 @@ switch (command) {
   case "list": {
     if (!values.workspace) fail("list needs --workspace (fine-tuned models belong to one)");
     const models = await catalogs.list({ workspace: values.workspace } as Parameters<typeof catalogs.list>[0], {});
-    console.table(models.map((m) => ({ id: m.id, type: m.type, provider: m.provider, upstream: m.upstream, endpoints: m.endpoints.join(","), archived: m.archived })));
+    printTable(models.map((m) => ({ id: m.id, type: m.type, provider: m.provider, upstream: m.upstream, endpoints: m.endpoints.join(","), archived: m.archived })));
     break;
   }
   case "register": {

@@ -4,6 +4,7 @@
  *   npm run openapi -- --differences how the served spec operations differ from Mistral's document (lines for
  *                                    infra/openapi/differences.tsv, with a reason), and the ones not served yet
  */
+import "./cli-output.js";
 import { compareWithMistral, differenceLine } from "../infra/openapi/compare.js";
 import { openApiDocument } from "../infra/openapi/document.js";
 import { intendedDifferences, mistralReference } from "../infra/openapi/reference.js";

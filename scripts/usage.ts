@@ -7,6 +7,7 @@
  * Real tables: set TABLE_USAGE and TABLE_TENANCY (DataStack outputs) and the usual AWS credentials and region.
  * Local: with them unset, it uses the stack `npm start` is running (PLATFORM_DATA_DIR/local-stack.json).
  */
+import { printTable } from "./cli-output.js";
 import { cliArgs, fail, useTablesOrLocalStack } from "./cli-target.js";
 
 const USAGE = `Usage:
@@ -38,7 +39,9 @@ if (command === "report") {
   if (!query.success) fail(`${USAGE}\n\n${query.error.issues.map((i) => i.message).join("; ")}`);
   const report = await usageReport(values.workspace!, { from: query.data.from, to: query.data.to, groupBy: query.data.group_by });
   console.log(`Workspace ${report.workspace_id}, ${report.from} to ${report.to} (${report.currency}, prices as of ${report.prices_as_of})`);
-  console.table(report.data.map((r) => ({ day: r.day ?? "", model: r.model ?? "", key: r.key_id ?? "", requests: r.requests, prompt_tokens: r.prompt_tokens, completion_tokens: r.completion_tokens, cost: r.cost })));
+  // Only the columns the report is grouped by: `--by model` has no day or key to show.
+  const groups = query.data.group_by.map((g) => (g === "key" ? "key_id" : g));
+  printTable(report.data, [...groups, "requests", "prompt_tokens", "completion_tokens", "cost"]);
   console.log(`Total: ${report.total.requests} requests, ${report.total.prompt_tokens} + ${report.total.completion_tokens} tokens, ${report.total.cost} ${report.currency}`);
 } else {
   if (!values.org || (values.none === (values.value !== undefined))) fail(USAGE);

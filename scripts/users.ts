@@ -10,6 +10,7 @@
  * DataStack output) and the usual AWS credentials and region. Local: with TABLE_TENANCY unset, it uses the
  * stack `npm start` is running (PLATFORM_DATA_DIR/local-stack.json).
  */
+import { printTable } from "./cli-output.js";
 import { cliArgs, fail, useTablesOrLocalStack } from "./cli-target.js";
 
 const USAGE = `Usage:
@@ -61,7 +62,7 @@ try {
       break;
     }
     case "list": {
-      console.table((await users.listUsers(await organization())).map((u) => ({ id: u.id, email: u.email, first: u.firstName ?? "", last: u.lastName ?? "", roles: u.organizationRoles.join(","), created: u.createdAt })));
+      printTable((await users.listUsers(await organization())).map((u) => ({ id: u.id, email: u.email, first: u.firstName ?? "", last: u.lastName ?? "", roles: u.organizationRoles.join(","), created: u.createdAt })));
       break;
     }
     case "add": {

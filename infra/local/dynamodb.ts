@@ -25,12 +25,22 @@ export const JAVA_MISSING =
   "  Debian/Ubuntu: sudo apt-get install -y openjdk-17-jre-headless\n" +
   "  macOS:         brew install openjdk@17";
 
-/** DynamoDB Local (AWS's own engine) from the amplify-dynamodb-simulator package, run with the java on PATH. */
+/** Its own main has no bind option and listens on every interface: this single-file program starts it on one address. */
+export const DYNAMODB_LAUNCHER = join(import.meta.dirname, "DynamoDBLoopback.java");
+export const DYNAMODB_HOST = "127.0.0.1";
+/** The JVM, compiling the launcher, then DynamoDB Local: ~5 s on an idle machine, over a minute on a loaded one. */
+const READY_MS = 180_000;
+
+/**
+ * DynamoDB Local (AWS's own engine) from the amplify-dynamodb-simulator package, run with the java on PATH
+ * through the loopback launcher (java runs a .java file as a program since Java 11), without telemetry.
+ */
 export async function startDynamo(options: { dataDir?: string }): Promise<RunningDynamo> {
   const emulator = join(dirname(createRequire(import.meta.url).resolve("amplify-dynamodb-simulator/package.json")), "emulator");
   const port = await freePort();
   const storage = options.dataDir ? ["-dbPath", mkdirP(options.dataDir)] : ["-inMemory"];
-  const child = spawn("java", ["-Djava.library.path=./DynamoDBLocal_lib", "-jar", "DynamoDBLocal.jar", "-port", String(port), "-sharedDb", ...storage], {
+  const java = ["-Djava.library.path=./DynamoDBLocal_lib", `-Ddynamodb.host=${DYNAMODB_HOST}`, "-cp", "DynamoDBLocal.jar", DYNAMODB_LAUNCHER];
+  const child = spawn("java", [...java, "-port", String(port), "-sharedDb", "-disableTelemetry", ...storage], {
     cwd: emulator,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -47,9 +57,9 @@ export async function startDynamo(options: { dataDir?: string }): Promise<Runnin
   const exited = new Promise<never>((_, reject) =>
     child.once("exit", (code) => reject(new Error(`DynamoDB Local exited (${code}):\n${output.join("")}`))),
   );
-  const endpoint = `http://127.0.0.1:${port}`;
+  const endpoint = `http://${DYNAMODB_HOST}:${port}`;
   const client = localDynamoClient(endpoint);
-  await Promise.race([spawnError, exited, waitFor(() => client.send(new ListTablesCommand({})), 30_000, "DynamoDB Local")]);
+  await Promise.race([spawnError, exited, waitFor(() => client.send(new ListTablesCommand({})), READY_MS, "DynamoDB Local")]);
   client.destroy();
   exited.catch(() => undefined);
   return { endpoint, stop: () => stopChild(child) };

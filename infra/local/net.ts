@@ -26,3 +26,15 @@ export async function waitFor(probe: () => Promise<unknown>, timeoutMs: number, 
   }
   throw new Error(`${what} did not become ready in ${timeoutMs} ms: ${String(last)}`);
 }
+
+/** Refuses a port something else listens on (the API server would refuse it too, but only after the backends started). */
+export async function assertPortFree(port: number, host: string): Promise<void> {
+  if (port === 0) return;
+  await new Promise<void>((resolve, reject) => {
+    const server = createServer();
+    server.once("error", (error: NodeJS.ErrnoException) =>
+      reject(error.code === "EADDRINUSE" ? new Error(`Port ${port} is in use: set PORT to a free port`) : error),
+    );
+    server.listen(port, host, () => server.close(() => resolve()));
+  });
+}

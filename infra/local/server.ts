@@ -40,6 +40,11 @@ export interface ApiServerOptions {
    * distribution serves, any size to 512 MB), or `lambda` for the inline Lambda route alone (about 4 MB).
    */
   uploads?: "stream" | "lambda";
+  /**
+   * Serve the authorizer and the route handlers from these esbuild bundles (`<handler>/index.mjs`, infra/local/bundles.ts)
+   * instead of the TypeScript modules: what `cdk deploy` ships (`npm start -- --bundled`).
+   */
+  bundles?: string;
 }
 
 export interface RunningApi {
@@ -59,7 +64,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const match = routeMatcher(routes);
   const modules = new Map<string, Promise<{ handler: unknown }>>();
   const load = (handler: string) => {
-    if (!modules.has(handler)) modules.set(handler, import(pathToFileURL(join(options.rootDir, handlerModule(handler))).href));
+    const file = options.bundles ? join(options.bundles, handler, "index.mjs") : join(options.rootDir, handlerModule(handler));
+    if (!modules.has(handler)) modules.set(handler, import(pathToFileURL(file).href));
     return modules.get(handler)!;
   };
   const authCache = new Map<string, { at: number; context: Record<string, string> }>();

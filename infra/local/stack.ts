@@ -7,6 +7,7 @@ import { DENY_TARGETS_ENV } from "../../shared/net/stack-targets.js";
 import { startBackends, type Backends } from "./backends.js";
 import { withServer } from "./outbound-env.js";
 import { lockDataDir, STACK_FILE, type DataDirLock } from "./lock.js";
+import { assertPortFree } from "./net.js";
 
 export interface LocalStackOptions {
   port: number;
@@ -22,6 +23,8 @@ export interface LocalStackOptions {
   rootDir?: string;
   /** The model catalog file (default config/models.offline.json). */
   catalog?: string;
+  /** Serve the handlers from these esbuild bundles (infra/local/bundles.ts) rather than the TypeScript modules. */
+  bundles?: string;
 }
 
 export interface LocalStack {
@@ -42,6 +45,8 @@ export const ROOT_DIR = resolve(import.meta.dirname, "../..");
  * and an admin key, and the HTTP server in front of the route table.
  */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  // A start refused for its port leaves nothing behind: checked before the data directory is made or locked.
+  await assertPortFree(options.port, options.host ?? "127.0.0.1");
   mkdirSync(options.dataDir, { recursive: true });
   // Before DynamoDB Local opens the files: a second stack on the same directory is refused, naming the first.
   const lock = await lockDataDir(options.dataDir);
@@ -86,6 +91,7 @@ async function serveOn(backends: Backends, lock: DataDirLock, options: LocalStac
     accessLog: options.accessLog,
     authorizerCacheSeconds: options.authorizerCacheSeconds ?? 0,
     rootDir: options.rootDir ?? ROOT_DIR,
+    bundles: options.bundles,
   });
   // The API server is one of the stack's own services too: no connector may call it with a loopback address.
   env[DENY_TARGETS_ENV] = withServer(env[DENY_TARGETS_ENV], options.host ?? "127.0.0.1", Number(new URL(api.url).port));

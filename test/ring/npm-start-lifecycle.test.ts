@@ -6,13 +6,14 @@
  */
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { connect } from "node:net";
+import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { LOCK_FILE, STACK_FILE } from "../../infra/local/lock.js";
 import { ROOT_DIR } from "../../infra/local/stack.js";
+import { canReadSockets, isLoopback, listenersOf } from "../support/listeners.js";
 import { killAllStarted, startNpmStart, type StartedProcess } from "../support/local-process.js";
 
 const run = promisify(execFile);
@@ -95,15 +96,45 @@ describe("npm start stops everything it started", () => {
       expect(await until(() => started.output().includes(requestId), 5000)).toBe(true);
       expect(started.output()).toMatch(new RegExp(`GET /v1/models 200 \\d+\\.\\dms ${requestId}`));
 
+      // What `ss -ltnp` would show: npm start, node and DynamoDB Local's java listen on loopback only.
+      if (canReadSockets()) {
+        const listeners = listenersOf([started.pid, ...(await descendants(started.pid))]);
+        expect(listeners.length).toBeGreaterThanOrEqual(3);
+        expect(listeners.filter((l) => !isLoopback(l.address))).toStrictEqual([]);
+      }
+
       process.kill(started.pid, signal);
 
       expect(await until(() => [started.pid, ...children].every((pid) => !alive(pid)), 20_000), started.output()).toBe(true);
+      expect(started.output()).toMatch(new RegExp(`${signal}: stopping the local stack…\nStopped\.`));
       expect(await portAnswers(started.url)).toBe(false);
       expect(existsSync(join(dataDir, STACK_FILE))).toBe(false);
       expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false);
     },
     90_000,
   );
+});
+
+describe("a port in use", () => {
+  it("refuses the start before it makes, locks or fills the data directory", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const port = (taken.address() as { port: number }).port;
+    const dataDir = join(newDataDir(), "never-made");
+
+    try {
+      const refused = await startNpmStart({ dataDir, key: "lifecycle-port-0123456789abcdef", port, timeoutMs: 60_000 }).then(
+        () => undefined,
+        (error: Error) => error.message,
+      );
+
+      expect(refused).toMatch(/exited \(1\) before serving/);
+      expect(refused).toContain(`Port ${port} is in use: set PORT to a free port`);
+      expect(existsSync(dataDir)).toBe(false);
+    } finally {
+      taken.close();
+    }
+  }, 90_000);
 });
 
 describe("the data directory belongs to one npm start", () => {

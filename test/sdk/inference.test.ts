@@ -210,7 +210,7 @@ describe("chat", () => {
 });
 
 describe("errors", () => {
-  it("unknown model: 404 SDKError, plain and streamed", async () => {
+  it("unknown model: 400 SDKError invalid_model (as Mistral answers), plain and streamed", async () => {
     // Thunks, one call at a time: a rejected promise nobody awaits yet is an unhandled rejection.
     for (const call of [
       () => client.chat.complete({ model: "no-such-model", messages: [{ role: "user", content: "hi" }] }),
@@ -220,9 +220,9 @@ describe("errors", () => {
       () => client.embeddings.create({ model: "no-such-model", inputs: ["x"] }),
     ]) {
       const error = await errorOf(call(), SDKError);
-      expect(error.statusCode).toBe(404);
+      expect(error.statusCode).toBe(400);
       expect(error.contentType).toMatch(/^application\/json/);
-      expect(JSON.parse(error.body)).toMatchObject({ object: "error", type: "not_found_error" });
+      expect(JSON.parse(error.body)).toMatchObject({ object: "error", type: "invalid_request_error", code: "invalid_model", param: "model" });
     }
   });
 

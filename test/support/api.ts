@@ -1,15 +1,18 @@
-import { afterAll, beforeAll, beforeEach } from "vitest";
+import { afterAll, beforeAll, beforeEach, inject } from "vitest";
 import { startApiServer, type RunningApi } from "../../infra/local/server.js";
 import { ROOT_DIR } from "../../infra/local/stack.js";
 import { PUBLIC_URL_ENV } from "../../shared/config.js";
+import { startBundledApi } from "./bundled-process.js";
 import { newTenant, type TestTenant } from "./tenant.js";
 
 /**
- * The local API Gateway stand-in on a free port, in front of the run's embedded backends. Like the local
- * stack, it configures where browsers reach it (PUBLIC_URL: the OAuth consent page and callback).
+ * The local API Gateway stand-in on a free port, in front of the run's embedded backends; in the bundled
+ * run (vitest.bundled.config.ts) a Node 22 process serving the Lambda bundles instead of the TypeScript handlers.
+ * Like the local stack, it configures where browsers reach it (PUBLIC_URL: the OAuth consent page and callback).
  */
 export async function startTestApi(options: { authorizerCacheSeconds?: number } = {}): Promise<RunningApi> {
-  const api = await startApiServer({ port: 0, authorizerCacheSeconds: options.authorizerCacheSeconds ?? 0, rootDir: ROOT_DIR });
+  const bundles = inject("bundles");
+  const api = bundles ? await startBundledApi(bundles, options) : await startApiServer({ port: 0, authorizerCacheSeconds: options.authorizerCacheSeconds ?? 0, rootDir: ROOT_DIR });
   process.env[PUBLIC_URL_ENV] = api.url;
   return api;
 }

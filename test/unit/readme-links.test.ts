@@ -18,7 +18,27 @@ describe.each(["README.md", "CONTRIBUTING.md"])("%s", (file) => {
     }
   });
 
+  it("links to sections that exist (GitHub's heading anchors), in itself and in the markdown files it names", () => {
+    for (const target of targets.filter((t) => !/^https?:/.test(t) && t.includes("#"))) {
+      const [path, anchor] = target.split("#") as [string, string];
+      const document = path ? readFileSync(resolve(ROOT, path), "utf8") : text;
+      if (path && !path.endsWith(".md")) continue;
+      expect(headingAnchors(document), target).toContain(anchor);
+    }
+  });
+
   it("names no file outside the repository", () => {
     expect(text).not.toMatch(/\.\.\/shared|\/work\//);
   });
 });
+
+/** The anchors GitHub gives a markdown file's headings: lower case, punctuation dropped, spaces as hyphens, repeats numbered. */
+function headingAnchors(markdown: string): string[] {
+  const seen = new Map<string, number>();
+  return [...markdown.replace(/```[\s\S]*?```/g, "").matchAll(/^#{1,6}\s+(.+)$/gm)].map((m) => {
+    const slug = m[1]!.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, "").replace(/\s/g, "-");
+    const count = seen.get(slug) ?? 0;
+    seen.set(slug, count + 1);
+    return count ? `${slug}-${count}` : slug;
+  });
+}

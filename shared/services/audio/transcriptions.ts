@@ -27,7 +27,7 @@ import type { TranscriptionForm, TranscriptionOut, TranscriptionSegmentOut } fro
 import * as files from "../files/files.js";
 import type { ModelAnswer, ModelStream } from "../inference/completions.js";
 import { failuresRecorded, recordUsage, type CallContext } from "../inference/usage.js";
-import { resolve } from "../models/catalog.js";
+import { bodyModel } from "../models/catalog.js";
 
 /** How long fetching a `file_url` may take, redirects included. */
 const URL_TIMEOUT_MS = 30_000;
@@ -45,7 +45,7 @@ interface Heard {
 
 export async function transcribe(ctx: CallContext, form: TranscriptionForm): Promise<ModelAnswer<TranscriptionOut> | ModelStream> {
   const source = audioSourceOf({ file: form.file !== undefined, file_id: Boolean(form.file_id), file_url: Boolean(form.file_url) });
-  const model = await resolve(ctx.caller, form.model);
+  const model = await bodyModel(ctx.caller, form.model);
   requireEndpoint(model, "transcriptions");
   const provider = await providerNamed(model.provider);
   if (!provider.transcribe) throw new UnsupportedByProvider(provider.backend, "transcription");

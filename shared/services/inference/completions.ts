@@ -7,7 +7,7 @@ import type { ChatCompletionRequest, CompletionChunk, ContentChunkOut, Completio
 import type { Endpoint } from "../../schemas/model.js";
 import { BadRequest } from "../../domain/errors.js";
 import { requireAnswerableEnd } from "../../domain/messages.js";
-import { resolve } from "../models/catalog.js";
+import { bodyModel } from "../models/catalog.js";
 import { certainlyOverTokens, MAX_BYTES_PER_TOKEN, requireEndpoint, type ModelEntry } from "../../domain/models.js";
 import { failuresRecorded, recordUsage, type CallContext } from "./usage.js";
 import { chatSpan, completionEnd, fimSpan } from "../observability/model-spans.js";
@@ -50,7 +50,7 @@ export function chatPromptText(request: Pick<ChatCompletionRequest, "messages" |
 }
 
 async function prepare(ctx: CallContext, span: ModelSpan, modelName: string, endpoint: Endpoint, promptText: string, maxTokens: number | null | undefined): Promise<Prepared> {
-  const model = await resolve(ctx.caller, modelName);
+  const model = await bodyModel(ctx.caller, modelName);
   requireEndpoint(model, endpoint);
   const count = (text: string) => countTokens(model.tokenizer, text);
   const promptBytes = Buffer.byteLength(promptText);

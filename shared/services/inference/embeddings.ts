@@ -6,7 +6,7 @@ import { BadRequest } from "../../domain/errors.js";
 import type { ModelAnswer } from "./completions.js";
 import { failuresRecorded, recordUsage, type CallContext } from "./usage.js";
 import { mapBounded } from "../../domain/concurrency.js";
-import { resolve } from "../models/catalog.js";
+import { bodyModel } from "../models/catalog.js";
 import { certainlyOverTokens, requireEndpoint, type ModelEntry } from "../../domain/models.js";
 import { embeddingsSpan } from "../observability/model-spans.js";
 import { spanned, spanOf } from "./completions.js";
@@ -18,7 +18,7 @@ const CONCURRENCY = 4;
 export async function embed(ctx: CallContext, request: EmbeddingRequest): Promise<ModelAnswer<EmbeddingOut>> {
   const span = spanOf(ctx, embeddingsSpan(request));
   return spanned(span, async () => {
-    const model = await resolve(ctx.caller, request.model);
+    const model = await bodyModel(ctx.caller, request.model);
     requireEndpoint(model, "embeddings");
     const inputs = typeof request.input === "string" ? [request.input] : request.input;
     if (request.output_dtype !== "float") {

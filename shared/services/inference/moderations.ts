@@ -12,7 +12,7 @@ import type {
 import type { ModelAnswer } from "./completions.js";
 import { failuresRecorded, recordUsage, type CallContext } from "./usage.js";
 import { tokensPerInput } from "./embeddings.js";
-import { resolve } from "../models/catalog.js";
+import { bodyModel } from "../models/catalog.js";
 import { requireEndpoint } from "../../domain/models.js";
 import { conversationsOf, conversationText, moderationAsClassification } from "../../domain/classifiers.js";
 
@@ -29,7 +29,7 @@ interface Moderated {
  * and a usage record like every model call.
  */
 async function moderateTexts(ctx: CallContext, modelName: string, inputs: string[]): Promise<Moderated> {
-  const model = await resolve(ctx.caller, modelName);
+  const model = await bodyModel(ctx.caller, modelName);
   requireEndpoint(model, "moderations");
   const tokens = tokensPerInput(model, inputs);
   const provider = await providerNamed(model.provider);

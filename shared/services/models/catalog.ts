@@ -14,17 +14,22 @@ export async function resolve(caller: Pick<Caller, "workspace">, idOrAlias: stri
 }
 
 /**
- * A model named in a request body (an agent's, a batch job's) that must serve `endpoint`: an unknown name
- * is the caller's mistake in a field, so 400 naming it rather than the 404 of a model route.
+ * A model named in a request body (a chat, an embedding, an agent, a batch job…): an unknown name is the
+ * caller's mistake in a field, so 400 `invalid_model` as Mistral answers it, everywhere, rather than the
+ * 404 of a model route (GET /v1/models/{model_id}).
  */
-export async function requireBodyModel(caller: Pick<Caller, "workspace">, name: string, endpoint: Endpoint): Promise<ModelEntry> {
-  let model: ModelEntry;
+export async function bodyModel(caller: Pick<Caller, "workspace">, name: string): Promise<ModelEntry> {
   try {
-    model = await resolve(caller, name);
+    return await resolve(caller, name);
   } catch (error) {
-    if (error instanceof NotFound) throw new BadRequest(`No model '${name}' exists for this workspace`, "model_not_found", "model");
+    if (error instanceof NotFound) throw new BadRequest(`Invalid model: no model '${name}' exists in this workspace`, "invalid_model", "model");
     throw error;
   }
+}
+
+/** A model named in a request body that must also serve `endpoint`. */
+export async function requireBodyModel(caller: Pick<Caller, "workspace">, name: string, endpoint: Endpoint): Promise<ModelEntry> {
+  const model = await bodyModel(caller, name);
   requireEndpoint(model, endpoint);
   return model;
 }

@@ -60,10 +60,16 @@ export const toTaskOut = (task: TaskRecord): TaskOut => ({
   state: task.state,
 });
 
-const sleep = (ms: number, signal?: AbortSignal) =>
+/** The poll's backoff step: its abort listener goes with it, or a long poll piles one up per step on the request's signal. */
+export const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
   });
 
 /**

@@ -69,7 +69,7 @@ describe("POST /v1/agents", () => {
   it("refuses an unknown model and a model without chat with 400, writing nothing", async () => {
     const unknown = await invoke(handler, create({ model: "gpt-9", name: "x" }));
     expect(unknown.statusCode).toBe(400);
-    expect(unknown.json).toMatchObject({ code: "model_not_found", param: "model" });
+    expect(unknown.json).toMatchObject({ code: "invalid_model", param: "model" });
 
     const embeddings = await invoke(handler, create({ model: "mistral-embed", name: "x" }));
     expect(embeddings.statusCode).toBe(400);

@@ -304,7 +304,7 @@ describe("POST /v1/batch/jobs", () => {
     const response = await invoke(handler, create({ requests: inline(1), endpoint: "/v1/chat/completions", model: "no-such-model" }));
 
     expect(response.statusCode).toBe(400);
-    expect(response.json).toMatchObject({ code: "model_not_found", param: "model" });
+    expect(response.json).toMatchObject({ code: "invalid_model", param: "model" });
     expect(response.json.message).toContain("no-such-model");
   });
 

@@ -199,11 +199,11 @@ describe("POST /v1/chat/completions", () => {
       expect(z.fromJSONSchema(weatherTool.function.parameters as never).safeParse(args).success).toBe(true);
     });
 
-    it("answers 404 naming the model for an unknown model, without a usage record", async () => {
+    it("answers 400 invalid_model naming the model for an unknown model (as Mistral does), without a usage record", async () => {
       const response = await invokeStream(handler, chat(hello({ model: "no-such-model" })));
 
-      expect(response.metadata?.statusCode).toBe(404);
-      expect(response.json).toStrictEqual(aPlatformError({ message: "No model with id 'no-such-model' exists in this workspace", type: "not_found_error", param: null, code: "model_not_found" }));
+      expect(response.metadata?.statusCode).toBe(400);
+      expect(response.json).toStrictEqual(aPlatformError({ message: "Invalid model: no model 'no-such-model' exists in this workspace", type: "invalid_request_error", param: "model", code: "invalid_model" }));
       expect(usageRecords()).toHaveLength(0);
     });
 
@@ -360,12 +360,12 @@ describe("POST /v1/chat/completions", () => {
       });
     });
 
-    it("answers an unknown model with a normal 404 JSON body", async () => {
+    it("answers an unknown model with a normal 400 JSON body", async () => {
       const response = await invokeStream(handler, chat(hello({ model: "no-such-model", stream: true })));
 
-      expect(response.metadata?.statusCode).toBe(404);
+      expect(response.metadata?.statusCode).toBe(400);
       expect(response.metadata?.headers?.["content-type"]).toBe("application/json");
-      expect(response.json).toMatchObject({ object: "error", type: "not_found_error", message: "No model with id 'no-such-model' exists in this workspace" });
+      expect(response.json).toMatchObject({ object: "error", type: "invalid_request_error", code: "invalid_model", message: "Invalid model: no model 'no-such-model' exists in this workspace" });
     });
 
     it("answers an upstream failure before the first event with its status", async () => {

@@ -63,8 +63,10 @@ describe("POST /v1/moderations", () => {
     expect(usageRecords()).toHaveLength(0);
   });
 
-  it("answers 404 for an unknown model and 400 for an input over the model's context", async () => {
-    expect((await invoke(moderations, event({ model: "no-such-model", input: "x" }))).statusCode).toBe(404);
+  it("answers 400 invalid_model for an unknown model and 400 for an input over the model's context", async () => {
+    const unknown = await invoke(moderations, event({ model: "no-such-model", input: "x" }));
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json).toMatchObject({ code: "invalid_model", param: "model" });
     const long = await invoke(moderations, event({ model: "tiny-moderation", input: ["ok", "one two three four five six seven"] }));
     expect(long.statusCode).toBe(400);
     expect(long.json).toMatchObject({ code: "input_too_long", param: "input" });

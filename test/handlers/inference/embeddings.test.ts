@@ -172,11 +172,11 @@ describe("POST /v1/embeddings", () => {
     });
   });
 
-  it("answers 404 naming the model for an unknown model", async () => {
+  it("answers 400 invalid_model naming the model for an unknown model", async () => {
     const response = await invoke(handler, embeddings(embed({ model: "no-such-embed" })));
 
-    expect(response.statusCode).toBe(404);
-    expect(response.json).toMatchObject({ code: "model_not_found", message: "No model with id 'no-such-embed' exists in this workspace" });
+    expect(response.statusCode).toBe(400);
+    expect(response.json).toMatchObject({ code: "invalid_model", param: "model", message: "Invalid model: no model 'no-such-embed' exists in this workspace" });
   });
 
   it("answers 422 for an empty input string", async () => {

@@ -144,11 +144,11 @@ describe("POST /v1/fim/completions", () => {
       });
     });
 
-    it("answers 404 naming the model for an unknown model", async () => {
+    it("answers 400 invalid_model naming the model for an unknown model", async () => {
       const response = await invokeStream(handler, fim(code({ model: "no-such-model" })));
 
-      expect(response.metadata?.statusCode).toBe(404);
-      expect(response.json).toMatchObject({ code: "model_not_found", message: "No model with id 'no-such-model' exists in this workspace" });
+      expect(response.metadata?.statusCode).toBe(400);
+      expect(response.json).toMatchObject({ code: "invalid_model", param: "model", message: "Invalid model: no model 'no-such-model' exists in this workspace" });
     });
 
     it("answers 422 extra_forbidden for an unknown body field", async () => {
@@ -216,12 +216,12 @@ describe("POST /v1/fim/completions", () => {
       expect(usageRecords()[0]!.args[0].input.Item).toMatchObject({ model: "codestral-latest", route: "POST /v1/fim/completions", status: 200 });
     });
 
-    it("answers an unknown model with a normal 404 JSON body", async () => {
+    it("answers an unknown model with a normal 400 JSON body", async () => {
       const response = await invokeStream(handler, fim(code({ model: "no-such-model", stream: true })));
 
-      expect(response.metadata?.statusCode).toBe(404);
+      expect(response.metadata?.statusCode).toBe(400);
       expect(response.metadata?.headers?.["content-type"]).toBe("application/json");
-      expect(response.json.code).toBe("model_not_found");
+      expect(response.json.code).toBe("invalid_model");
     });
 
     it("ends a stream that fails after its first event with finish_reason error, then [DONE]", async () => {

@@ -123,7 +123,7 @@ describe("POST /v1/agents", () => {
   it("refuses a model the catalog does not have, or one that cannot chat, with 400", async () => {
     const unknown = await client.create(anAgentRequest({ model: "no-such-model" }));
     expect(unknown.status).toBe(400);
-    expect(unknown.body).toMatchObject({ object: "error", type: "invalid_request_error", code: "model_not_found", param: "model" });
+    expect(unknown.body).toMatchObject({ object: "error", type: "invalid_request_error", code: "invalid_model", param: "model" });
 
     const embeddings = await client.create(anAgentRequest({ model: "mistral-embed" }));
     expect(embeddings.status).toBe(400);

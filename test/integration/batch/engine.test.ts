@@ -159,8 +159,8 @@ describe("a job with requests that fail", () => {
 
     for (const ended of [a, b]) expect(ended).toMatchObject({ status: "SUCCESS", completedRequests: 2, succeededRequests: 0, failedRequests: 2, outputFile: null });
     expect((await downloadLines(files, a.errorFile!)).map((l) => l.error)).toEqual([
-      { message: "No model with id 'no-such-model' exists in this workspace", code: 404 },
-      { message: "No model with id 'no-such-model' exists in this workspace", code: 404 },
+      { message: "Invalid model: no model 'no-such-model' exists in this workspace", code: 400 },
+      { message: "Invalid model: no model 'no-such-model' exists in this workspace", code: 400 },
     ]);
     expect((await downloadLines(files, b.errorFile!))[0].error).toEqual({ message: "Model 'mistral-embed' does not support chat completion", code: 400 });
   });

@@ -106,10 +106,10 @@ describe("POST /v1/chat/completions", () => {
     for (const choice of reply.body.choices) expect(choice.message.content).toBe(offlineEcho("twice"));
   });
 
-  it("refuses unknown models (404), models without chat (400) and malformed requests (422)", async () => {
+  it("refuses unknown models (400 invalid_model), models without chat (400) and malformed requests (422)", async () => {
     const unknown = await client.chat(userSays("no-such-model", "hi"));
-    expect(unknown.status).toBe(404);
-    expect(unknown.body).toMatchObject({ code: "model_not_found" });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toMatchObject({ code: "invalid_model", param: "model" });
     const embed = await client.chat(userSays("mistral-embed", "hi"));
     expect(embed.status).toBe(400);
     expect(embed.body).toMatchObject({ code: "model_capability_missing", param: "model" });
@@ -164,9 +164,9 @@ describe("POST /v1/chat/completions", () => {
 
     it("answers a normal JSON error, not a stream, when the request fails before the first byte", async () => {
       const unknown = await client.chatStream(userSays("no-such-model", "hi"));
-      expect(unknown.status).toBe(404);
+      expect(unknown.status).toBe(400);
       expect(unknown.headers.get("content-type")).toBe("application/json");
-      expect(unknown.body).toMatchObject({ code: "model_not_found" });
+      expect(unknown.body).toMatchObject({ code: "invalid_model" });
     });
   });
 });

@@ -90,13 +90,13 @@ describe("POST /v1/embeddings", () => {
     expect(reply.body.data.map((d: { index: number }) => d.index)).toEqual(input.map((_, i) => i));
   });
 
-  it("refuses a chat model with 400 and an unknown model with 404", async () => {
+  it("refuses a chat model with 400 and an unknown model with 400 invalid_model", async () => {
     const chat = await client.embeddings({ model: "mistral-small-latest", input: "x" });
     expect(chat.status).toBe(400);
     expect(chat.body).toMatchObject({ type: "invalid_request_error", code: "model_capability_missing", param: "model" });
     const unknown = await client.embeddings({ model: "no-such-embed", input: "x" });
-    expect(unknown.status).toBe(404);
-    expect(unknown.body).toMatchObject({ type: "not_found_error", code: "model_not_found" });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toMatchObject({ type: "invalid_request_error", code: "invalid_model", param: "model" });
     expect(unknown.body.message).toContain("no-such-embed");
   });
 

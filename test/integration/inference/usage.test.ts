@@ -73,7 +73,7 @@ describe("usage records", () => {
   });
 
   it("a request refused before any model call leaves no record", async () => {
-    expect((await client.chat(userSays("no-such-model", "hi"))).status).toBe(404);
+    expect((await client.chat(userSays("no-such-model", "hi"))).status).toBe(400);
     expect((await client.chat(userSays("mistral-small-latest", "hi", { max_tokens: 1_000_000 }))).status).toBe(400);
     expect((await client.embeddings({ model: "mistral-embed", input: "x", output_dimension: 300 })).status).toBe(400);
     expect((await client.chat({ model: "mistral-small-latest", messages: [] })).status).toBe(422);

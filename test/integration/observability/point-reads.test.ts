@@ -94,7 +94,7 @@ describe("GET /v1/observability/traces/{trace_id}", () => {
     });
     expect(streamed.status).toBe(200);
     await streamed.text();
-    expect((await http.request("POST", "/v1/chat/completions", { json: userSays("no-such-model", "x"), headers })).status).toBe(404);
+    expect((await http.request("POST", "/v1/chat/completions", { json: userSays("no-such-model", "x"), headers })).status).toBe(400);
 
     const spans = await eventually("five spans", async () => {
       const found = await spansOf(trace);

@@ -1,0 +1,24 @@
+import { defineConfig } from "vitest/config";
+
+/**
+ * The contract ring and the SDK scenarios once more, against the Lambda bundles `cdk deploy` ships, served
+ * on Node 22 with only the runtime's AWS SDK outside them (test/support/bundled-setup.ts, docs/testing.md):
+ * `npm run test:bundled`. A file the bundles do not carry, an import esbuild could not follow or a dependency
+ * left to a runtime that lacks it fails here, not after a deploy.
+ */
+export default defineConfig({
+  test: {
+    include: ["test/contract/**/*.test.ts", "test/sdk/**/*.test.ts"],
+    globalSetup: ["test/support/global-setup.ts", "test/support/bundled-setup.ts"],
+    setupFiles: ["test/support/worker-env.ts"],
+    env: {
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+      POWERTOOLS_LOG_LEVEL: "SILENT",
+      AWS_REGION: "us-east-1",
+    },
+    pool: "forks",
+    // Each function's bundle is imported on its first request, as a cold start: more time for a test's first calls.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+  },
+});
