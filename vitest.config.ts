@@ -18,8 +18,10 @@ const shared = {
     AWS_REGION: "us-east-1",
   },
   pool: "forks" as const,
-  testTimeout: 30_000,
-  hookTimeout: 60_000,
+  // Limits for a hang, not for speed: with four workers on two cores a file runs up to twice as long as it did
+  // alone (test/infra's bundling and synth in a hook, the SDK's multi-megabyte uploads); on a loaded machine they hit 30 s / 60 s.
+  testTimeout: 60_000,
+  hookTimeout: 180_000,
 };
 
 /** `npm run test:fast`: unit, handler and contract tests: no `npm start`, no stack scenario (docs/testing.md). */
