@@ -1,17 +1,40 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
+import LongestFirst from "./test/support/sequencer.js";
+
+/**
+ * Workers: twice the cores (at least 4). Most files wait on DynamoDB Local, s3rver, HTTP and child processes
+ * rather than compute, so one worker per core left the cores half idle (docs/decisions/0047-test-suite-in-parallel.md);
+ * TEST_WORKERS overrides it (TEST_WORKERS=1 runs the files one after another, as before).
+ */
+const WORKERS = Number(process.env.TEST_WORKERS ?? Math.max(4, availableParallelism() * 2));
+
+/** What every project shares; the run's backends are the root's global setup, started once for all projects. */
+const shared = {
+  setupFiles: ["test/support/worker-env.ts"],
+  env: {
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+    POWERTOOLS_LOG_LEVEL: "SILENT",
+    AWS_REGION: "us-east-1",
+  },
+  pool: "forks" as const,
+  // Limits for a hang, not for speed: with four workers on two cores a file runs up to twice as long as it did
+  // alone (test/infra's bundling and synth in a hook, the SDK's multi-megabyte uploads); on a loaded machine they hit 30 s / 60 s.
+  testTimeout: 60_000,
+  hookTimeout: 180_000,
+};
+
+/** `npm run test:fast`: unit, handler and contract tests: no `npm start`, no stack scenario (docs/testing.md). */
+const FAST = ["test/unit/**/*.test.ts", "test/handlers/**/*.test.ts", "test/contract/**/*.test.ts"];
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     globalSetup: ["test/support/global-setup.ts"],
-    setupFiles: ["test/support/worker-env.ts"],
-    env: {
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
-      POWERTOOLS_LOG_LEVEL: "SILENT",
-      AWS_REGION: "us-east-1",
-    },
-    pool: "forks",
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    maxWorkers: WORKERS,
+    sequence: { sequencer: LongestFirst },
+    projects: [
+      { test: { ...shared, name: "fast", include: FAST } },
+      { test: { ...shared, name: "stack", include: ["test/**/*.test.ts"], exclude: FAST } },
+    ],
   },
 });

@@ -1,22 +1,41 @@
-import { readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type * as cdk from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
+import { inject } from "vitest";
 import { buildApp, type BuildOptions } from "../../infra/app.js";
-import { buildHandlers } from "../../infra/build.js";
+import { buildHandlers, DIST } from "../../infra/build.js";
 import { ROUTE_KEY_ENV } from "../../shared/http/policy.js";
+import { withLock } from "../support/file-lock.js";
 
 export type Json = Record<string, any>;
 
 let bundled: Promise<unknown> | undefined;
 
 /**
- * Bundles the handlers once per test process (CDK ships dist/<handler>), then builds and synthesizes the app
+ * The handlers bundled into dist/ once per test run, not once per file: the files of test/infra run in parallel
+ * workers, and each bundling the same dist/ would cost a full esbuild pass apiece and could let one file's
+ * synth hash a bundle another file is rewriting. The first file bundles under a lock and stamps dist/ with the
+ * run's id; the others wait for the lock and find the stamp.
+ */
+async function bundleOncePerRun(): Promise<void> {
+  mkdirSync(DIST, { recursive: true });
+  const stamp = join(DIST, ".bundled-for-test-run");
+  const run = inject("runId");
+  await withLock(join(DIST, ".bundling.lock"), async () => {
+    if (existsSync(stamp) && readFileSync(stamp, "utf8") === run) return;
+    await buildHandlers();
+    writeFileSync(stamp, run);
+  });
+}
+
+/**
+ * Bundles the handlers once per test run (CDK ships dist/<handler>), then builds and synthesizes the app
  * as `cdk synth` does: cdk-nag always runs; `validate: false` skips only CDK's built-in CloudFormation
  * validator, which costs seconds and is asserted once, in api.test.ts.
  */
 export async function synth(options: BuildOptions & { validate?: boolean } = {}) {
-  await (bundled ??= buildHandlers());
+  await (bundled ??= bundleOncePerRun());
   const { validate = true, ...build } = options;
   const built = buildApp({
     ...build,

@@ -1,23 +1,22 @@
 /**
- * `client.files.upload` of files far over the Lambda route's 4 MB, through the official SDK on a real
- * `npm start` (which serves POST /v1/files through the streaming upload service, as the deployment's
- * CloudFront distribution does): the File the SDK parses, the record it retrieves and the bytes it
- * downloads all match what was sent.
+ * `client.files.upload` of files far over the Lambda route's 4 MB, through the official SDK on the embedded API,
+ * which sends POST /v1/files to the streaming upload service as `npm start` and the deployment's CloudFront
+ * distribution do: the File the SDK parses, the record it retrieves and the bytes it downloads all match what
+ * was sent. (In process rather than on a started `npm start`: the route is the same, and the suite starts
+ * `npm start` only where `npm start` itself is the subject, docs/decisions/0047-test-suite-in-parallel.md.)
  */
 import { createHash, randomBytes } from "node:crypto";
-import { Mistral } from "@mistralai/mistralai";
+import type { Mistral } from "@mistralai/mistralai";
 import { beforeAll, describe, expect, it } from "vitest";
-import { startNpmStart, useNpmStartDirs, type StartedProcess } from "../support/local-process.js";
+import { useEmbeddedApi } from "../support/api.js";
 import { sdkClient } from "../support/sdk.js";
 
-const dirs = useNpmStartDirs("platform-large-upload-");
-let server: StartedProcess;
+const { api, tenant } = useEmbeddedApi({ tenant: "per-file" });
 let client: Mistral;
 
-beforeAll(async () => {
-  server = await startNpmStart({ dataDir: dirs.dataDir(), key: `large-upload-${randomBytes(16).toString("hex")}` });
-  client = sdkClient(server, server.key, { timeoutMs: 180_000 });
-}, 120_000);
+beforeAll(() => {
+  client = sdkClient(api, tenant.key, { timeoutMs: 180_000 });
+});
 
 /** `bytes` (about) of fine-tuning JSON lines, each line distinct so a misplaced part would show. */
 function trainingLines(bytes: number): { content: Uint8Array; lines: number } {
@@ -38,7 +37,7 @@ async function downloaded(fileId: string): Promise<Uint8Array> {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-describe("POST /v1/files through the SDK on npm start, past the Lambda route's 4 MB", () => {
+describe("POST /v1/files through the SDK and the streaming upload service, past the Lambda route's 4 MB", () => {
   it("uploads a 5 MB JSON-lines blob for fine-tuning, judged JSON lines by its content", async () => {
     const { content, lines } = trainingLines(5 * 1024 * 1024);
 

@@ -364,9 +364,22 @@ export interface RingSettings {
   seed: number;
 }
 
-/** FUZZ_RUNS and FUZZ_SEED (npm run fuzz -- --runs N --seed S); `npm test` keeps the defaults. */
-export const ringSettings = (): RingSettings => ({
-  runs: Number(process.env.FUZZ_RUNS ?? 20),
+/**
+ * The ring's budget in `npm test`: about this many requests over the whole route table, shared out evenly, so a
+ * new route costs the other routes some runs instead of adding minutes (docs/decisions/0047-test-suite-in-parallel.md).
+ * 4,200 requests was 20 a route for the 207 routes of the day; a request takes ~20 ms of CPU on average.
+ */
+export const RING_REQUEST_BUDGET = 4_200;
+/** Runs a route never goes below (below that, a route's broken-request shapes are barely sampled) nor above. */
+export const RING_RUNS_PER_ROUTE = { min: 8, max: 20 } as const;
+
+/** Runs per route for a table of `routeCount` rows: the budget shared out, within RING_RUNS_PER_ROUTE. */
+export const runsWithinBudget = (routeCount: number): number =>
+  Math.min(RING_RUNS_PER_ROUTE.max, Math.max(RING_RUNS_PER_ROUTE.min, Math.floor(RING_REQUEST_BUDGET / Math.max(1, routeCount))));
+
+/** FUZZ_RUNS and FUZZ_SEED (npm run fuzz -- --runs N --seed S); `npm test` runs the budget's share and a fixed seed. */
+export const ringSettings = (routeCount: number): RingSettings => ({
+  runs: Number(process.env.FUZZ_RUNS ?? runsWithinBudget(routeCount)),
   seed: Number(process.env.FUZZ_SEED ?? 20_260_611),
 });
 

@@ -1,11 +1,11 @@
 /**
  * The fuzz ring's suite for a share of the route table (docs/testing.md): valid and broken requests
  * generated from each handler's schemas, through the local API Gateway stand-in and the real handler chain,
- * against the embedded backends. test/fuzz/routes-*.fuzz.test.ts split the rows so two workers share them.
+ * against the embedded backends. test/fuzz/routes-*.fuzz.test.ts split the rows (`fuzzShare`) so parallel workers share them.
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RouteRow } from "../../functions/routes.js";
+import { routes, type RouteRow } from "../../functions/routes.js";
 import { routeKey } from "../../shared/http/policy.js";
 import { useEmbeddedApi } from "./api.js";
 import { fuzzRoute, ringSettings, type RingTarget, type SemanticRefusals } from "./fuzz-ring.js";
@@ -88,9 +88,20 @@ export const semanticRefusals: Record<string, SemanticRefusals> = {
   "POST /v1/audio/voices": audioSamples,
 };
 
+/** How many files the ring is split over (test/fuzz/routes-1..4.fuzz.test.ts): one worker each. */
+export const FUZZ_SHARES = 4;
+
+/**
+ * Share `index` (0-based) of the table: every FUZZ_SHARES-th row in route-key order, so each share holds about
+ * as many rows, and about as many of each area, whatever areas grow.
+ */
+export function fuzzShare(index: number): RouteRow[] {
+  return routes.toSorted((a, b) => routeKey(a).localeCompare(routeKey(b))).filter((_, position) => position % FUZZ_SHARES === index);
+}
+
 export function fuzzSuite(share: string, rows: readonly RouteRow[]): void {
   const { api } = useEmbeddedApi({ tenant: "none" });
-  const settings = ringSettings();
+  const settings = ringSettings(routes.length);
   let target: RingTarget;
   const sent = new Map<string, number>();
 

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,6 +10,8 @@ import { startBackends } from "../../infra/local/backends.js";
 declare module "vitest" {
   export interface ProvidedContext {
     backendEnv: Record<string, string>;
+    /** This run's id: work shared by the run's files (the handler bundles of test/infra) is done once per id. */
+    runId: string;
   }
 }
 
@@ -22,6 +25,7 @@ export default async function setup(project: TestProject) {
   // The offline catalog, seeded once: tests only read base models (fine-tuned ones live per workspace).
   await (await import("../../shared/services/models/catalog.js")).seed(catalog);
   project.provide("backendEnv", env);
+  project.provide("runId", randomUUID());
   return async () => {
     await backends.stop();
     rmSync(dataDir, { recursive: true, force: true });

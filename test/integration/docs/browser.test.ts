@@ -1,21 +1,19 @@
 /**
- * The reference page in a real browser: headless Chromium (Debian's `chromium` package; .ci/run installs it,
- * CHROMIUM_PATH names another binary) driven by playwright-core. The page must show every group of the
+ * The reference page in a real browser: headless Chromium (CHROMIUM_PATH, Debian's `chromium`, else the build of
+ * the pinned `@sparticuz/chromium`: test/support/chromium.ts) driven by playwright-core. The page must show every group of the
  * document, and its try-it console must call GET /v1/models with the bearer key the reader enters.
  */
-import { existsSync } from "node:fs";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useEmbeddedApi } from "../../support/api.js";
+import { launchChromium } from "../../support/chromium.js";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const { api, tenant } = useEmbeddedApi({ tenant: "per-file" });
 
 let browser: Browser;
 let page: Page;
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
+  browser = await launchChromium();
   page = await browser.newPage();
 }, 60_000);
 afterAll(() => browser?.close());
