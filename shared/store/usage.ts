@@ -25,42 +25,61 @@ export interface DailyUsage {
 
 const ttlOf = (at: string) => Math.floor(Date.parse(at) / 1000) + RETENTION_SECONDS;
 
+/** One finished call as the totals count it. */
+export interface TotalsCall {
+  month: string;
+  day: string;
+  model: string;
+  keyId: string;
+  at: string;
+  promptTokens: number;
+  completionTokens: number;
+  costMicros: number;
+}
+
 export const usageStore = {
   async record(usage: UsageRecord): Promise<void> {
     await documents.send(new PutCommand({ TableName: table(), Item: { ...usage, sk: `${usage.at}#${usage.requestId}`, ttl: ttlOf(usage.at) } }));
   },
 
   /** Adds one call to the month's spend and the day's totals (two atomic ADDs, no read). */
-  async addToTotals(workspace: string, call: { month: string; day: string; model: string; keyId: string; at: string; promptTokens: number; completionTokens: number; costMicros: number }): Promise<void> {
-    await Promise.all([
-      documents.send(
-        new UpdateCommand({
-          TableName: table(),
-          Key: { workspace, sk: `MONTH#${call.month}` },
-          UpdateExpression: "ADD spentMicros :cost, requests :one SET #ttl = :ttl",
-          ExpressionAttributeNames: { "#ttl": "ttl" },
-          ExpressionAttributeValues: { ":cost": call.costMicros, ":one": 1, ":ttl": ttlOf(call.at) },
-        }),
-      ),
-      documents.send(
-        new UpdateCommand({
-          TableName: table(),
-          Key: { workspace, sk: `DAY#${call.day}#${call.model}#${call.keyId}` },
-          UpdateExpression: "ADD requests :one, promptTokens :p, completionTokens :c, costMicros :cost SET #day = :day, model = :model, keyId = :key, #ttl = :ttl",
-          ExpressionAttributeNames: { "#day": "day", "#ttl": "ttl" },
-          ExpressionAttributeValues: {
-            ":one": 1,
-            ":p": call.promptTokens,
-            ":c": call.completionTokens,
-            ":cost": call.costMicros,
-            ":day": call.day,
-            ":model": call.model,
-            ":key": call.keyId,
-            ":ttl": ttlOf(call.at),
-          },
-        }),
-      ),
-    ]);
+  async addToTotals(workspace: string, call: TotalsCall): Promise<void> {
+    await Promise.all([usageStore.addToMonth(workspace, call), usageStore.addToDay(workspace, call)]);
+  },
+
+  /** Adds one call's cost to the month's spend (an atomic ADD, no read). */
+  async addToMonth(workspace: string, call: Pick<TotalsCall, "month" | "at" | "costMicros">): Promise<void> {
+    await documents.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: { workspace, sk: `MONTH#${call.month}` },
+        UpdateExpression: "ADD spentMicros :cost, requests :one SET #ttl = :ttl",
+        ExpressionAttributeNames: { "#ttl": "ttl" },
+        ExpressionAttributeValues: { ":cost": call.costMicros, ":one": 1, ":ttl": ttlOf(call.at) },
+      }),
+    );
+  },
+
+  /** Adds one call to the day's totals of its model and key (an atomic ADD, no read). */
+  async addToDay(workspace: string, call: TotalsCall): Promise<void> {
+    await documents.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: { workspace, sk: `DAY#${call.day}#${call.model}#${call.keyId}` },
+        UpdateExpression: "ADD requests :one, promptTokens :p, completionTokens :c, costMicros :cost SET #day = :day, model = :model, keyId = :key, #ttl = :ttl",
+        ExpressionAttributeNames: { "#day": "day", "#ttl": "ttl" },
+        ExpressionAttributeValues: {
+          ":one": 1,
+          ":p": call.promptTokens,
+          ":c": call.completionTokens,
+          ":cost": call.costMicros,
+          ":day": call.day,
+          ":model": call.model,
+          ":key": call.keyId,
+          ":ttl": ttlOf(call.at),
+        },
+      }),
+    );
   },
 
   /** What the workspace has spent this month, in micro-units. */

@@ -6,6 +6,7 @@ import { MAX_REPORT_DAYS, type SpendLimitIn } from "../../schemas/usage.js";
 import { tenancyStore } from "../../store/tenancy.js";
 import { usageStore, type DailyUsage } from "../../store/usage.js";
 import { priceList } from "./spend.js";
+import { forgetWorkspace } from "../identity/workspace-cache.js";
 
 type GroupBy = "day" | "model" | "key";
 
@@ -74,5 +75,6 @@ export async function setSpendLimit(organization: string, workspace: string, inp
   const limit: SpendLimit = input.no_monthly_limit ? { value: null, currency: null, noMonthlyLimit: true } : { value: input.value!, currency: input.currency!, noMonthlyLimit: false };
   const updated = await tenancyStore.updateWorkspace(organization, workspace, { spendLimit: limit, updatedAt: new Date().toISOString() });
   if (!updated) throw new NotFound("workspace", workspace);
+  forgetWorkspace(organization, workspace);
   return wireLimit(updated.spendLimit)!;
 }
