@@ -18,7 +18,7 @@ export class TtlCache<V> {
 
   constructor(
     private readonly ttlMs: number = PROCESS_CACHE_TTL_MS,
-    private readonly now: Clock = Date.now,
+    private readonly now: Clock = () => Date.now(),
     /** Entries kept at most; the oldest go first (a process serves a bounded set of workspaces and models). */
     private readonly maxEntries = 10_000,
   ) {

@@ -3,6 +3,7 @@ import type { Caller } from "../../domain/caller.js";
 import { SpendLimitReached } from "../../domain/errors.js";
 import { costMicros, dayOf, hasSpendLimit, monthOf, priceOf, spendLimitReached, type PriceList } from "../../domain/pricing.js";
 import { cachedWorkspace } from "../identity/workspace-cache.js";
+import { bookkeepingSettled } from "../../observability/after-answer.js";
 import { usageStore, type TotalsCall } from "../../store/usage.js";
 
 export const priceList: PriceList = prices;
@@ -18,6 +19,9 @@ export async function assertWithinSpendLimit(caller: Pick<Caller, "organization"
   const limit = (await cachedWorkspace(caller))?.spendLimit;
   // Most workspaces have no limit: their calls (and every batch line) skip the counter read.
   if (!hasSpendLimit(limit)) return;
+  // Calls this process has answered whose totals are still being written count before this one is let in
+  // (locally, sequential calls then meet the limit exactly; a Lambda instance has none in flight by then).
+  await bookkeepingSettled({ answeredOnly: true });
   const spentMicros = await usageStore.monthSpend(caller.workspace, monthOf(at));
   if (spendLimitReached({ limit, spentMicros })) throw new SpendLimitReached(limit.value, limit.currency ?? priceList.currency);
 }
