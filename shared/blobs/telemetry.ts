@@ -51,7 +51,8 @@ export async function appendTelemetry<K extends WrittenKind>(kind: K, rows: Tele
 /**
  * Local appends through one open handle per file (this process's file of a partition and hour), rather
  * than creating the folder and opening the file on every call: the hot path's span writes are batched and
- * land here. Handles of past hours are closed when the hour turns.
+ * land here (one fstat per append checks the file is still there). Handles of past hours are closed when the
+ * hour turns.
  */
 const handles = new Map<string, { hour: string; handle: Promise<FileHandle>; tail: Promise<unknown> }>();
 
@@ -69,12 +70,21 @@ async function appendLocal(path: string, hour: string, text: string): Promise<vo
   }
   const entry = open_;
   // One append at a time per file: a large one is several writes, and another's must not land between them.
-  const appended = entry.tail.then(async () => (await entry.handle).appendFile(text));
+  const appended = entry.tail.then(async () => {
+    let handle = await entry.handle;
+    // A file removed under the process (a test's cleanup, an operator) is opened afresh, not written into the void.
+    if ((await handle.stat()).nlink === 0) {
+      void handle.close().catch(() => undefined);
+      entry.handle = mkdir(dirname(path), { recursive: true }).then(() => open(path, "a"));
+      handle = await entry.handle;
+    }
+    await handle.appendFile(text);
+  });
   entry.tail = appended.catch(() => undefined);
   try {
     await appended;
   } catch (error) {
-    // A folder removed under the process (a test's temporary directory): the next append opens afresh.
+    // The next append opens the file afresh.
     if (handles.get(path) === entry) handles.delete(path);
     void entry.handle.then((h) => h.close()).catch(() => undefined);
     throw error;
