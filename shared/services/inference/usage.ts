@@ -6,7 +6,7 @@ import type { InferenceProvider } from "../../inference/types.js";
 import { afterAnswer } from "../../observability/after-answer.js";
 import type { UsageRecord } from "../../domain/usage.js";
 import type { SpanParent } from "../observability/span-writer.js";
-import { usageStore } from "../../store/usage.js";
+import { addToDay, addToMonth, writeRecord } from "./usage-writes.js";
 import { assertWithinSpendLimit, costOf, totalsOf } from "../usage/spend.js";
 
 /**
@@ -83,8 +83,8 @@ export async function recordUsage(
   const totals = totalsOf(ctx.caller, prepared.model, { ...tokens, costMicros: cost }, at);
   // Each write on its own: a retry of one never repeats another's ADD.
   await Promise.all([
-    afterAnswer("usage record", () => usageStore.record(record)),
-    afterAnswer("month spend", () => usageStore.addToMonth(ctx.caller.workspace, totals)),
-    afterAnswer("day totals", () => usageStore.addToDay(ctx.caller.workspace, totals)),
+    afterAnswer("usage record", () => writeRecord(record)),
+    afterAnswer("month spend", () => addToMonth(ctx.caller.workspace, totals)),
+    afterAnswer("day totals", () => addToDay(ctx.caller.workspace, totals)),
   ]);
 }

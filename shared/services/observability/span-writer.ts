@@ -7,7 +7,7 @@ import type { SpanEvaluationRow, SpanRow } from "../../domain/observability/reco
 import { isoFromNanos } from "../../domain/observability/traces.js";
 import { logger } from "../../observability/logger.js";
 import { afterAnswer } from "../../observability/after-answer.js";
-import { GroupCommit } from "./group-commit.js";
+import { GroupCommit } from "../../domain/group-commit.js";
 import { spanStore } from "../../store/observability/spans.js";
 import { forgetProcessCaches } from "../../domain/process-cache.js";
 import { cachedWorkspace } from "../identity/workspace-cache.js";

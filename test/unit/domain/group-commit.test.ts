@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { GroupCommit } from "../../../shared/services/observability/group-commit.js";
+import { GroupCommit } from "../../../shared/domain/group-commit.js";
 
 describe("GroupCommit", () => {
   it("writes a lone item at once, and items arriving during a write together in the next one", async () => {
