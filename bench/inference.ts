@@ -3,13 +3,9 @@
  *
  *  4. Embeddings throughput of the offline provider: inputs per second through POST /v1/embeddings for
  *     calls of 1 and of 64 inputs, against the bare provider (`OfflineProvider.embed`) in this process.
- *  5. SSE overhead: time to the first SSE data frame of a streamed FIM call through our route, whose
- *     model is served by an OpenAI-compatible upstream (bench/sse-upstream.ts) that waits a known delay
- *     before its first frame, against the same call made straight to that upstream.
+ *  (Section 5, the model-call path against Portkey's gateway, is `npm run bench:gateway`: bench/gateway.ts.)
  */
 import { OfflineProvider } from "../shared/inference/providers/offline.js";
-import { PROVIDERS_ENV } from "../shared/inference/registry.js";
-import { startSseUpstream } from "./sse-upstream.js";
 import { ms, summarize, table, timed, type Summary } from "./stats.js";
 
 export interface InferenceBenchContext {
@@ -130,105 +126,4 @@ export async function embeddingsThroughput(ctx: InferenceBenchContext): Promise<
     ]),
   );
   log(`\nA 64-input response is ${(responseBytes / 1024).toFixed(0)} KB of JSON (${(responseBytes / 64 / 1024).toFixed(1)} KB per vector).`);
-}
-
-// -------------------------------------------------------------------------------------------- 5. SSE
-
-const SSE_DELAY_MS = 50;
-const SSE_FRAMES = 20;
-const SSE_WARMUP = 10;
-const SSE_RUNS = 100;
-const BENCH_PROVIDER = "bench-upstream";
-const BENCH_MODEL = "ft:codestral-latest:bench:1";
-
-interface StreamTiming {
-  /** Call start to the end of the first complete `data:` frame. */
-  ttfb: number;
-  /** Call start to the end of the body. */
-  total: number;
-  frames: number;
-  done: boolean;
-}
-
-/** One streamed POST read to its end, timing the first SSE data frame. */
-async function streamTiming(url: string, body: unknown, headers: Record<string, string>): Promise<StreamTiming> {
-  const start = process.hrtime.bigint();
-  const since = () => Number(process.hrtime.bigint() - start) / 1e6;
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { ...headers, "content-type": "application/json", accept: "text/event-stream" },
-    body: JSON.stringify(body),
-  });
-  if (response.status !== 200 || !response.body) throw new Error(`POST ${url} answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
-  const decoder = new TextDecoder();
-  let buffer = "";
-  let ttfb: number | undefined;
-  for await (const chunk of response.body) {
-    buffer += decoder.decode(chunk, { stream: true });
-    if (ttfb === undefined && /(^|\n)data:[^\n]*\n\n/.test(buffer)) ttfb = since();
-  }
-  const total = since();
-  if (ttfb === undefined) throw new Error(`POST ${url}: the stream had no data frame`);
-  return { ttfb, total, frames: buffer.split("\n\n").filter((f) => f.startsWith("data:")).length, done: buffer.endsWith("data: [DONE]\n\n") };
-}
-
-export async function sseOverhead(ctx: InferenceBenchContext): Promise<void> {
-  const { log } = ctx;
-  ctx.section("5. SSE time to first frame: route vs the upstream it calls");
-  const upstream = await startSseUpstream({ firstFrameDelayMs: SSE_DELAY_MS, frames: SSE_FRAMES });
-  ctx.defer(() => upstream.close());
-
-  // The provider registry reads INFERENCE_PROVIDERS when it first builds a provider, so adding ours before
-  // the first call to it is enough; the fine-tuned model routes FIM calls to it.
-  const providers = JSON.parse(process.env[PROVIDERS_ENV] ?? "{}") as Record<string, unknown>;
-  process.env[PROVIDERS_ENV] = JSON.stringify({ ...providers, [BENCH_PROVIDER]: { type: "openai-compatible", baseUrl: upstream.url, dialect: "mistral" } });
-  // Imported only now: the model store builds its DynamoDB client from the environment the local stack set.
-  const { registerFineTuned } = await import("../shared/services/models/catalog.js");
-  await registerFineTuned({ workspace: ctx.workspace, id: BENCH_MODEL, root: "codestral-latest", provider: BENCH_PROVIDER, upstream: "bench-fim" });
-
-  const auth = { authorization: `Bearer ${ctx.apiKey}` };
-  const prompt = "def fibonacci(n):\n    ";
-  const paths = {
-    upstream: () => streamTiming(`${upstream.url}/v1/fim/completions`, { model: "bench-fim", prompt, stream: true }, {}),
-    route: () => streamTiming(`${ctx.url}/v1/fim/completions`, { model: BENCH_MODEL, prompt, stream: true }, auth),
-    offline: () => streamTiming(`${ctx.url}/v1/fim/completions`, { model: "codestral-latest", prompt, stream: true }, auth),
-  };
-
-  const first = await paths.route();
-  // Ours adds an opening role frame and a closing usage frame around the upstream's content frames.
-  if (!first.done || first.frames !== SSE_FRAMES + 3) throw new Error(`the route streamed ${first.frames} frames (done: ${first.done}), expected ${SSE_FRAMES + 3}`);
-  for (let i = 0; i < SSE_WARMUP; i++) for (const run of Object.values(paths)) await run();
-
-  const connectionsBefore = upstream.connections();
-  // Interleaved, one of each per round, so drift falls on all three alike.
-  const samples = { upstream: [] as StreamTiming[], route: [] as StreamTiming[], offline: [] as StreamTiming[] };
-  for (let i = 0; i < SSE_RUNS; i++) {
-    samples.upstream.push(await paths.upstream());
-    samples.route.push(await paths.route());
-    samples.offline.push(await paths.offline());
-  }
-  const upstreamConnections = upstream.connections() - connectionsBefore;
-
-  const ttfb = (name: keyof typeof samples) => summarize(samples[name].map((s) => s.ttfb));
-  const total = (name: keyof typeof samples) => summarize(samples[name].map((s) => s.total));
-  const s = { upstream: ttfb("upstream"), route: ttfb("route"), offline: ttfb("offline") };
-  const paired = summarize(samples.route.map((r, i) => r.ttfb - samples.upstream[i]!.ttfb));
-  const row = (name: string, x: Summary, whole: Summary) => [name, String(x.n), ms(x.p50), ms(x.p90), ms(x.p99), ms(x.max), ms(whole.p50)];
-
-  log(
-    `Upstream: ${upstream.url}, headers at once, first frame after ${SSE_DELAY_MS} ms, then ${SSE_FRAMES} content frames, a finish frame and [DONE] back to back.`,
-  );
-  log(`${SSE_RUNS} sequential streamed FIM calls per path after ${SSE_WARMUP} warm-up rounds, interleaved; fetch (keep-alive) reads each body to its end.`);
-  log(`TTFB = call start to the end of the first complete "data:" frame.`);
-  log(
-    table([
-      ["path", "n", "TTFB p50", "p90", "p99", "max", "whole stream p50"],
-      row("upstream direct (openai-compatible, mistral dialect)", s.upstream, total("upstream")),
-      row(`route -> upstream (${BENCH_MODEL})`, s.route, total("route")),
-      row("route, offline provider (codestral-latest, no upstream)", s.offline, total("offline")),
-    ]),
-  );
-  log(`\nOverhead (route TTFB - upstream TTFB): ${ms(s.route.p50 - s.upstream.p50)} at p50, ${ms(s.route.p99 - s.upstream.p99)} at p99`);
-  log(`Per-round difference (route - upstream, same round): p50 ${ms(paired.p50)}, p90 ${ms(paired.p90)}, p99 ${ms(paired.p99)}`);
-  log(`The upstream accepted ${upstreamConnections} TCP connections for ${SSE_RUNS * 2} timed streams (${SSE_RUNS} direct + ${SSE_RUNS} via the route).`);
 }

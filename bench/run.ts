@@ -23,7 +23,7 @@ import { buildHandlers } from "../infra/build.js";
 import { startLocalStack, ROOT_DIR, type LocalStack } from "../infra/local/stack.js";
 import { AUTHORIZER_CACHE_SECONDS } from "../shared/http/gateway.js";
 import { batchThroughput } from "./batch.js";
-import { embeddingsThroughput, sseOverhead, type InferenceBenchContext } from "./inference.js";
+import { embeddingsThroughput, type InferenceBenchContext } from "./inference.js";
 import { seedFiles } from "./seed.js";
 import { kb, median, ms, summarize, table, timed, type Summary } from "./stats.js";
 
@@ -190,7 +190,7 @@ try {
   log("With n < 100, p99 is the slowest sample or next to it.");
   log(table(listRows));
 
-  // ------------------------------------------------------------------ 4. embeddings, 5. SSE overhead
+  // ------------------------------------------------------------------ 4. embeddings (5 is npm run bench:gateway)
   const inference: InferenceBenchContext = {
     url: stack.url,
     apiKey: stack.apiKey,
@@ -200,7 +200,6 @@ try {
     defer: (stop) => stopApis.push(stop),
   };
   await embeddingsThroughput(inference);
-  await sseOverhead(inference);
   await batchThroughput(inference);
 } finally {
   await cleanup();

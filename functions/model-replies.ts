@@ -4,6 +4,7 @@
  * the inference and agents areas import these instead of the services.
  */
 import { Reply } from "../shared/http/reply.js";
+import { SERVER_TIMING_HEADER, serverTiming } from "../shared/http/server-timing.js";
 import type { AgentsCompletionRequest } from "../shared/schemas/agent.js";
 import type {
   ChatClassificationRequest,
@@ -23,7 +24,8 @@ import type { CallContext } from "../shared/services/inference/usage.js";
 const BACKEND_HEADER = "x-inference-backend";
 
 export function toReply(answer: completions.ModelAnswer<unknown> | completions.ModelStream): Reply {
-  const headers = { [BACKEND_HEADER]: answer.backend };
+  const headers: Record<string, string> = { [BACKEND_HEADER]: answer.backend };
+  if (answer.timing) headers[SERVER_TIMING_HEADER] = serverTiming(answer.timing);
   return answer.kind === "stream" ? Reply.events(answer.frames, headers) : Reply.json(200, answer.body, headers);
 }
 

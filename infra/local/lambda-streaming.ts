@@ -16,6 +16,8 @@ export class ResponseStream extends Writable {
   constructor(
     private readonly onMetadata: (metadata: Metadata) => void,
     private readonly onChunk: (chunk: Buffer) => void,
+    /** The handler ended its stream: the client's response is complete, whatever the invocation still does. */
+    private readonly onEnd: () => void = () => undefined,
   ) {
     super();
   }
@@ -27,6 +29,11 @@ export class ResponseStream extends Writable {
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
     this.onChunk(chunk);
+    done();
+  }
+
+  override _final(done: (error?: Error | null) => void): void {
+    this.onEnd();
     done();
   }
 }

@@ -14,6 +14,7 @@ import { authorizer, handlerModule, routes, type RouteRow } from "../../function
 import { routeKey } from "../../shared/http/policy.js";
 import { corsOrigins, gatewayCorsHeaders, preflightHeaders } from "../../shared/http/cors.js";
 import { BINARY_MEDIA_TYPES, LAMBDA_EVENT_MAX_BYTES, gatewayAnswers, methodNotAllowed, type GatewayAnswer, type GatewayAnswerType } from "../../shared/http/gateway.js";
+import { bookkeepingSettled } from "../../shared/observability/after-answer.js";
 import { inInvocation } from "./invoke-store.js";
 import { installLambdaStreaming, ResponseStream } from "./lambda-streaming.js";
 import { routeMatcher } from "./route-matcher.js";
@@ -134,6 +135,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     const disconnected = new AbortController();
     res.once("close", () => res.writableFinished || disconnected.abort());
     Object.assign(event, { signal: disconnected.signal });
+    // Locally, a read of what model calls write after their answers (usage, spans) sees every answer given so
+    // far: deterministic for tests and users. In the cloud those writes land milliseconds after the answer.
+    if (readsBookkeeping(found.row)) await bookkeepingSettled({ answeredOnly: true });
     const { handler } = (await load(found.row.handler)) as { handler: ProxyHandler | StreamingHandler };
     if (found.row.streaming) return inInvocation(requestId, () => serveStream(handler as StreamingHandler, event, res, lambdaContext(found.row, requestId)));
     const result = await inInvocation(requestId, () => (handler as ProxyHandler)(event, lambdaContext(found.row, requestId)));
@@ -170,6 +174,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       }),
   };
 }
+
+/** Rows that read the usage or telemetry tables without calling a model themselves. */
+const readsBookkeeping = (row: RouteRow): boolean => !row.grants.models && Boolean(row.grants.tables?.usage || row.grants.tables?.telemetry || row.grants.telemetry);
 
 /** Written when the response is done (or the client went away): the path only, as query strings can hold tokens. */
 function logAccess(req: IncomingMessage, res: ServerResponse, requestId: string): void {
@@ -288,10 +295,16 @@ async function serveStream(handler: StreamingHandler, event: APIGatewayProxyEven
       if (!res.headersSent) res.writeHead(200);
       res.write(chunk);
     },
+    // As Lambda's runtime does: the response ends with the handler's stream, before the invocation ends
+    // (its bookkeeping runs after the answer: decision 0045).
+    () => {
+      if (!res.headersSent) res.writeHead(200);
+      res.end();
+    },
   );
   await handler(event, stream, context);
   if (!res.headersSent) res.writeHead(200);
-  res.end();
+  if (!res.writableEnded) res.end();
 }
 
 function writeResult(res: ServerResponse, result: APIGatewayProxyResult): void {

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { appendFile, mkdir } from "node:fs/promises";
+import { mkdir, open, type FileHandle } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { partitionPrefix, rowTime, type TelemetryRows, type WrittenKind } from "../domain/observability/records.js";
@@ -39,13 +39,54 @@ export async function appendTelemetry<K extends WrittenKind>(kind: K, rows: Tele
   await Promise.all(
     [...byPartition(kind, rows)].map(async ([prefix, group]) => {
       if (dir) {
-        const path = join(dir, prefix, `${hour}-${process.pid}.jsonl`);
-        await mkdir(dirname(path), { recursive: true });
-        await appendFile(path, jsonLines(group));
+        await appendLocal(join(dir, prefix, `${hour}-${process.pid}.jsonl`), hour, jsonLines(group));
         return;
       }
       const key = `${TELEMETRY_KEY_PREFIX}${prefix}${hour}-${randomUUID()}.jsonl`;
       await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: jsonLines(group), ContentType: "application/x-ndjson" }));
     }),
   );
+}
+
+/**
+ * Local appends through one open handle per file (this process's file of a partition and hour), rather
+ * than creating the folder and opening the file on every call: the hot path's span writes are batched and
+ * land here (one fstat per append checks the file is still there). Handles of past hours are closed when the
+ * hour turns.
+ */
+const handles = new Map<string, { hour: string; handle: Promise<FileHandle>; tail: Promise<unknown> }>();
+
+async function appendLocal(path: string, hour: string, text: string): Promise<void> {
+  let open_ = handles.get(path);
+  if (!open_) {
+    for (const [other, entry] of handles) {
+      if (entry.hour !== hour) {
+        handles.delete(other);
+        void entry.handle.then((h) => h.close()).catch(() => undefined);
+      }
+    }
+    open_ = { hour, handle: mkdir(dirname(path), { recursive: true }).then(() => open(path, "a")), tail: Promise.resolve() };
+    handles.set(path, open_);
+  }
+  const entry = open_;
+  // One append at a time per file: a large one is several writes, and another's must not land between them.
+  const appended = entry.tail.then(async () => {
+    let handle = await entry.handle;
+    // A file removed under the process (a test's cleanup, an operator) is opened afresh, not written into the void.
+    if ((await handle.stat()).nlink === 0) {
+      void handle.close().catch(() => undefined);
+      entry.handle = mkdir(dirname(path), { recursive: true }).then(() => open(path, "a"));
+      handle = await entry.handle;
+    }
+    await handle.appendFile(text);
+  });
+  entry.tail = appended.catch(() => undefined);
+  try {
+    await appended;
+  } catch (error) {
+    // The next append opens the file afresh.
+    if (handles.get(path) === entry) handles.delete(path);
+    void entry.handle.then((h) => h.close()).catch(() => undefined);
+    throw error;
+  }
 }

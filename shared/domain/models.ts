@@ -132,3 +132,10 @@ export const MAX_BYTES_PER_TOKEN: Record<Tokenizer, number> = { v1: 24, v2: 24, 
  * tokenizing takes seconds per megabyte, and a prompt that cannot fit is refused before that work.
  */
 export const certainlyOverTokens = (bytes: number, tokenizer: Tokenizer, tokens: number): boolean => bytes > Math.max(0, tokens) * MAX_BYTES_PER_TOKEN[tokenizer];
+
+/**
+ * Whether a text of `bytes` bytes certainly has at most `tokens` tokens, known without tokenizing it: every
+ * tokenizer here falls back to one token per byte at worst, and SentencePiece adds one word-start piece at
+ * the front (no normalizer of theirs expands text). A prompt this small is not counted for its context check.
+ */
+export const certainlyWithinTokens = (bytes: number, tokens: number): boolean => bytes + 1 <= tokens;

@@ -10,6 +10,7 @@ import { permits } from "../domain/identity/permissions.js";
 import { validated, type Location } from "../domain/validation.js";
 import { withChangeOrigin, type ChangeOrigin } from "../observability/change-origin.js";
 import { logger } from "../observability/logger.js";
+import { answerFirst } from "../observability/after-answer.js";
 import { jsonBody, optionalJsonBody, type BodyParser } from "./body.js";
 import { callerFrom } from "./caller.js";
 import { corsHeaders } from "./cors.js";
@@ -161,7 +162,30 @@ function buildChain(
       request.response = withRequestId(toResult(Reply.json(wire.status, wire.body, wire.headers)), request.event);
     },
   });
-  return chain as unknown as RouteHandler;
+  return answeringFirst(policy, chain);
+}
+
+type StreamingChain = (event: APIGatewayProxyEvent, stream: unknown, context: Context) => Promise<void>;
+
+/**
+ * The chain inside one invocation whose bookkeeping runs after the answer (decision 0045): a streaming row's
+ * writes start once its response stream has ended, a plain row's once its result is settled; either way
+ * before the invocation ends. A streaming row stays marked for the Lambda runtime (`streamifyResponse`).
+ */
+function answeringFirst(policy: RoutePolicy, chain: unknown): RouteHandler {
+  if (policy.streaming) {
+    const inner = chain as StreamingChain;
+    const lambda = (globalThis as unknown as { awslambda: { streamifyResponse<T>(handler: T): T } }).awslambda;
+    return lambda.streamifyResponse((event: APIGatewayProxyEvent, stream: unknown, context: Context) =>
+      answerFirst(requestIdOf(event), (answered) => {
+        // The caller's response is complete when the stream ends, before the chain's promise settles.
+        (stream as { once?: (name: string, listener: () => void) => void }).once?.("finish", answered);
+        return inner(event, stream, context);
+      }),
+    ) as unknown as RouteHandler;
+  }
+  const inner = chain as (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+  return ((event: APIGatewayProxyEvent, context: Context) => answerFirst(requestIdOf(event), () => inner(event, context))) as RouteHandler;
 }
 
 /**

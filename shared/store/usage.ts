@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { BatchWriteCommand, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { tableName } from "../config.js";
 import type { UsageRecord } from "../domain/usage.js";
 import { documents } from "./client.js";
@@ -24,43 +24,79 @@ export interface DailyUsage {
 }
 
 const ttlOf = (at: string) => Math.floor(Date.parse(at) / 1000) + RETENTION_SECONDS;
+const recordItem = (usage: UsageRecord) => ({ ...usage, sk: `${usage.at}#${usage.requestId}`, ttl: ttlOf(usage.at) });
+
+/** One finished call as the totals count it. */
+export interface TotalsCall {
+  month: string;
+  day: string;
+  model: string;
+  keyId: string;
+  at: string;
+  promptTokens: number;
+  completionTokens: number;
+  costMicros: number;
+  /** Calls this increment counts (several when calls that ended together are added at once); 1 when absent. */
+  requests?: number;
+}
 
 export const usageStore = {
   async record(usage: UsageRecord): Promise<void> {
-    await documents.send(new PutCommand({ TableName: table(), Item: { ...usage, sk: `${usage.at}#${usage.requestId}`, ttl: ttlOf(usage.at) } }));
+    await documents.send(new PutCommand({ TableName: table(), Item: recordItem(usage) }));
+  },
+
+  /** Several records in one BatchWriteItem per 25 (records of calls that ended together); unprocessed ones are retried. */
+  async recordMany(records: UsageRecord[]): Promise<void> {
+    if (records.length === 1) return usageStore.record(records[0]!);
+    for (let i = 0; i < records.length; i += 25) {
+      let pending: Record<string, unknown[]> | undefined = { [table()]: records.slice(i, i + 25).map((r) => ({ PutRequest: { Item: recordItem(r) } })) };
+      for (let attempt = 0; pending && Object.keys(pending).length; attempt += 1) {
+        if (attempt > 8) throw new Error("DynamoDB kept returning unprocessed usage records");
+        if (attempt) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)));
+        const out = await documents.send(new BatchWriteCommand({ RequestItems: pending as never }));
+        pending = out.UnprocessedItems as Record<string, unknown[]> | undefined;
+      }
+    }
   },
 
   /** Adds one call to the month's spend and the day's totals (two atomic ADDs, no read). */
-  async addToTotals(workspace: string, call: { month: string; day: string; model: string; keyId: string; at: string; promptTokens: number; completionTokens: number; costMicros: number }): Promise<void> {
-    await Promise.all([
-      documents.send(
-        new UpdateCommand({
-          TableName: table(),
-          Key: { workspace, sk: `MONTH#${call.month}` },
-          UpdateExpression: "ADD spentMicros :cost, requests :one SET #ttl = :ttl",
-          ExpressionAttributeNames: { "#ttl": "ttl" },
-          ExpressionAttributeValues: { ":cost": call.costMicros, ":one": 1, ":ttl": ttlOf(call.at) },
-        }),
-      ),
-      documents.send(
-        new UpdateCommand({
-          TableName: table(),
-          Key: { workspace, sk: `DAY#${call.day}#${call.model}#${call.keyId}` },
-          UpdateExpression: "ADD requests :one, promptTokens :p, completionTokens :c, costMicros :cost SET #day = :day, model = :model, keyId = :key, #ttl = :ttl",
-          ExpressionAttributeNames: { "#day": "day", "#ttl": "ttl" },
-          ExpressionAttributeValues: {
-            ":one": 1,
-            ":p": call.promptTokens,
-            ":c": call.completionTokens,
-            ":cost": call.costMicros,
-            ":day": call.day,
-            ":model": call.model,
-            ":key": call.keyId,
-            ":ttl": ttlOf(call.at),
-          },
-        }),
-      ),
-    ]);
+  async addToTotals(workspace: string, call: TotalsCall): Promise<void> {
+    await Promise.all([usageStore.addToMonth(workspace, call), usageStore.addToDay(workspace, call)]);
+  },
+
+  /** Adds one call's cost to the month's spend (an atomic ADD, no read). */
+  async addToMonth(workspace: string, call: Pick<TotalsCall, "month" | "at" | "costMicros" | "requests">): Promise<void> {
+    await documents.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: { workspace, sk: `MONTH#${call.month}` },
+        UpdateExpression: "ADD spentMicros :cost, requests :one SET #ttl = :ttl",
+        ExpressionAttributeNames: { "#ttl": "ttl" },
+        ExpressionAttributeValues: { ":cost": call.costMicros, ":one": call.requests ?? 1, ":ttl": ttlOf(call.at) },
+      }),
+    );
+  },
+
+  /** Adds one call to the day's totals of its model and key (an atomic ADD, no read). */
+  async addToDay(workspace: string, call: TotalsCall): Promise<void> {
+    await documents.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: { workspace, sk: `DAY#${call.day}#${call.model}#${call.keyId}` },
+        UpdateExpression: "ADD requests :one, promptTokens :p, completionTokens :c, costMicros :cost SET #day = :day, model = :model, keyId = :key, #ttl = :ttl",
+        ExpressionAttributeNames: { "#day": "day", "#ttl": "ttl" },
+        ExpressionAttributeValues: {
+          ":one": call.requests ?? 1,
+          ":p": call.promptTokens,
+          ":c": call.completionTokens,
+          ":cost": call.costMicros,
+          ":day": call.day,
+          ":model": call.model,
+          ":key": call.keyId,
+          ":ttl": ttlOf(call.at),
+        },
+      }),
+    );
   },
 
   /** What the workspace has spent this month, in micro-units. */

@@ -2,6 +2,7 @@ import { S3Client } from "@aws-sdk/client-s3";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { mockClient, type AwsClientStub } from "aws-sdk-client-mock";
 import { afterEach, beforeEach, vi } from "vitest";
+import { forgetProcessCaches } from "../../shared/domain/process-cache.js";
 
 export interface MockOptions {
   /** What every call a test did not set up answers (`{}`); without it such a call resolves to undefined. */
@@ -11,6 +12,8 @@ export interface MockOptions {
 function mocked<S extends AwsClientStub<DynamoDBDocumentClient> | AwsClientStub<S3Client>>(stub: S, options: MockOptions): S {
   beforeEach(() => {
     stub.reset();
+    // Answers cached in the process came from the previous test's mocked tables.
+    forgetProcessCaches();
     if (options.resolves) stub.resolves(options.resolves as never);
   });
   return stub;

@@ -8,7 +8,7 @@ import type { Caller } from "../../shared/domain/caller.js";
 import { toCallerContext } from "../../shared/http/caller.js";
 import type { RouteHandler } from "../../shared/http/route.js";
 import type { ModelEntry } from "../../shared/domain/models.js";
-import { PutCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { BatchWriteCommand, PutCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { AwsClientStub } from "aws-sdk-client-mock";
 import { ResponseStream, type Metadata } from "../../infra/local/lambda-streaming.js";
 import { routes } from "../../functions/routes.js";
@@ -364,8 +364,15 @@ export const streamedContent = (body: string) =>
     .join("");
 
 /** The usage records the mocked client was asked to write. */
-export const usageRecordsWritten = (dynamo: AwsClientStub<DynamoDBDocumentClient>) =>
-  dynamo.commandCalls(PutCommand).filter((c) => c.args[0].input.TableName === "platform-usage");
+export const usageRecordsWritten = (dynamo: AwsClientStub<DynamoDBDocumentClient>): { args: [{ input: { TableName: string; Item: Record<string, any> } }] }[] => [
+  ...dynamo.commandCalls(PutCommand).filter((c) => c.args[0].input.TableName === "platform-usage").map((c) => ({ args: [{ input: { TableName: "platform-usage", Item: c.args[0].input.Item as Record<string, any> } }] as [{ input: { TableName: string; Item: Record<string, any> } }] })),
+  // Records of calls that ended together go in one BatchWriteItem (shared/services/inference/usage-writes.ts).
+  ...dynamo.commandCalls(BatchWriteCommand).flatMap((c) =>
+    ((c.args[0].input.RequestItems?.["platform-usage"] ?? []) as { PutRequest?: { Item: Record<string, any> } }[])
+      .filter((r) => r.PutRequest)
+      .map((r) => ({ args: [{ input: { TableName: "platform-usage", Item: r.PutRequest!.Item } }] as [{ input: { TableName: string; Item: Record<string, any> } }] })),
+  ),
+];
 
 /** What a usage record says of who made the call and which request it was. */
 export const usageCallerOf = (caller: Caller, event: APIGatewayProxyEvent) => ({

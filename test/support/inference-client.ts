@@ -1,4 +1,5 @@
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { bookkeepingSettled } from "../../shared/observability/after-answer.js";
 import { LOCAL_CATALOG, readCatalog } from "../../infra/catalog.js";
 import type { RunningApi } from "../../infra/local/server.js";
 import { documents } from "../../shared/store/client.js";
@@ -224,6 +225,8 @@ const usageTable = () => {
 
 /** Every usage record of a workspace, oldest first (records sort by time, before the DAY#/MONTH# totals). */
 export async function usageRecords(workspace: string): Promise<UsageRecord[]> {
+  // Model calls write their records after the answer (decision 0045): wait for this process's bookkeeping.
+  await bookkeepingSettled();
   const out = await documents.send(
     new QueryCommand({
       TableName: usageTable(),

@@ -1,10 +1,13 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { bookkeepingSettled } from "../../shared/observability/after-answer.js";
 import type { TelemetryRows, WrittenKind } from "../../shared/domain/observability/records.js";
 
 /** The rows appendTelemetry wrote locally for a workspace (every day partition), from `dir` (default: $TELEMETRY_DIR). */
 export async function telemetryRows<K extends WrittenKind>(kind: K, workspace: string, dir = process.env.TELEMETRY_DIR): Promise<TelemetryRows[K][]> {
   if (!dir) throw new Error("TELEMETRY_DIR is not set: the tests need the embedded backends");
+  // Spans are written after the call's answer (decision 0045): wait for this process's bookkeeping.
+  await bookkeepingSettled();
   const base = join(dir, kind, `workspace_id=${workspace}`);
   const days = await readdir(base).catch(() => [] as string[]);
   const rows: TelemetryRows[K][] = [];

@@ -95,6 +95,8 @@ export const ASSUMED = {
   engineWrites: 2,
   periodicMs: 200,
   spanBytes: 1000,
+  /** A span's point item keeps its content up to this (MAX_SPAN_ITEM_BYTES, decision 0045); the pointer item beside it is one unit more. */
+  pointItemMaxBytes: 16_000,
   /** The telemetry writer puts one object per append (a model call's spans, an OTLP export's batch): few spans each. */
   spansPerObject: 10,
   spanRetentionDays: 30,
@@ -298,10 +300,12 @@ export function monthlyCost(load: CostLoad, resources: StackResources, aws: AwsP
     add("Athena", "span queries", "athena_tb_scanned", (queries * scannedGb) / 1024);
     const objectGb = spanGb / Math.max(objects, 1);
     add("S3", "span objects read by Athena", "s3_get_requests", objectGb > 0 ? queries * Math.max(1, Math.ceil(scannedGb / objectGb)) : 0);
-    // Every span is also a point record (the telemetry table, with a TTL): a write unit per KB, stored for the retention.
+    // Every span is also a point record (the telemetry table, with a TTL): its item, cut to a bound (a write unit
+    // per KB), and its pointer item (one unit), stored for the retention.
     const points = o.point_records ?? o.spans_ingested;
-    const pointGb = (points * (o.span_bytes ?? ASSUMED.spanBytes)) / GB;
-    add("DynamoDB", "span point records (write units)", "dynamodb_write_request_units", points * Math.ceil((o.span_bytes ?? ASSUMED.spanBytes) / 1024));
+    const pointBytes = Math.min(o.span_bytes ?? ASSUMED.spanBytes, ASSUMED.pointItemMaxBytes);
+    const pointGb = (points * pointBytes) / GB;
+    add("DynamoDB", "span point records (write units)", "dynamodb_write_request_units", points * (Math.ceil(pointBytes / 1024) + 1));
     spanTableGb = (pointGb * (o.retention_days ?? ASSUMED.spanRetentionDays)) / 30;
   }
 

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { forgetWorkspace } from "./workspace-cache.js";
 import type { Caller } from "../../domain/caller.js";
 import { ApiError, BadRequest, Conflict, NotFound } from "../../domain/errors.js";
 import type { MembershipRecord, Workspace } from "../../domain/identity/records.js";
@@ -104,6 +105,7 @@ export async function update(caller: Caller, id: string, body: UpdateWorkspaceBo
     updatedAt: new Date().toISOString(),
   });
   if (!updated) throw workspaceNotFound(id);
+  forgetWorkspace(caller.organization, id);
   await recordAudit({ organization: caller.organization, workspace: id, operation: "workspace.update", targets: [{ type: "workspace", id }], ...changed(workspaceValues(before), workspaceValues(updated)) });
   return updated;
 }

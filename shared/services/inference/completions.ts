@@ -8,7 +8,9 @@ import type { Endpoint } from "../../schemas/model.js";
 import { BadRequest } from "../../domain/errors.js";
 import { requireAnswerableEnd } from "../../domain/messages.js";
 import { bodyModel } from "../models/catalog.js";
-import { certainlyOverTokens, MAX_BYTES_PER_TOKEN, requireEndpoint, type ModelEntry } from "../../domain/models.js";
+import { certainlyOverTokens, certainlyWithinTokens, MAX_BYTES_PER_TOKEN, requireEndpoint, type ModelEntry } from "../../domain/models.js";
+import { invocationStartedAt } from "../../observability/after-answer.js";
+import { assertWithinSpendLimit } from "../usage/spend.js";
 import { failuresRecorded, recordUsage, type CallContext } from "./usage.js";
 import { chatSpan, completionEnd, fimSpan } from "../observability/model-spans.js";
 import { startSpan, type ModelSpan, type SpanStart } from "../observability/span-writer.js";
@@ -19,8 +21,20 @@ interface Prepared {
   span: ModelSpan;
   model: ModelEntry;
   provider: InferenceProvider;
-  promptTokens: number;
+  /** The prompt's tokens, counted on first use: not at all when the upstream reports usage and the bytes settle the context check. */
+  promptTokens: () => number;
   count: (text: string) => number;
+  /** The spend-limit check, started with the model read (the reads before the upstream run together). */
+  admitted: Promise<void>;
+  /** When the call started, as `performance.now()` reads it (the invocation's start when there is one). */
+  since: number;
+}
+
+/** Server-Timing's figures (ms): the platform's own time before the upstream, the upstream's, and (plain answers) the platform's after it. */
+export interface CallTiming {
+  before: number;
+  upstream?: number;
+  after?: number;
 }
 
 /** A model's answer, with the backend that gave it (routes send it as the x-inference-backend header). */
@@ -28,6 +42,7 @@ export interface ModelAnswer<T> {
   kind: "answer";
   body: T;
   backend: string;
+  timing?: CallTiming;
 }
 
 /** Server-sent event frames, written as the model produces them. */
@@ -35,6 +50,7 @@ export interface ModelStream {
   kind: "stream";
   frames: AsyncIterable<string>;
   backend: string;
+  timing?: CallTiming;
 }
 
 function messageText(message: Message): string {
@@ -50,27 +66,36 @@ export function chatPromptText(request: Pick<ChatCompletionRequest, "messages" |
 }
 
 async function prepare(ctx: CallContext, span: ModelSpan, modelName: string, endpoint: Endpoint, promptText: string, maxTokens: number | null | undefined): Promise<Prepared> {
+  const since = invocationStartedAt() ?? performance.now();
+  // The model card and the spend limit are read together; a refusal about the request itself comes first.
+  const admitted = assertWithinSpendLimit(ctx.caller);
+  admitted.catch(() => undefined);
   const model = await bodyModel(ctx.caller, modelName);
   requireEndpoint(model, endpoint);
   const count = (text: string) => countTokens(model.tokenizer, text);
   const promptBytes = Buffer.byteLength(promptText);
-  if (certainlyOverTokens(promptBytes, model.tokenizer, model.maxContextLength - (maxTokens ?? 0))) {
+  const room = model.maxContextLength - (maxTokens ?? 0);
+  if (certainlyOverTokens(promptBytes, model.tokenizer, room)) {
     throw new BadRequest(
       `Prompt (${promptBytes} bytes, more than ${Math.floor(promptBytes / MAX_BYTES_PER_TOKEN[model.tokenizer])} tokens) plus max_tokens (${maxTokens ?? 0}) is over the ${model.maxContextLength}-token context of '${model.id}'`,
       "context_length_exceeded",
       "max_tokens",
     );
   }
-  const promptTokens = count(promptText);
-  const wanted = promptTokens + (maxTokens ?? 0);
-  if (wanted > model.maxContextLength) {
-    throw new BadRequest(
-      `Prompt (${promptTokens} tokens) plus max_tokens (${maxTokens ?? 0}) is ${wanted} tokens, over the ${model.maxContextLength}-token context of '${model.id}'`,
-      "context_length_exceeded",
-      "max_tokens",
-    );
+  let counted: number | undefined;
+  const promptTokens = () => (counted ??= count(promptText));
+  // Counted only when the bytes leave the answer open: a prompt of n bytes has at most n + 1 tokens.
+  if (!certainlyWithinTokens(promptBytes, room)) {
+    const wanted = promptTokens() + (maxTokens ?? 0);
+    if (wanted > model.maxContextLength) {
+      throw new BadRequest(
+        `Prompt (${promptTokens()} tokens) plus max_tokens (${maxTokens ?? 0}) is ${wanted} tokens, over the ${model.maxContextLength}-token context of '${model.id}'`,
+        "context_length_exceeded",
+        "max_tokens",
+      );
+    }
   }
-  return { span, model, provider: await providerNamed(model.provider), promptTokens, count };
+  return { span, model, provider: await providerNamed(model.provider), promptTokens, count, admitted, since };
 }
 
 /** The span of a model call, started now and ended with the error when the call fails before answering. */
@@ -115,11 +140,14 @@ export async function fim(ctx: CallContext, request: FimCompletionRequest): Prom
 
 async function answered(ctx: CallContext, prepared: Prepared, call: () => Promise<Completion>): Promise<ModelAnswer<CompletionOut>> {
   const started = Date.now();
-  const result = await failuresRecorded(ctx, prepared, started, call);
+  await prepared.admitted;
+  const upstreamStart = performance.now();
+  const result = await failuresRecorded(ctx, prepared, started, call, prepared.admitted);
+  const upstreamEnd = performance.now();
   const completionText = result.choices.map((c) => (c.thinking ?? "") + c.content + c.toolCalls.map((t) => JSON.stringify(t.function)).join("")).join("");
   // n completions bill the prompt once.
   const usage = {
-    prompt_tokens: result.usage?.promptTokens ?? prepared.promptTokens,
+    prompt_tokens: result.usage?.promptTokens ?? prepared.promptTokens(),
     completion_tokens: result.usage?.completionTokens ?? prepared.count(completionText),
     total_tokens: 0,
   };
@@ -141,7 +169,8 @@ async function answered(ctx: CallContext, prepared: Prepared, call: () => Promis
     recordUsage(ctx, prepared, { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, started, status: 200 }),
     prepared.span.end({ ...completionEnd({ model: prepared.model.id, id: out.id, choices: result.choices, usage: usageTokens }), attributes: { "platform.inference.backend": prepared.provider.backend } }),
   ]);
-  return { kind: "answer", body: out, backend: prepared.provider.backend };
+  const timing = { before: upstreamStart - prepared.since, upstream: upstreamEnd - upstreamStart, after: performance.now() - upstreamEnd };
+  return { kind: "answer", body: out, backend: prepared.provider.backend, timing };
 }
 
 /**
@@ -151,9 +180,12 @@ async function answered(ctx: CallContext, prepared: Prepared, call: () => Promis
  */
 async function streamed(ctx: CallContext, prepared: Prepared, events: AsyncIterable<CompletionEvent>): Promise<ModelStream> {
   const started = Date.now();
+  await prepared.admitted;
+  // The headers leave once the upstream's first event is in: the platform's time before the upstream is all they can tell.
+  const before = performance.now() - prepared.since;
   const iterator = events[Symbol.asyncIterator]();
-  const first = await failuresRecorded(ctx, prepared, started, () => iterator.next());
-  return { kind: "stream", frames: sseFrames(ctx, prepared, iterator, first, started), backend: prepared.provider.backend };
+  const first = await failuresRecorded(ctx, prepared, started, () => iterator.next(), prepared.admitted);
+  return { kind: "stream", frames: sseFrames(ctx, prepared, iterator, first, started), backend: prepared.provider.backend, timing: { before } };
 }
 
 async function* sseFrames(
@@ -171,6 +203,7 @@ async function* sseFrames(
   let reported: { promptTokens: number; completionTokens: number } | undefined;
   const finishes = new Map<number, CompletionChunk["choices"][number]["finish_reason"]>();
   let status: number | "stream_error" = 200;
+  let finished = false;
   const texts = new Map<number, { content: string; thinking: string; toolCalls: NonNullable<Extract<CompletionEvent, { type: "delta" }>["toolCalls"]> }>();
   const spanEnd = (usage: { input: number; output: number }, extra: Record<string, string> = {}) =>
     prepared.span.end({
@@ -211,7 +244,7 @@ async function* sseFrames(
       finishes.set(0, "error");
     }
     const usage = {
-      prompt_tokens: reported?.promptTokens ?? prepared.promptTokens,
+      prompt_tokens: reported?.promptTokens ?? prepared.promptTokens(),
       completion_tokens: reported?.completionTokens ?? prepared.count(completionText),
       total_tokens: 0,
     };
@@ -223,9 +256,10 @@ async function* sseFrames(
       recordUsage(ctx, prepared, { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, started, status }),
       spanEnd({ input: usage.prompt_tokens, output: usage.completion_tokens }),
     ]);
+    finished = true;
   } finally {
-    // A client that went away mid-stream: the span still ends, with what had arrived (ending twice does nothing).
-    await spanEnd({ input: reported?.promptTokens ?? prepared.promptTokens, output: reported?.completionTokens ?? prepared.count(completionText) }, { "platform.stream.abandoned": "true" });
+    // A client that went away mid-stream: the span still ends, with what had arrived.
+    if (!finished) await spanEnd({ input: reported?.promptTokens ?? prepared.promptTokens(), output: reported?.completionTokens ?? prepared.count(completionText) }, { "platform.stream.abandoned": "true" });
   }
 }
 

@@ -7,7 +7,9 @@ import type { ModelAnswer } from "./completions.js";
 import { failuresRecorded, recordUsage, type CallContext } from "./usage.js";
 import { mapBounded } from "../../domain/concurrency.js";
 import { bodyModel } from "../models/catalog.js";
-import { certainlyOverTokens, requireEndpoint, type ModelEntry } from "../../domain/models.js";
+import { certainlyOverTokens, certainlyWithinTokens, requireEndpoint, type ModelEntry } from "../../domain/models.js";
+import { invocationStartedAt } from "../../observability/after-answer.js";
+import { assertWithinSpendLimit } from "../usage/spend.js";
 import { embeddingsSpan } from "../observability/model-spans.js";
 import { spanned, spanOf } from "./completions.js";
 
@@ -18,6 +20,9 @@ const CONCURRENCY = 4;
 export async function embed(ctx: CallContext, request: EmbeddingRequest): Promise<ModelAnswer<EmbeddingOut>> {
   const span = spanOf(ctx, embeddingsSpan(request));
   return spanned(span, async () => {
+    const since = invocationStartedAt() ?? performance.now();
+    const admitted = assertWithinSpendLimit(ctx.caller);
+    admitted.catch(() => undefined);
     const model = await bodyModel(ctx.caller, request.model);
     requireEndpoint(model, "embeddings");
     const inputs = typeof request.input === "string" ? [request.input] : request.input;
@@ -37,12 +42,19 @@ export async function embed(ctx: CallContext, request: EmbeddingRequest): Promis
     const provider = await providerNamed(model.provider);
     const started = Date.now();
     const batches = Array.from({ length: Math.ceil(inputs.length / BATCH_SIZE) }, (_, i) => inputs.slice(i * BATCH_SIZE, (i + 1) * BATCH_SIZE));
-    const results = await failuresRecorded(ctx, { model, provider }, started, () =>
-      mapBounded(batches, CONCURRENCY, (batch) => provider.embed({ model: model.upstream, inputs: batch, dimensions }, { signal: ctx.signal })),
+    await admitted;
+    const upstreamStart = performance.now();
+    const results = await failuresRecorded(
+      ctx,
+      { model, provider },
+      started,
+      () => mapBounded(batches, CONCURRENCY, (batch) => provider.embed({ model: model.upstream, inputs: batch, dimensions }, { signal: ctx.signal })),
+      admitted,
     );
+    const upstreamEnd = performance.now();
     const vectors = results.flatMap((r) => r.vectors);
     const reported = results.every((r) => r.promptTokens !== undefined) ? results.reduce((sum, r) => sum + r.promptTokens!, 0) : undefined;
-    const promptTokens = reported ?? tokens.reduce((a, b) => a + b, 0);
+    const promptTokens = reported ?? tokens().reduce((a, b) => a + b, 0);
     const out: EmbeddingOut = {
       id: `embd-${randomUUID().replaceAll("-", "")}`,
       object: "list",
@@ -58,20 +70,29 @@ export async function embed(ctx: CallContext, request: EmbeddingRequest): Promis
       recordUsage(ctx, { model, provider }, { promptTokens, completionTokens: 0, started, status: 200 }),
       span.end({ responseModel: model.id, responseId: out.id, usage: { input: promptTokens, output: 0 }, attributes: { "platform.inference.backend": provider.backend } }),
     ]);
-    return { kind: "answer", body: out, backend: provider.backend };
+    return { kind: "answer", body: out, backend: provider.backend, timing: { before: upstreamStart - since, upstream: upstreamEnd - upstreamStart, after: performance.now() - upstreamEnd } };
   });
 }
 
-/** Each input's tokens, as the model counts them; an input over the model's context is a 400 naming it. */
-export function tokensPerInput(model: Pick<ModelEntry, "id" | "tokenizer" | "maxContextLength">, inputs: string[]): number[] {
-  const overlong = inputs.findIndex((text) => certainlyOverTokens(Buffer.byteLength(text), model.tokenizer, model.maxContextLength));
+/**
+ * Each input's tokens, as the model counts them, counted on first use; an input over the model's context is
+ * a 400 naming it. Inputs whose bytes settle the check are not counted for it (an upstream that reports
+ * usage then leaves them uncounted altogether).
+ */
+export function tokensPerInput(model: Pick<ModelEntry, "id" | "tokenizer" | "maxContextLength">, inputs: string[]): () => number[] {
+  const bytes = inputs.map((text) => Buffer.byteLength(text));
+  const overlong = bytes.findIndex((n) => certainlyOverTokens(n, model.tokenizer, model.maxContextLength));
   if (overlong >= 0) {
-    throw new BadRequest(`input[${overlong}] is ${Buffer.byteLength(inputs[overlong]!)} bytes, more than the ${model.maxContextLength}-token limit of '${model.id}' can hold`, "input_too_long", "input");
+    throw new BadRequest(`input[${overlong}] is ${bytes[overlong]} bytes, more than the ${model.maxContextLength}-token limit of '${model.id}' can hold`, "input_too_long", "input");
   }
-  const tokens = inputs.map((text) => countTokens(model.tokenizer, text));
-  const tooLong = tokens.findIndex((n) => n > model.maxContextLength);
+  const counted = new Map<number, number>();
+  const tokensOf = (i: number) => {
+    if (!counted.has(i)) counted.set(i, countTokens(model.tokenizer, inputs[i]!));
+    return counted.get(i)!;
+  };
+  const tooLong = inputs.findIndex((_, i) => !certainlyWithinTokens(bytes[i]!, model.maxContextLength) && tokensOf(i) > model.maxContextLength);
   if (tooLong >= 0) {
-    throw new BadRequest(`input[${tooLong}] is ${tokens[tooLong]} tokens, over the ${model.maxContextLength}-token limit of '${model.id}'`, "input_too_long", "input");
+    throw new BadRequest(`input[${tooLong}] is ${tokensOf(tooLong)} tokens, over the ${model.maxContextLength}-token limit of '${model.id}'`, "input_too_long", "input");
   }
-  return tokens;
+  return () => inputs.map((_, i) => tokensOf(i));
 }

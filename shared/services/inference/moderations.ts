@@ -9,7 +9,9 @@ import type {
   ModerationOut,
   ModerationRequest,
 } from "../../schemas/inference.js";
-import type { ModelAnswer } from "./completions.js";
+import type { CallTiming, ModelAnswer } from "./completions.js";
+import { invocationStartedAt } from "../../observability/after-answer.js";
+import { assertWithinSpendLimit } from "../usage/spend.js";
 import { failuresRecorded, recordUsage, type CallContext } from "./usage.js";
 import { tokensPerInput } from "./embeddings.js";
 import { bodyModel } from "../models/catalog.js";
@@ -21,6 +23,7 @@ interface Moderated {
   model: string;
   results: Moderation[];
   backend: string;
+  timing: CallTiming;
 }
 
 /**
@@ -29,27 +32,36 @@ interface Moderated {
  * and a usage record like every model call.
  */
 async function moderateTexts(ctx: CallContext, modelName: string, inputs: string[]): Promise<Moderated> {
+  const since = invocationStartedAt() ?? performance.now();
+  const admitted = assertWithinSpendLimit(ctx.caller);
+  admitted.catch(() => undefined);
   const model = await bodyModel(ctx.caller, modelName);
   requireEndpoint(model, "moderations");
   const tokens = tokensPerInput(model, inputs);
   const provider = await providerNamed(model.provider);
   const started = Date.now();
-  const results = await failuresRecorded(ctx, { model, provider }, started, () => provider.moderate({ model: model.upstream, inputs }, { signal: ctx.signal }));
-  const promptTokens = tokens.reduce((a, b) => a + b, 0);
+  await admitted;
+  const upstreamStart = performance.now();
+  const results = await failuresRecorded(ctx, { model, provider }, started, () => provider.moderate({ model: model.upstream, inputs }, { signal: ctx.signal }), admitted);
+  const upstreamEnd = performance.now();
+  const promptTokens = tokens().reduce((a, b) => a + b, 0);
   await recordUsage(ctx, { model, provider }, { promptTokens, completionTokens: 0, started, status: 200 });
-  return { id: `mod-${randomUUID().replaceAll("-", "")}`, model: model.id, results, backend: provider.backend };
+  const timing = { before: upstreamStart - since, upstream: upstreamEnd - upstreamStart, after: performance.now() - upstreamEnd };
+  return { id: `mod-${randomUUID().replaceAll("-", "")}`, model: model.id, results, backend: provider.backend, timing };
 }
 
 const asModeration = (m: Moderated): ModelAnswer<ModerationOut> => ({
   kind: "answer",
   body: { id: m.id, model: m.model, results: m.results.map((r) => ({ categories: r.categories, category_scores: r.categoryScores })) },
   backend: m.backend,
+  timing: m.timing,
 });
 
 const asClassification = (m: Moderated): ModelAnswer<ClassificationOut> => ({
   kind: "answer",
   body: { id: m.id, model: m.model, results: m.results.map((r) => moderationAsClassification(r.categoryScores)) },
   backend: m.backend,
+  timing: m.timing,
 });
 
 const textsOf = (input: string | string[]) => (typeof input === "string" ? [input] : input);

@@ -3,10 +3,11 @@ import type { SpanRow } from "../../domain/observability/records.js";
 import type { ModelEntry } from "../../domain/models.js";
 import { asApiError, CLIENT_CLOSED } from "../../domain/errors.js";
 import type { InferenceProvider } from "../../inference/types.js";
-import { logger } from "../../observability/logger.js";
+import { afterAnswer } from "../../observability/after-answer.js";
+import type { UsageRecord } from "../../domain/usage.js";
 import type { SpanParent } from "../observability/span-writer.js";
-import { usageStore } from "../../store/usage.js";
-import { assertWithinSpendLimit, charge, costOf } from "../usage/spend.js";
+import { addToDay, addToMonth, writeRecord } from "./usage-writes.js";
+import { assertWithinSpendLimit, costOf, totalsOf } from "../usage/spend.js";
 
 /**
  * Usage recording: one record per model call (chat, FIM, embeddings, moderations; synchronous or from a
@@ -36,8 +37,9 @@ export interface ModelCall {
  * provider is called), and a call that fails before answering still leaves its usage record, with the
  * status the caller gets.
  */
-export async function failuresRecorded<T>(ctx: CallContext, prepared: ModelCall, started: number, call: () => Promise<T>): Promise<T> {
-  await assertWithinSpendLimit(ctx.caller);
+export async function failuresRecorded<T>(ctx: CallContext, prepared: ModelCall, started: number, call: () => Promise<T>, admitted?: Promise<void>): Promise<T> {
+  // `admitted`: the spend-limit check when the caller started it alongside its other reads.
+  await (admitted ?? assertWithinSpendLimit(ctx.caller));
   try {
     return await call();
   } catch (error) {
@@ -47,7 +49,12 @@ export async function failuresRecorded<T>(ctx: CallContext, prepared: ModelCall,
   }
 }
 
-/** One usage record per model call, and its cost added to the workspace's totals; a failure to record is logged, never turned into a failed call. */
+/**
+ * One usage record per model call, and its cost added to the workspace's month and day totals: three
+ * writes, each handed to the bookkeeping that runs after the caller's answer (decision 0045), retried
+ * there, and logged if lost; never the call's failure. Outside an invocation (a batch line, a workflow
+ * step) they run at once and this waits for them.
+ */
 export async function recordUsage(
   ctx: CallContext,
   prepared: ModelCall,
@@ -56,27 +63,28 @@ export async function recordUsage(
   const at = new Date();
   const tokens = { promptTokens: call.promptTokens, completionTokens: call.completionTokens };
   const cost = costOf(prepared.model, tokens);
-  // The record and the totals are written independently: either failing is logged, never the call's failure.
-  const written = await Promise.allSettled([
-    usageStore.record({
-      workspace: ctx.caller.workspace,
-      organization: ctx.caller.organization,
-      principal: ctx.caller.principal,
-      requestId: ctx.requestId,
-      model: prepared.model.id,
-      route: ctx.route,
-      promptTokens: call.promptTokens,
-      completionTokens: call.completionTokens,
-      latencyMs: Date.now() - call.started,
-      status: call.status,
-      backend: prepared.provider.backend,
-      keyId: ctx.caller.keyId,
-      costMicros: cost,
-      at: at.toISOString(),
-    }),
-    charge(ctx.caller, prepared.model, { ...tokens, costMicros: cost }, at),
+  const record: UsageRecord = {
+    workspace: ctx.caller.workspace,
+    organization: ctx.caller.organization,
+    principal: ctx.caller.principal,
+    requestId: ctx.requestId,
+    model: prepared.model.id,
+    route: ctx.route,
+    promptTokens: call.promptTokens,
+    completionTokens: call.completionTokens,
+    // To the answer: the bookkeeping after it is not the caller's wait.
+    latencyMs: Date.now() - call.started,
+    status: call.status,
+    backend: prepared.provider.backend,
+    keyId: ctx.caller.keyId,
+    costMicros: cost,
+    at: at.toISOString(),
+  };
+  const totals = totalsOf(ctx.caller, prepared.model, { ...tokens, costMicros: cost }, at);
+  // Each write on its own: a retry of one never repeats another's ADD.
+  await Promise.all([
+    afterAnswer("usage record", () => writeRecord(record)),
+    afterAnswer("month spend", () => addToMonth(ctx.caller.workspace, totals)),
+    afterAnswer("day totals", () => addToDay(ctx.caller.workspace, totals)),
   ]);
-  for (const outcome of written) {
-    if (outcome.status === "rejected") logger.error("usage not recorded", { error: outcome.reason as Error, requestId: ctx.requestId });
-  }
 }

@@ -3,15 +3,28 @@ import type { CatalogFile, Endpoint } from "../../schemas/model.js";
 import { modelStore } from "../../store/models.js";
 import { BadRequest, Conflict, NotFound } from "../../domain/errors.js";
 import { fromCatalog, requireEndpoint, type ModelEntry } from "../../domain/models.js";
+import { TtlCache } from "../../domain/process-cache.js";
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
+/**
+ * Model cards as model calls read them, cached in the process (decision 0045): a card changes when the
+ * catalog is seeded or a fine-tuned model is changed, and such a change shows within PROCESS_CACHE_TTL_MS
+ * everywhere (at once in the process that made it). A name that resolves to nothing is not cached: a model
+ * registered a moment later is found at once.
+ */
+const cards = new TtlCache<ModelEntry | undefined>();
+const cardKey = (workspace: string, idOrAlias: string) => `${workspace}\u0000${idOrAlias}`;
+
 /** A model the caller may use, by id or alias; unknown names are 404s that name the model. */
 export async function resolve(caller: Pick<Caller, "workspace">, idOrAlias: string): Promise<ModelEntry> {
-  const model = await modelStore.find(caller.workspace, idOrAlias);
+  const model = await cards.through(cardKey(caller.workspace, idOrAlias), () => modelStore.find(caller.workspace, idOrAlias), (found) => found !== undefined);
   if (!model) throw new NotFound("model", idOrAlias);
   return model;
 }
+
+/** After this process changed the catalog: an alias or a base model may be behind any cached name. */
+const forgetCards = (): void => cards.forget();
 
 /**
  * A model named in a request body (a chat, an embedding, an agent, a batch job…): an unknown name is the
@@ -54,12 +67,14 @@ async function fineTuned(caller: Caller, id: string, action: string): Promise<Mo
 export async function remove(caller: Caller, id: string): Promise<ModelEntry> {
   const model = await fineTuned(caller, id, "deleted");
   if (!(await modelStore.removeFineTuned(caller.workspace, model.id))) throw new NotFound("model", id);
+  forgetCards();
   return model;
 }
 
 export async function update(caller: Caller, id: string, fields: { name?: string | null; description?: string | null }): Promise<ModelEntry> {
   const model = await fineTuned(caller, id, "updated");
   const updated = await modelStore.updateFineTuned(caller.workspace, model.id, fields);
+  forgetCards();
   if (!updated) throw new NotFound("model", id);
   return updated;
 }
@@ -67,6 +82,7 @@ export async function update(caller: Caller, id: string, fields: { name?: string
 export async function setArchived(caller: Caller, id: string, archived: boolean): Promise<ModelEntry> {
   const model = await fineTuned(caller, id, archived ? "archived" : "unarchived");
   const updated = await modelStore.updateFineTuned(caller.workspace, model.id, { archived });
+  forgetCards();
   if (!updated) throw new NotFound("model", id);
   return updated;
 }
@@ -79,6 +95,7 @@ export async function seed(catalog: CatalogFile): Promise<ModelEntry[]> {
   }
   const entries = catalog.models.map((m) => fromCatalog(m, created));
   await modelStore.replaceBase(entries);
+  forgetCards();
   return entries;
 }
 
@@ -116,6 +133,7 @@ export async function registerFineTuned(registration: FineTunedRegistration): Pr
     job: registration.job ?? "",
     archived: false,
   };
+  forgetCards();
   if (!(await modelStore.putFineTuned(entry))) throw new Conflict(`A model '${registration.id}' already exists in this workspace`, "model_exists");
   return entry;
 }

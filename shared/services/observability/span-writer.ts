@@ -6,8 +6,11 @@ import { emptySpan, newSpanId, newTraceId, type TraceContext } from "../../domai
 import type { SpanEvaluationRow, SpanRow } from "../../domain/observability/records.js";
 import { isoFromNanos } from "../../domain/observability/traces.js";
 import { logger } from "../../observability/logger.js";
+import { afterAnswer } from "../../observability/after-answer.js";
+import { GroupCommit } from "../../domain/group-commit.js";
 import { spanStore } from "../../store/observability/spans.js";
-import { tenancyStore } from "../../store/tenancy.js";
+import { forgetProcessCaches } from "../../domain/process-cache.js";
+import { cachedWorkspace } from "../identity/workspace-cache.js";
 
 /**
  * The span writer (docs/observability/ingest.md): every model call the platform makes records one span with
@@ -80,57 +83,67 @@ export function startSpan(start: SpanStart): ModelSpan {
     async end(outcome: SpanEnd = {}) {
       if (ended) return;
       ended = true;
-      try {
-        const duration = process.hrtime.bigint() - startedHr;
-        const capture = await capturesContent(start.caller);
-        const row = emptySpan({ trace_id: traceId, span_id: spanId, workspace_id: start.caller.workspace, organization_id: start.caller.organization });
-        const failure = outcome.error === undefined ? undefined : asApiError(outcome.error);
-        Object.assign(row, start.fields ?? {}, {
-          customer_id: start.caller.organization,
-          user_id: start.caller.principal,
-          parent_span_id: start.parent?.parentSpanId ?? "",
-          trace_state: start.parent?.traceState ?? "",
-          start_time: isoFromNanos(started),
-          end_time: isoFromNanos(started + duration),
-          duration_ns: Number(duration),
-          span_name: `${start.operation} ${start.requestModel}`.trim(),
-          span_kind: "Client",
-          service_name: SERVICE_NAME,
-          status_code: failure ? "Error" : "Unset",
-          status_message: failure ? failure.message.slice(0, 1000) : "",
-          error_type: failure ? (failure.code ?? String(failure.status)) : "",
-          operation_name: start.operation,
-          provider_name: PROVIDER_NAME,
-          request_model: start.requestModel,
-          response_model: outcome.responseModel ?? "",
-          response_id: outcome.responseId ?? "",
-          workflow_name: start.parent?.workflowName ?? start.fields?.workflow_name ?? "",
-          response_finish_reasons: outcome.finishReasons ?? [],
-          usage_input_tokens: outcome.usage?.input ?? 0,
-          usage_output_tokens: outcome.usage?.output ?? 0,
-          usage_cache_read_input_tokens: outcome.usage?.cacheRead ?? 0,
-          usage_cache_creation_input_tokens: outcome.usage?.cacheCreation ?? 0,
-          resource_attributes: { "service.name": SERVICE_NAME, ...deploymentEnvironment() },
-          span_attributes: { ...start.attributes, ...outcome.attributes, ...(failure ? { "http.response.status_code": String(failure.status) } : {}) },
-          scope_name: SCOPE.name,
-          scope_version: SCOPE.version,
-        } satisfies Partial<SpanRow>);
-        if (capture) {
-          Object.assign(row, start.content?.() ?? {});
-          if (outcome.outputMessages) row.output_messages = outcome.outputMessages();
-        }
-        await writeSpans([row]);
-      } catch (error) {
-        warnDropped("spans", error);
-      }
+      // Timed now; built, checked for content capture and written after the answer (decision 0045).
+      const duration = process.hrtime.bigint() - startedHr;
+      await afterAnswer("span", () => writeSpan(start, { traceId, spanId, started, duration }, outcome));
     },
   };
+}
+
+/** Builds a finished span's row and hands it to the process's batched writer; a failure is retried, then logged (without content). */
+async function writeSpan(start: SpanStart, timing: { traceId: string; spanId: string; started: bigint; duration: bigint }, outcome: SpanEnd): Promise<void> {
+  const { traceId, spanId, started, duration } = timing;
+  const capture = await capturesContent(start.caller);
+  const row = emptySpan({ trace_id: traceId, span_id: spanId, workspace_id: start.caller.workspace, organization_id: start.caller.organization });
+  const failure = outcome.error === undefined ? undefined : asApiError(outcome.error);
+  Object.assign(row, start.fields ?? {}, {
+    customer_id: start.caller.organization,
+    user_id: start.caller.principal,
+    parent_span_id: start.parent?.parentSpanId ?? "",
+    trace_state: start.parent?.traceState ?? "",
+    start_time: isoFromNanos(started),
+    end_time: isoFromNanos(started + duration),
+    duration_ns: Number(duration),
+    span_name: `${start.operation} ${start.requestModel}`.trim(),
+    span_kind: "Client",
+    service_name: SERVICE_NAME,
+    status_code: failure ? "Error" : "Unset",
+    status_message: failure ? failure.message.slice(0, 1000) : "",
+    error_type: failure ? (failure.code ?? String(failure.status)) : "",
+    operation_name: start.operation,
+    provider_name: PROVIDER_NAME,
+    request_model: start.requestModel,
+    response_model: outcome.responseModel ?? "",
+    response_id: outcome.responseId ?? "",
+    workflow_name: start.parent?.workflowName ?? start.fields?.workflow_name ?? "",
+    response_finish_reasons: outcome.finishReasons ?? [],
+    usage_input_tokens: outcome.usage?.input ?? 0,
+    usage_output_tokens: outcome.usage?.output ?? 0,
+    usage_cache_read_input_tokens: outcome.usage?.cacheRead ?? 0,
+    usage_cache_creation_input_tokens: outcome.usage?.cacheCreation ?? 0,
+    resource_attributes: { "service.name": SERVICE_NAME, ...deploymentEnvironment() },
+    span_attributes: { ...start.attributes, ...outcome.attributes, ...(failure ? { "http.response.status_code": String(failure.status) } : {}) },
+    scope_name: SCOPE.name,
+    scope_version: SCOPE.version,
+  } satisfies Partial<SpanRow>);
+  if (capture) {
+    Object.assign(row, start.content?.() ?? {});
+    if (outcome.outputMessages) row.output_messages = outcome.outputMessages();
+  }
+  await batchedSpanWrites.write(row);
 }
 
 function deploymentEnvironment(): Record<string, string> {
   const name = process.env.DEPLOYMENT_ENVIRONMENT ?? process.env.STAGE;
   return name ? { "deployment.environment.name": name } : {};
 }
+
+/**
+ * The process's one span writer: rows that arrive while a write is in flight go together in the next one
+ * (one BatchWriteItem and one telemetry append for them all), so under load the writes per span fall, and
+ * a lone span is written at once (no timer holds it back; in Lambda its invocation ends after it).
+ */
+const batchedSpanWrites = new GroupCommit<SpanRow>(writeSpans, 100);
 
 /** Writes spans to both stores; fails only if a store refused them (callers on a user's call catch and log). */
 export async function writeSpans(rows: SpanRow[]): Promise<void> {
@@ -154,25 +167,17 @@ function warnDropped(kind: string, error: unknown): void {
   logger.warn("telemetry not recorded", { kind, why: why.slice(0, 300) });
 }
 
-/** Workspaces' content-capture choices, cached briefly per process: one tenancy read per workspace a minute at most. */
-const CAPTURE_TTL_MS = 60_000;
-const captureCache = new Map<string, { value: boolean; until: number }>();
-
+/** A workspace's content-capture choice, read through the process's workspace cache (identity/workspace-cache.ts). */
 export async function capturesContent(caller: Pick<Caller, "organization" | "workspace">): Promise<boolean> {
-  const cached = captureCache.get(caller.workspace);
-  if (cached && cached.until > Date.now()) return cached.value;
-  let value = contentCaptureDefault();
   try {
-    const choice = (await tenancyStore.getWorkspace(caller.organization, caller.workspace))?.telemetryContentCapture;
-    if (typeof choice === "boolean") value = choice;
+    const choice = (await cachedWorkspace(caller))?.telemetryContentCapture;
+    return typeof choice === "boolean" ? choice : contentCaptureDefault();
   } catch (error) {
     warnDropped("content-capture setting", error);
     // Unknown choice: keep no content rather than content the workspace may have turned off.
-    value = false;
+    return false;
   }
-  captureCache.set(caller.workspace, { value, until: Date.now() + CAPTURE_TTL_MS });
-  return value;
 }
 
-/** For tests: forget cached choices so the next span reads the workspace again (elsewhere a change shows within a minute). */
-export const forgetContentCapture = (workspace?: string): void => void (workspace ? captureCache.delete(workspace) : captureCache.clear());
+/** For tests: forget cached workspaces so the next span reads the workspace again (elsewhere a change shows within the cache's TTL). */
+export const forgetContentCapture = (): void => forgetProcessCaches();

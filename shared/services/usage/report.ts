@@ -7,6 +7,7 @@ import { tenancyStore } from "../../store/tenancy.js";
 import { usageStore, type DailyUsage } from "../../store/usage.js";
 import { recordAudit } from "../audit/record.js";
 import { priceList } from "./spend.js";
+import { forgetWorkspace } from "../identity/workspace-cache.js";
 
 type GroupBy = "day" | "model" | "key";
 
@@ -77,6 +78,7 @@ export async function setSpendLimit(organization: string, workspace: string, inp
   if (!before) throw new NotFound("workspace", workspace);
   const updated = await tenancyStore.updateWorkspace(organization, workspace, { spendLimit: limit, updatedAt: new Date().toISOString() });
   if (!updated) throw new NotFound("workspace", workspace);
+  forgetWorkspace(organization, workspace);
   await recordAudit({
     organization,
     workspace,

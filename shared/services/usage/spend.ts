@@ -2,20 +2,26 @@ import prices from "../../../config/prices.json" with { type: "json" };
 import type { Caller } from "../../domain/caller.js";
 import { SpendLimitReached } from "../../domain/errors.js";
 import { costMicros, dayOf, hasSpendLimit, monthOf, priceOf, spendLimitReached, type PriceList } from "../../domain/pricing.js";
-import { tenancyStore } from "../../store/tenancy.js";
-import { usageStore } from "../../store/usage.js";
+import { cachedWorkspace } from "../identity/workspace-cache.js";
+import { bookkeepingSettled } from "../../observability/after-answer.js";
+import { usageStore, type TotalsCall } from "../../store/usage.js";
 
 export const priceList: PriceList = prices;
 
 /**
  * Refuses a model call once the workspace's month-to-date spend has reached its limit. A call that starts
  * below the limit runs and is counted in full, so the month may end a little over it (one call's worth per
- * call in flight): the limit stops new calls, it never cuts one short.
+ * call in flight, its bookkeeping after the answer included: decision 0045): the limit stops new calls, it
+ * never cuts one short. A limit set or changed shows within the workspace cache's TTL.
  */
 export async function assertWithinSpendLimit(caller: Pick<Caller, "organization" | "workspace">, at = new Date()): Promise<void> {
-  const limit = (await tenancyStore.getWorkspace(caller.organization, caller.workspace))?.spendLimit;
+  // The limit is cached briefly (identity/workspace-cache.ts); the month's spend never is.
+  const limit = (await cachedWorkspace(caller))?.spendLimit;
   // Most workspaces have no limit: their calls (and every batch line) skip the counter read.
   if (!hasSpendLimit(limit)) return;
+  // Calls this process has answered whose totals are still being written count before this one is let in
+  // (locally, sequential calls then meet the limit exactly; a Lambda instance has none in flight by then).
+  await bookkeepingSettled({ answeredOnly: true });
   const spentMicros = await usageStore.monthSpend(caller.workspace, monthOf(at));
   if (spendLimitReached({ limit, spentMicros })) throw new SpendLimitReached(limit.value, limit.currency ?? priceList.currency);
 }
@@ -25,7 +31,17 @@ type Tokens = { promptTokens: number; completionTokens: number };
 /** What a call cost, in micro-units of the price file's currency. */
 export const costOf = (model: { id: string; root?: string }, tokens: Tokens): number => costMicros(priceOf(priceList, model), tokens);
 
+/** A finished call, of the cost `costOf` gave, as the month's spend and the day's totals count it. */
+export const totalsOf = (caller: Pick<Caller, "keyId">, model: { id: string }, call: Tokens & { costMicros: number }, at = new Date()): TotalsCall => ({
+  month: monthOf(at),
+  day: dayOf(at),
+  model: model.id,
+  keyId: caller.keyId,
+  at: at.toISOString(),
+  ...call,
+});
+
 /** Adds a finished call, of the cost `costOf` gave, to the month's spend and the day's totals. */
 export async function charge(caller: Pick<Caller, "workspace" | "keyId">, model: { id: string }, call: Tokens & { costMicros: number }, at = new Date()): Promise<void> {
-  await usageStore.addToTotals(caller.workspace, { month: monthOf(at), day: dayOf(at), model: model.id, keyId: caller.keyId, at: at.toISOString(), ...call });
+  await usageStore.addToTotals(caller.workspace, totalsOf(caller, model, call, at));
 }

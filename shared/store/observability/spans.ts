@@ -24,8 +24,12 @@ const spanPk = (workspace: string, traceId: string, spanId: string) => `SPAN#${w
 const spanSk = (span: Pick<SpanRow, "start_time" | "span_id">) => `SPAN#${span.start_time}#${span.span_id}`;
 const evaluationsPk = (workspace: string, traceId: string) => `EVALS#${workspace}#${traceId}`;
 
-/** Room for one span in an item (DynamoDB's limit is 400 KB, keys and attribute names included). */
-export const MAX_SPAN_ITEM_BYTES = 350_000;
+/**
+ * Room for one span in its point item. DynamoDB's limit is 400 KB, but every KB is a write unit on every
+ * call: the point item keeps the content only up to this bound (the analytical store keeps it whole, under
+ * the content-capture setting), and a span cut to fit says so (`platform.truncated`). Decision 0045.
+ */
+export const MAX_SPAN_ITEM_BYTES = 16_000;
 const LARGE_FIELDS = ["input_messages", "output_messages", "system_instructions", "tool_definitions", "tool_call_arguments", "tool_call_result"] as const;
 
 /** The span as its item keeps it: whole when it fits, else its largest text fields cut to share what room is left. */

@@ -4,9 +4,13 @@ import { handler } from "../../../functions/inference/chat.js";
 import { providerNamed } from "../../../shared/inference/registry.js";
 import { countTokens } from "../../../shared/inference/tokenizer.js";
 import { UpstreamError, type CompletionEvent } from "../../../shared/inference/types.js";
+import { BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { PROCESS_CACHE_TTL_MS } from "../../../shared/domain/process-cache.js";
+import { ResponseStream } from "../../../infra/local/lambda-streaming.js";
 import { mockDynamo } from "../../support/aws-mocks.js";
 import {
   aCaller,
+  aContext,
   aFineTunedModelEntry,
   aJsonEvent,
   aModelEntry,
@@ -410,5 +414,97 @@ describe("POST /v1/chat/completions", () => {
       expect(usageRecords()).toHaveLength(1);
       expect(usageRecords()[0]!.args[0].input.Item).toMatchObject({ status: "stream_error", completionTokens: countTokens("v3", "Partial ") });
     });
+  });
+});
+
+describe("the model-call path: answer first, caches, Server-Timing (decision 0045)", () => {
+  const writesOf = (events: string[]) => {
+    const record = () => {
+      events.push("write");
+      return {};
+    };
+    dynamo.on(PutCommand).callsFake(record);
+    dynamo.on(UpdateCommand).callsFake(record);
+    dynamo.on(BatchWriteCommand).callsFake(record);
+  };
+  const streamed = async (event: ReturnType<typeof chat>, events: string[]) => {
+    const stream = new ResponseStream(
+      () => events.push("headers"),
+      () => events.push("chunk"),
+      () => events.push("end"),
+    );
+    await (handler as unknown as (e: unknown, s: ResponseStream, c: unknown) => Promise<void>)(event, stream, aContext());
+  };
+
+  it.each([
+    ["a plain answer", false],
+    ["a stream", true],
+  ])("ends the response (%s) before any bookkeeping write starts, and writes them all before the invocation ends", async (_, stream) => {
+    const events: string[] = [];
+    writesOf(events);
+
+    await streamed(chat(hello({ stream })), events);
+
+    const end = events.indexOf("end");
+    expect(end).toBeGreaterThan(0);
+    expect(events.slice(0, end)).not.toContain("write");
+    // The usage record, the month's and the day's totals, the span (one BatchWriteItem for its two items).
+    expect(events.slice(end + 1).filter((e) => e === "write")).toHaveLength(4);
+  });
+
+  it("reads the model card and the workspace once per TTL, not on every call", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const modelReads = () => dynamo.commandCalls(BatchGetCommand).length;
+      const workspaceReads = () => dynamo.commandCalls(GetCommand).filter((c) => String(c.args[0].input.Key?.sk).startsWith("WS#")).length;
+
+      expect((await invokeStream(handler, chat(hello()))).metadata?.statusCode).toBe(200);
+      expect((await invokeStream(handler, chat(hello()))).metadata?.statusCode).toBe(200);
+      expect(modelReads()).toBe(1);
+      expect(workspaceReads()).toBe(1);
+
+      vi.setSystemTime(Date.now() + PROCESS_CACHE_TTL_MS + 1);
+      expect((await invokeStream(handler, chat(hello()))).metadata?.statusCode).toBe(200);
+      expect(modelReads()).toBe(2);
+      expect(workspaceReads()).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("tells a plain answer's platform time before and after the upstream, and the upstream's, in Server-Timing", async () => {
+    const response = await invokeStream(handler, chat(hello()));
+
+    const timing = String(response.metadata?.headers?.["server-timing"]);
+    expect(timing).toMatch(/^platform-before;dur=\d+\.\d{2};desc="platform before the upstream", upstream;dur=\d+\.\d{2}, platform-after;dur=\d+\.\d{2};desc="platform after the upstream"$/);
+  });
+
+  it("tells a stream's platform time before the upstream only (its headers leave before the upstream is done)", async () => {
+    const response = await invokeStream(handler, chat(hello({ stream: true })));
+
+    expect(String(response.metadata?.headers?.["server-timing"])).toMatch(/^platform-before;dur=\d+\.\d{2};desc="platform before the upstream"$/);
+  });
+
+  it("does not count a prompt the upstream's usage and the byte bound make needless to count", async () => {
+    const provider = await providerNamed("offline");
+    vi.spyOn(provider, "chat").mockResolvedValue({
+      choices: [{ content: "ok", toolCalls: [], finishReason: "stop" }],
+      usage: { promptTokens: 11, completionTokens: 1 },
+    } as never);
+    const tokenizer = await import("../../../shared/inference/tokenizer.js");
+    const counted = vi.spyOn(tokenizer, "countTokens");
+
+    const response = await invokeStream(handler, chat(hello()));
+
+    expect(response.json.usage).toStrictEqual({ prompt_tokens: 11, completion_tokens: 1, total_tokens: 12 });
+    expect(counted).not.toHaveBeenCalled();
+  });
+
+  it("still refuses a prompt over the context that only counting can tell", async () => {
+    // 40-token context: a 60-byte prompt may or may not fit, so it is counted (and here it does not fit).
+    const response = await invokeStream(handler, chat(hello({ model: "tiny-context", messages: [{ role: "user", content: "word ".repeat(12) }], max_tokens: 30 })));
+
+    expect(response.metadata?.statusCode).toBe(400);
+    expect(response.json).toMatchObject({ code: "context_length_exceeded", param: "max_tokens" });
   });
 });

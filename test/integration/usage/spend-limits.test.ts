@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { monthOf } from "../../../shared/domain/pricing.js";
+import { bookkeepingSettled } from "../../../shared/observability/after-answer.js";
 import { usageStore } from "../../../shared/store/usage.js";
 import { useEmbeddedApi } from "../../support/api.js";
 import { batchClient, chatLines } from "../../support/batch-client.js";
@@ -13,7 +14,11 @@ const chat = (content = "how much is this?"): Promise<ApiReply> =>
   http().request("POST", "/v1/chat/completions", { json: { model: "mistral-small-latest", messages: [{ role: "user", content }] } });
 const setLimit = (body: Record<string, unknown>): Promise<ApiReply> => http().request("PUT", "/v1/usage/spend-limit", { json: body });
 const spend = (): Promise<ApiReply> => http().request("GET", "/v1/usage/spend");
-const spentMicros = () => usageStore.monthSpend(tenant.caller.workspace, monthOf(new Date()));
+/** The month's spend once this process's bookkeeping is done (calls add to it after their answers: decision 0045). */
+const spentMicros = async () => {
+  await bookkeepingSettled();
+  return usageStore.monthSpend(tenant.caller.workspace, monthOf(new Date()));
+};
 
 /** What one identical chat call costs, in micro-dollars (the offline echo answers the same each time). */
 async function costOfOneCall(): Promise<number> {
