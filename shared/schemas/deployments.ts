@@ -65,7 +65,8 @@ export const CreateDeploymentRequest = z.strictObject({
   name: DeploymentName,
   spec: z.strictObject(SpecFields).refine((s) => Boolean(s.github_url ?? s.repo_url), { message: "spec.github_url (or spec.repo_url) is required", path: ["github_url"] }),
   resources: ResourceConfig.nullish(),
-  hardened: z.boolean().default(false),
+  /** Absent or true: the creator is the first authorized principal; false (the SDK's default): the first worker to register is (decision 0042). */
+  hardened: z.boolean().optional(),
 });
 export type CreateDeploymentRequest = z.infer<typeof CreateDeploymentRequest>;
 

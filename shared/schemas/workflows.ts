@@ -243,6 +243,8 @@ export const ExecutionWithoutResultOut = z.object({
   start_time: z.string(),
   end_time: z.string().nullable(),
   total_duration_ms: z.number().int().nullable(),
+  /** Extension (decision 0042): who registered the program this run runs; its connector steps have their rights. */
+  registered_by: z.object({ principal_id: z.string(), principal_type: z.enum(["user", "service_account"]), registration_id: z.string() }).nullable().optional(),
 });
 
 /** OA:WorkflowExecutionResponse (`result` is required, null while there is none). */

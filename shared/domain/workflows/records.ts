@@ -23,6 +23,16 @@ export interface WorkflowDefinition {
   plugin_metadata?: Record<string, unknown> | null;
 }
 
+/**
+ * Who registered a program (decision 0042): its connector steps run with this principal's rights, resolved
+ * again at run time. The key id only says which key sent it (an admin key's flag counts while it is live).
+ */
+export interface Registrant {
+  principal: string;
+  principalType: "user" | "service_account";
+  keyId: string;
+}
+
 export interface WorkflowRecord {
   id: string;
   workspace: string;
@@ -35,6 +45,8 @@ export interface WorkflowRecord {
   archived: boolean;
   createdAt: string;
   updatedAt: string;
+  /** Who registered the name first: the one (besides a serving deployment's principals) who may register it again. Absent on workflows made before decision 0042. */
+  owner?: Registrant | null;
 }
 
 export interface RegistrationRecord {
@@ -53,6 +65,8 @@ export interface RegistrationRecord {
   activities: string[];
   compatibleWithChatAssistant: boolean;
   createdAt: string;
+  /** Whose rights the program's connector steps run with (decision 0042). Absent on registrations made before it, until registered again. */
+  registeredBy?: Registrant | null;
 }
 
 export interface DeploymentRecord {
@@ -69,6 +83,12 @@ export interface DeploymentRecord {
   managed?: ManagedSpec | null;
   /** Key ids or service accounts that alone may register into it; non-empty = hardened. */
   principals?: string[];
+  /**
+   * When it was made open on purpose (unharden, every principal removed, or created with `hardened: false`).
+   * Deployments are hardened by default (decision 0042): an empty set without this mark is a record from
+   * before that, which the next register adopts.
+   */
+  openedAt?: string | null;
   /** When a restart was last asked for (ISO); workers that beat before it are told to restart. */
   restartedAt?: string | null;
   rolloutStatus?: string | null;
@@ -139,6 +159,8 @@ export interface RunRecord {
   traceId?: string | null;
   /** Set once the run started a child execution: its close stops the children still open (decision 21). */
   hasChildren?: boolean;
+  /** Who registered the program this run runs (decision 0042); null for a registration made before registrants were recorded. */
+  registeredBy?: Registrant | null;
 }
 
 /** Where a child's end is reported: the parent's run and the Step Functions token of its `platform:child_workflow` Task. */

@@ -1,5 +1,7 @@
 import type { Caller } from "../../domain/caller.js";
+import type { ApiKeyRecord } from "../../domain/api-keys.js";
 import { identityStore } from "../../store/identity.js";
+import { tenancyStore } from "../../store/tenancy.js";
 import { findKey } from "../tenancy/tenants.js";
 
 /** What a key without a registered user or service account behind it may do: what every key could before roles. */
@@ -14,6 +16,25 @@ export const LEGACY_KEY_ROLES = ["workspace_contributor"];
 export async function resolveCaller(secret: string): Promise<Caller | undefined> {
   const key = await findKey(secret);
   if (!key) return undefined;
+  return callerOf(key, key);
+}
+
+/**
+ * The rights a principal holds now in a workspace, as a key of theirs would resolve (decision 0042: a
+ * workflow program's connector steps run with its registrant's rights at run time). Undefined when they
+ * lost them: the workspace archived, the user no longer a member (and not an organization admin), the
+ * service account deleted, or, for a key with no user or service account behind it, the key revoked. The
+ * key's admin flag counts only while that key is live; the principal's roles do not depend on the key.
+ */
+export async function resolvePrincipal(who: { organization: string; workspace: string; principal: string; principalType: "user" | "service_account"; keyId: string }): Promise<Caller | undefined> {
+  const stored = await tenancyStore.getApiKey(who.keyId);
+  const key = stored && !stored.revokedAt && stored.principal === who.principal && stored.workspace === who.workspace ? stored : undefined;
+  return callerOf({ ...who, roles: key?.roles ?? [], admin: key?.admin ?? false, ...(key ? {} : { revoked: true }) }, key);
+}
+
+type KeyLike = Pick<ApiKeyRecord, "organization" | "workspace" | "principal" | "principalType" | "roles" | "admin" | "keyId"> & { revoked?: boolean };
+
+async function callerOf(key: KeyLike, live: ApiKeyRecord | undefined): Promise<Caller | undefined> {
   const view = await identityStore.principalView(key.organization, key.workspace, key.principal, key.principalType);
   if (!view.workspace || view.workspace.archivedAt) return undefined;
   let roles: string[];
@@ -25,6 +46,8 @@ export async function resolveCaller(secret: string): Promise<Caller | undefined>
     if (view.serviceAccount.deletedAt) return undefined;
     roles = [...view.serviceAccount.roles];
   } else {
+    // A key with no user or service account behind it is its own principal: gone with the key.
+    if (key.revoked) return undefined;
     roles = key.roles.length > 0 || key.admin ? key.roles : LEGACY_KEY_ROLES;
   }
   return {
@@ -35,6 +58,6 @@ export async function resolveCaller(secret: string): Promise<Caller | undefined>
     roles,
     admin: key.admin || roles.includes("organization_admin"),
     keyId: key.keyId,
-    ...(key.rateLimitPerMinute ? { rateLimitPerMinute: key.rateLimitPerMinute } : {}),
+    ...(live?.rateLimitPerMinute ? { rateLimitPerMinute: live.rateLimitPerMinute } : {}),
   };
 }

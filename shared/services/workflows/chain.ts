@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { jsonPayload } from "../../domain/workflows/events.js";
+import { registeredByOut } from "../../domain/workflows/ownership.js";
 import type { RunRecord } from "../../domain/workflows/records.js";
 import type { WorkflowStatus } from "../../domain/workflows/statuses.js";
 import { executionArnOf } from "../../engine/machines.js";
@@ -25,6 +26,8 @@ export async function launchRun(
     display_name: launch.displayName,
     input: jsonPayload(record.input),
     attempt: record.attempt,
+    // Extension (decision 0042): whose program, and so whose connector rights, this run has.
+    registered_by: registeredByOut(record),
   });
   try {
     if (launch.deadlineMs !== null) {
@@ -77,6 +80,7 @@ export async function startFollowingRun(
     continueAsNew: null,
     parentTask: previous.parentTask ?? null,
     traceId: previous.traceId ?? null,
+    registeredBy: registration.registeredBy ?? null,
   };
   const deadlineMs = execution?.deadlineMs ?? null;
   if (!(await runStore.start(record, deadlineMs, { runId: previous.runId, status: next.previousStatus }))) return undefined;

@@ -3,6 +3,7 @@ import * as z from "zod";
 import type { Caller } from "../../domain/caller.js";
 import { ApiError, InvalidPageToken, Unprocessable } from "../../domain/errors.js";
 import { isWorkerActive } from "../../domain/workflows/liveness.js";
+import { adoptedPrincipals, isLegacyOpen } from "../../domain/workflows/ownership.js";
 import type { DeploymentRecord, ManagedSpec, WorkerRecord } from "../../domain/workflows/records.js";
 import type { CreateDeploymentRequest, DeploymentListQuery, ManagedDeploymentOut, PrincipalsRequest, UpdateDeploymentRequest, WorkerListQuery } from "../../schemas/deployments.js";
 import { encodeCursor, readCursor } from "../../store/cursor.js";
@@ -235,7 +236,9 @@ export async function create(caller: Caller, request: CreateDeploymentRequest): 
     stopped: false,
     owner: caller.principal,
     managed: managedSpec(request.spec, request.resources, null),
-    principals: request.hardened ? [principalOf(caller)] : [],
+    // Hardened by default (decision 0042): the creator is its first principal. `hardened: false` (which the SDK
+    // always sends unless told otherwise) leaves the set empty for the first worker that registers to take.
+    principals: request.hardened === false ? [] : [principalOf(caller)],
     restartedAt: null,
     rolloutStatus: "Pending",
     createdBy: caller.principal,
@@ -293,11 +296,16 @@ export async function remove(caller: Caller, name: string, force: boolean): Prom
   return toManagedOut({ ...pool, deployment: { ...deployment, rolloutStatus: "Deleted", updatedAt: new Date().toISOString() } });
 }
 
-/** POST …/{deployment_id}/unharden (workspace admins): clears the authorized principals. */
+/**
+ * POST …/{deployment_id}/unharden (workspace admins): clears the authorized principals and marks the
+ * deployment open on purpose, so no register adopts it again (decision 0042). A hardening change: the
+ * audit log records it here.
+ */
 export async function unharden(caller: Caller, deploymentId: string) {
   const deployment = (await workflowRegistry.listDeployments(caller.workspace)).find((d) => d.id === deploymentId);
   if (!deployment) throw new DeploymentNotFound(deploymentId);
-  const updated = await workflowRegistry.updateDeployment(caller.workspace, deployment.name, { principals: [], updatedAt: new Date().toISOString(), updatedBy: caller.principal });
+  const now = new Date().toISOString();
+  const updated = await workflowRegistry.updateDeployment(caller.workspace, deployment.name, { principals: [], openedAt: now, updatedAt: now, updatedBy: caller.principal });
   if (!updated) throw new DeploymentNotFound(deploymentId);
   await recordAudit({
     organization: caller.organization,
@@ -315,7 +323,8 @@ export const MAX_PRINCIPALS = 100;
 
 /**
  * POST …/{name}/principals (extension, workspace admins): adds and removes authorized principals; a
- * non-empty set hardens the deployment, and register then refuses (403) every other principal.
+ * non-empty set hardens the deployment, and register then refuses (403) every other principal; removing
+ * the last one opens it on purpose, as unharden does. A hardening change: the audit log records it here.
  */
 export async function changePrincipals(caller: Caller, name: string, request: PrincipalsRequest) {
   const deployment = await found(caller, name);
@@ -324,7 +333,8 @@ export async function changePrincipals(caller: Caller, name: string, request: Pr
   for (const p of request.remove ?? []) set.delete(p);
   if (set.size > MAX_PRINCIPALS) throw new Unprocessable([{ loc: ["body", "add"], msg: `A deployment has at most ${MAX_PRINCIPALS} authorized principals`, type: "value_error" }]);
   const principals = [...set].sort();
-  const updated = await workflowRegistry.updateDeployment(caller.workspace, name, { principals, updatedAt: new Date().toISOString(), updatedBy: caller.principal });
+  const now = new Date().toISOString();
+  const updated = await workflowRegistry.updateDeployment(caller.workspace, name, { principals, ...(principals.length ? {} : { openedAt: now }), updatedAt: now, updatedBy: caller.principal });
   if (!updated) throw new DeploymentNotFound(name);
   await recordAudit({
     organization: caller.organization,
@@ -337,9 +347,36 @@ export async function changePrincipals(caller: Caller, name: string, request: Pr
   return { id: updated.id, name: updated.name, is_hardened: principals.length > 0, authorized_principals: principals };
 }
 
-/** Register's guard: into a hardened deployment only its authorized principals may register (403 otherwise). */
+/**
+ * Register's guard: into a hardened deployment only its authorized principals may register (403 otherwise).
+ * A deployment recorded before deployments were hardened by default is adopted first (`adoptLegacyDeployment`).
+ */
 export async function assertMayRegister(caller: Caller, name: string): Promise<DeploymentRecord | undefined> {
-  const deployment = await workflowRegistry.getDeployment(caller.workspace, name);
+  let deployment = await workflowRegistry.getDeployment(caller.workspace, name);
+  if (deployment && isLegacyOpen(deployment)) deployment = await adoptLegacyDeployment(caller, deployment);
   assertMayAct(caller, deployment, "register into it");
   return deployment;
+}
+
+/**
+ * Hardens a deployment recorded before deployments were hardened by default (decision 0042), on its first
+ * register since: its authorized set becomes the principals of the workers it has on record, or the
+ * registering caller when it has none. Conditional on the record still being legacy, so concurrent
+ * registers adopt it once. A hardening change made by a register: the audit log records it here.
+ */
+export async function adoptLegacyDeployment(caller: Caller, deployment: DeploymentRecord): Promise<DeploymentRecord | undefined> {
+  const workers = await workflowRegistry.listWorkers(caller.workspace, deployment.name);
+  const known = workers.map((w) => w.principal);
+  const principals = adoptedPrincipals(known, caller) ?? [...new Set(known)].sort();
+  await workflowRegistry.adoptDeployment(caller.workspace, deployment.name, principals, new Date().toISOString());
+  return workflowRegistry.getDeployment(caller.workspace, deployment.name);
+}
+
+/**
+ * A deployment a register makes: hardened, its first principal the registering caller (a worker's key or
+ * service account), so the README's worker keeps serving it and nobody else registers into it unasked.
+ */
+export function newRegisteredDeployment(caller: Caller, name: string): DeploymentRecord {
+  const now = new Date().toISOString();
+  return { id: randomUUID(), workspace: caller.workspace, name, createdAt: now, updatedAt: now, stopped: false, principals: [principalOf(caller)], createdBy: caller.principal, updatedBy: caller.principal };
 }

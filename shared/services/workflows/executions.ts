@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { registeredByOut } from "../../domain/workflows/ownership.js";
 import { InvalidPageToken, PayloadTooLarge, Unprocessable } from "../../domain/errors.js";
 import type { Caller } from "../../domain/caller.js";
 import { keyFits, keyTooLong, storageProblem, storageRefusal } from "../../domain/storage-limits.js";
@@ -56,6 +57,7 @@ export function toExecutionOut(run: RunRecord, options: { searchKeys?: boolean }
     start_time: run.startTime,
     end_time: run.endTime,
     total_duration_ms: end === null ? null : Math.max(0, Math.round(end - Date.parse(run.startTime))),
+    registered_by: registeredByOut(run),
     result: run.result ?? null,
     ...(options.searchKeys ? { search_keys: {} } : {}),
   };
@@ -177,10 +179,12 @@ async function run(
 }
 
 /** The fields of a new open run of `registration`; its execution ARN is known before the start, so a stop racing the start can name it. */
-export function openRun(registration: Pick<RegistrationRecord, "id" | "deploymentName" | "versionArn">, runId: string, nowMs: number) {
+export function openRun(registration: Pick<RegistrationRecord, "id" | "deploymentName" | "versionArn" | "registeredBy">, runId: string, nowMs: number) {
   return {
     runId,
     registrationId: registration.id,
+    // Whose program this run runs, and so whose rights its connector steps have (decision 0042).
+    registeredBy: registration.registeredBy ?? null,
     deploymentName: registration.deploymentName,
     status: "RUNNING" as const,
     result: null,

@@ -1,15 +1,16 @@
 import { randomUUID } from "node:crypto";
 import type { Caller } from "../../domain/caller.js";
-import { ApiError } from "../../domain/errors.js";
+import { ApiError, Forbidden } from "../../domain/errors.js";
 import { isDeploymentActive } from "../../domain/workflows/liveness.js";
 import { compileProgram, definitionSchemaIssues, ProgramRefused, validateProgram, type CompiledProgram, type Program } from "../../domain/workflows/program/index.js";
 import { canonicalJson, sha256Hex } from "../../domain/workflows/program/hash.js";
-import type { RegistrationRecord, WorkflowDefinition } from "../../domain/workflows/records.js";
+import type { DeploymentRecord, RegistrationRecord, WorkflowDefinition } from "../../domain/workflows/records.js";
+import { mayRegisterWorkflow, registrantOf } from "../../domain/workflows/ownership.js";
 import { dispatcherArn, publishProgram } from "../../engine/workflow-machines.js";
 import { logger } from "../../observability/logger.js";
 import type { RegisterOut, RegisterRequest, WorkflowSpec } from "../../schemas/workers.js";
 import { workflowRegistry } from "../../store/workflows/registry.js";
-import { assertMayRegister } from "./deployments.js";
+import { assertMayRegister, newRegisteredDeployment } from "./deployments.js";
 import { principalOf } from "./workers.js";
 
 /**
@@ -90,14 +91,16 @@ async function publishedBefore(workspace: string, name: string, hash: string): P
 }
 
 export async function register(caller: Caller, request: RegisterRequest): Promise<RegisterOut> {
-  // Who may register comes before what they sent: a hardened deployment takes only its principals.
+  // Who may register comes before what they sent: a hardened deployment takes only its principals,
+  // and a workflow someone else registered only its owner or a serving deployment's principals.
   const deployment = await assertMayRegister(caller, request.deployment_name);
+  const existing = await assertMayRegisterWorkflows(caller, request.deployment_name, deployment, request.definitions.map((d) => d.name));
   const definitions = await checked(caller.workspace, request);
   await assertOnBehalfAllowed(caller, request.deployment_name, deployment, definitions);
   const worker = request.worker_name ?? caller.keyId;
   let registrations: RegistrationRecord[];
   try {
-    registrations = await written(caller, request.deployment_name, definitions);
+    registrations = await written(caller, request.deployment_name, definitions, existing);
     await workflowRegistry.heartbeat({
       workspace: caller.workspace,
       deploymentName: request.deployment_name,
@@ -123,21 +126,51 @@ export async function register(caller: Caller, request: RegisterRequest): Promis
  * harden it and the worker's next register goes through.
  */
 async function assertOnBehalfAllowed(caller: Caller, deploymentName: string, deployment: { principals?: string[] } | undefined, definitions: Checked[]): Promise<void> {
-  if ((deployment?.principals ?? []).length) return;
+  // A deployment this register makes is hardened (decision 0042).
+  if (!deployment || (deployment.principals ?? []).length) return;
   const issues = definitions.flatMap(({ spec }, i) =>
     definitionOf(spec)?.on_behalf_of === true
       ? [{ loc: ["body", "definitions", i, "definition", "on_behalf_of"], msg: `An on-behalf-of workflow needs a hardened deployment; '${deploymentName}' has no authorized principals`, type: "value_error" }]
       : [],
   );
   if (!issues.length) return;
-  const now = new Date().toISOString();
-  await workflowRegistry.ensureDeployment({ id: randomUUID(), workspace: caller.workspace, name: deploymentName, createdAt: now, updatedAt: now, stopped: false });
   throw new ProgramRefused(issues);
 }
 
-async function written(caller: Caller, deploymentName: string, definitions: Checked[]): Promise<RegistrationRecord[]> {
+/** 403 `workflow_owned`: a workflow someone else registered (decision 0042). */
+class WorkflowOwned extends Forbidden {
+  constructor(name: string) {
+    super(
+      `Workflow '${name}' was registered by another principal: only its owner, or an authorized principal of a hardened deployment that already serves it, may register it`,
+      "workflow_owned",
+    );
+  }
+}
+
+/**
+ * Registering a workflow that exists (a new program or definition for it, or the same again) needs its owner
+ * or an authorized principal of this deployment when the deployment already serves it (decision 0042):
+ * otherwise a contributor could put their program under an admin's workflow name, and the admin's next run
+ * of it would run theirs. Checked for every definition before anything is written.
+ */
+async function assertMayRegisterWorkflows(caller: Caller, deploymentName: string, deployment: DeploymentRecord | undefined, names: string[]): Promise<Set<string>> {
+  let served: Set<string> | undefined;
+  const existing = new Set<string>();
+  for (const name of names) {
+    const workflow = await workflowRegistry.findWorkflow(caller.workspace, name);
+    if (!workflow || workflow.name !== name) continue;
+    existing.add(name);
+    served ??= new Set((await workflowRegistry.listRegistrations(caller.workspace)).filter((r) => r.deploymentName === deploymentName).map((r) => r.workflowId));
+    const target = deployment ? { principals: deployment.principals, servesWorkflow: served.has(workflow.id) } : undefined;
+    if (!mayRegisterWorkflow(caller, workflow, target)) throw new WorkflowOwned(name);
+  }
+  return existing;
+}
+
+async function written(caller: Caller, deploymentName: string, definitions: Checked[], checkedExisting: Set<string>): Promise<RegistrationRecord[]> {
   const now = new Date().toISOString();
-  await workflowRegistry.ensureDeployment({ id: randomUUID(), workspace: caller.workspace, name: deploymentName, createdAt: now, updatedAt: now, stopped: false });
+  await workflowRegistry.ensureDeployment(newRegisteredDeployment(caller, deploymentName));
+  const registrant = registrantOf(caller);
   const out: RegistrationRecord[] = [];
   for (const { spec, compiled, registrationHash } of definitions) {
     const workflow = await workflowRegistry.ensureWorkflow({
@@ -152,14 +185,19 @@ async function written(caller: Caller, deploymentName: string, definitions: Chec
       archived: false,
       createdAt: now,
       updatedAt: now,
+      owner: registrant,
     });
+    // Another principal made this name between the check and now: theirs, unchecked for this caller.
+    if (!checkedExisting.has(workflow.name) && workflow.owner && workflow.owner.principal !== caller.principal) throw new WorkflowOwned(workflow.name);
+    // A workflow from before owners were recorded is owned by whoever passed the check above first (a serving deployment's principal).
+    if (!workflow.owner) await workflowRegistry.claimWorkflowOwner(caller.workspace, workflow.id, registrant);
     // One published version per program: the same program registered again publishes nothing.
     let versionArn = await workflowRegistry.getVersion(workflow.id, compiled.hash);
     if (!versionArn) {
       versionArn = await publishProgram(workflow.id, compiled.definition, compiled.hash);
       await workflowRegistry.putVersion(workflow.id, compiled.hash, versionArn);
     }
-    const { registration } = await workflowRegistry.ensureRegistration({
+    const { registration, created } = await workflowRegistry.ensureRegistration({
       id: randomUUID(),
       workspace: caller.workspace,
       workflowId: workflow.id,
@@ -173,7 +211,10 @@ async function written(caller: Caller, deploymentName: string, definitions: Chec
       activities: spec.activities ? [...spec.activities].sort() : activitiesOf(spec.program),
       compatibleWithChatAssistant: false,
       createdAt: now,
+      registeredBy: registrant,
     });
+    // A registration from before registrants were recorded gets one when registered again: its connector steps can run from then on.
+    if (!created && !registration.registeredBy) await workflowRegistry.setRegistrant(caller.workspace, registration.id, registrant);
     out.push(registration);
   }
   return out;

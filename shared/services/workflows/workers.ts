@@ -3,6 +3,7 @@ import type { Caller } from "../../domain/caller.js";
 import { ApiError, Forbidden, NotFound, PayloadTooLarge } from "../../domain/errors.js";
 import { eventOf, jsonPayload, type WorkflowEventType } from "../../domain/workflows/events.js";
 import type { DeploymentRecord, TaskRecord } from "../../domain/workflows/records.js";
+import { deploymentPrincipalOf } from "../../domain/workflows/ownership.js";
 import { completeTask, failTask, heartbeatTask } from "../../engine/workflow-machines.js";
 import { logger } from "../../observability/logger.js";
 import type { PollRequest, TaskCompleteRequest, TaskFailRequest, TaskOut } from "../../schemas/workers.js";
@@ -24,8 +25,8 @@ export const MAX_RESULT_BYTES = 256 * 1024;
 /** How long a poll waits between looks at an empty queue: short at first, then at most this. */
 export const POLL_BACKOFF = { firstMs: 100, factor: 1.5, maxMs: 500 } as const;
 
-/** Who a worker runs as, for its worker record: the service account, or the key. */
-export const principalOf = (caller: Caller) => (caller.principalType === "service_account" ? caller.principal : caller.keyId);
+/** Who a worker runs as, for its worker record and a deployment's authorized set: the service account, or the key. */
+export const principalOf = (caller: Caller) => deploymentPrincipalOf(caller);
 
 /**
  * Hardening (decision 0023): a deployment with authorized principals takes register, polls and task calls

@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type QueryCommandInput } from "@aws-sdk/lib-dynamodb";
 import { tableName } from "../../config.js";
-import type { DeploymentRecord, RegistrationRecord, WorkerRecord, WorkflowRecord } from "../../domain/workflows/records.js";
+import type { DeploymentRecord, Registrant, RegistrationRecord, WorkerRecord, WorkflowRecord } from "../../domain/workflows/records.js";
 import { InvalidPageToken } from "../../domain/errors.js";
 import { keyFits } from "../../domain/storage-limits.js";
 import { documents, ifConditionHolds, ifTransactionHolds, setFields } from "../client.js";
@@ -242,7 +242,7 @@ export const workflowRegistry = {
   async updateDeployment(
     workspace: string,
     name: string,
-    fields: Partial<Pick<DeploymentRecord, "stopped" | "managed" | "principals" | "restartedAt" | "rolloutStatus" | "updatedAt" | "updatedBy">>,
+    fields: Partial<Pick<DeploymentRecord, "stopped" | "managed" | "principals" | "openedAt" | "restartedAt" | "rolloutStatus" | "updatedAt" | "updatedBy">>,
   ): Promise<DeploymentRecord | undefined> {
     const key = deploymentKey(workspace, name);
     if (!keyFits(key.pk, "partition") || !keyFits(key.sk, "sort")) return undefined;
@@ -250,6 +250,62 @@ export const workflowRegistry = {
       documents.send(new UpdateCommand({ TableName: table(), Key: key, ...setFields(fields), ConditionExpression: "attribute_exists(sk)", ReturnValues: "ALL_NEW" })),
     );
     return out?.Attributes ? strip<DeploymentRecord>(out.Attributes) : undefined;
+  },
+
+  /**
+   * Gives a legacy deployment (no principals, never opened on purpose) its authorized set; false when it is
+   * not legacy any more (another register adopted it, or an admin changed it).
+   */
+  async adoptDeployment(workspace: string, name: string, principals: string[], at: string): Promise<boolean> {
+    const key = deploymentKey(workspace, name);
+    if (!keyFits(key.pk, "partition") || !keyFits(key.sk, "sort")) return false;
+    const out = await ifConditionHolds(
+      documents.send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: key,
+          UpdateExpression: "SET #principals = :principals, #updated = :at",
+          ConditionExpression: "attribute_exists(sk) AND (attribute_not_exists(#principals) OR size(#principals) = :zero) AND (attribute_not_exists(#opened) OR #opened = :null)",
+          ExpressionAttributeNames: { "#principals": "principals", "#updated": "updatedAt", "#opened": "openedAt" },
+          ExpressionAttributeValues: { ":principals": principals, ":at": at, ":zero": 0, ":null": null },
+        }),
+      ),
+    );
+    return out !== undefined;
+  },
+
+  /** Records who registered a registration made before registrants were recorded (once: never replaces one). */
+  async setRegistrant(workspace: string, id: string, registrant: Registrant): Promise<boolean> {
+    const out = await ifConditionHolds(
+      documents.send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: registrationKey(workspace, id),
+          UpdateExpression: "SET #by = :by",
+          ConditionExpression: "attribute_exists(sk) AND (attribute_not_exists(#by) OR #by = :null)",
+          ExpressionAttributeNames: { "#by": "registeredBy" },
+          ExpressionAttributeValues: { ":by": registrant, ":null": null },
+        }),
+      ),
+    );
+    return out !== undefined;
+  },
+
+  /** Gives a workflow made before owners were recorded its owner (once: never replaces one). */
+  async claimWorkflowOwner(workspace: string, id: string, owner: Registrant): Promise<boolean> {
+    const out = await ifConditionHolds(
+      documents.send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: workflowKey(workspace, id),
+          UpdateExpression: "SET #owner = :owner",
+          ConditionExpression: "attribute_exists(sk) AND (attribute_not_exists(#owner) OR #owner = :null)",
+          ExpressionAttributeNames: { "#owner": "owner" },
+          ExpressionAttributeValues: { ":owner": owner, ":null": null },
+        }),
+      ),
+    );
+    return out !== undefined;
   },
 
   /** Removes the deployment's record (its registrations stay for the runs that use them; routing skips them). */

@@ -73,8 +73,9 @@ describe("POST /v1/workflows/register with an on-behalf-of workflow", () => {
   });
   const registering = (onBehalf: boolean) => aJsonEvent({ deployment_name: "pool", worker_name: "w1", definitions: [definition(onBehalf)] }, { path: "/v1/workflows/register", caller: owner });
 
-  it("refuses it into a deployment that is not hardened (422 WF_1104 at definition.on_behalf_of), pre-creating the deployment", async () => {
+  it("refuses it into a deployment opened on purpose (422 WF_1104 at definition.on_behalf_of), writing nothing else", async () => {
     const tables = serveTables(dynamo, {}, { writes: true });
+    await workflowRegistry.ensureDeployment(aDeployment({ workspace: owner.workspace, name: "pool", principals: [], openedAt: new Date().toISOString() }));
 
     const refused = await invoke(register, registering(true));
 
@@ -82,6 +83,15 @@ describe("POST /v1/workflows/register with an on-behalf-of workflow", () => {
     expect(refused.json).toMatchObject({ code: "WF_1104", detail: [{ loc: ["body", "definitions", 0, "definition", "on_behalf_of"] }] });
     expect(tables.items("workflows").map((i) => String(i.sk))).toEqual(["DEP#pool"]);
     expect((await invoke(register, registering(false))).statusCode).toBe(200);
+  });
+
+  it("registers it into a deployment the register makes, which is hardened with the registering key (decision 0042)", async () => {
+    serveTables(dynamo, {}, { writes: true });
+
+    const response = await invoke(register, registering(true));
+
+    expect(response.statusCode).toBe(200);
+    expect(await workflowRegistry.getDeployment(owner.workspace, "pool")).toMatchObject({ principals: [owner.keyId] });
   });
 
   it("registers it into a hardened deployment from one of its principals", async () => {

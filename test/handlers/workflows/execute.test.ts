@@ -32,7 +32,8 @@ const post = (identifier: string, body: unknown) =>
 
 describe("POST /v1/workflows/{workflow_identifier}/execute", () => {
   it("starts a run of the workflow's registration, named by a fresh run id, and answers the RUNNING execution", async () => {
-    const { workflow, registration } = await seedRegistration(caller.workspace, { workflow: { name: "greeter" } });
+    const registrant = { principal: "author", principalType: "user" as const, keyId: "a1b2c3d4e5f60718" };
+    const { workflow, registration } = await seedRegistration(caller.workspace, { workflow: { name: "greeter" }, registration: { registeredBy: registrant } });
 
     const response = await invoke(execute, post("greeter", { input: { name: "Ada" }, execution_id: "order-1" }));
 
@@ -50,8 +51,11 @@ describe("POST /v1/workflows/{workflow_identifier}/execute", () => {
       start_time: NOW,
       end_time: null,
       total_duration_ms: null,
+      // Who registered the program (decision 0042): the run's connector steps have their rights, not the caller's.
+      registered_by: { principal_id: "author", principal_type: "user", registration_id: registration.id },
       result: null,
     });
+    expect(await runStore.get(caller.workspace, response.json.run_id)).toMatchObject({ userId: caller.principal, registeredBy: registrant });
     expect(machines.startRun).toHaveBeenCalledExactlyOnceWith(registration.versionArn, response.json.run_id, { name: "Ada" });
     expect(timers.armTimer).not.toHaveBeenCalled();
     const execution = await runStore.getExecution(caller.workspace, "order-1");
@@ -61,7 +65,7 @@ describe("POST /v1/workflows/{workflow_identifier}/execute", () => {
       event_type: "WORKFLOW_EXECUTION_STARTED",
       workflow_exec_id: "order-1",
       workflow_run_id: response.json.run_id,
-      attributes: { task_id: response.json.run_id, workflow_name: "greeter", display_name: "GREETER", input: { type: "json", value: { name: "Ada" }, encoding_options: [] }, attempt: 1 },
+      attributes: { task_id: response.json.run_id, workflow_name: "greeter", display_name: "GREETER", input: { type: "json", value: { name: "Ada" }, encoding_options: [] }, attempt: 1, registered_by: { principal_id: "author", principal_type: "user" } },
     });
   });
 

@@ -56,6 +56,7 @@ describe("GET /v1/workflows/executions/{execution_id}", () => {
       start_time: "2026-01-01T00:00:00.000Z",
       end_time: "2026-01-01T00:00:01.500Z",
       total_duration_ms: 1500,
+      registered_by: null,
       result: { ok: true },
     });
   });

@@ -63,6 +63,7 @@ describe("GET /v1/workflows/executions/{execution_id}/trace/otel", () => {
       start_time: run.startTime,
       end_time: run.endTime,
       total_duration_ms: 1000,
+      registered_by: null,
       result: { ok: 1 },
       data_source: "none",
       otel_trace_id: TRACE,

@@ -1,10 +1,13 @@
 /**
- * `platform:connector`: a workflow Task that calls a connector's tool (docs/connectors.md) as the run's
- * user in the run's workspace, with the credentials that apply to them (theirs, the workspace's, the
- * organization's, or `credentials_name`). Parameters: `connector` (id or name), `tool`, `arguments`
- * (an object, default {}), `credentials_name`. The Task's output is the call's result
+ * `platform:connector`: a workflow Task that calls a connector's tool (docs/connectors.md) with the rights
+ * of whoever **registered the program** (decision 0042), never of whoever started the run: the program
+ * chose the connector, tool and arguments, so only its author's connectors and credentials (theirs, their
+ * workspace's, their organization's, or `credentials_name` among those) may be used, and only while the
+ * registrant still holds `connectors:read` in the run's workspace. Parameters: `connector` (id or name),
+ * `tool`, `arguments` (an object, default {}), `credentials_name`. The Task's output is the call's result
  * (`{content, metadata}`); a failure fails the Task with `Connector.InvalidRequest` (an unknown connector,
- * credentials or a refused input), `Connector.Timeout` (504) or `Connector.Error` (the server failed).
+ * credentials or a refused input), `Connector.Forbidden` (no registrant on record, or the registrant lost
+ * access), `Connector.Timeout` (504) or `Connector.Error` (the server failed).
  */
 import { isRecord, type DispatchEvent } from "../../../domain/workflows/program/index.js";
 import type { RunRecord } from "../../../domain/workflows/records.js";
@@ -12,6 +15,15 @@ import { asApiError } from "../../../domain/errors.js";
 import { completeTask, failTask } from "../../../engine/workflow-machines.js";
 import { workflowRegistry } from "../../../store/workflows/registry.js";
 import { callTool } from "../../connectors/tools.js";
+import { resolvePrincipal } from "../../identity/callers.js";
+import { permits } from "../../../domain/identity/permissions.js";
+import type { Registrant } from "../../../domain/workflows/records.js";
+
+/** The run's registrant, else its registration's (a run started before runs recorded it). */
+async function registrantOfRun(run: RunRecord): Promise<Registrant | undefined> {
+  if (run.registeredBy) return run.registeredBy;
+  return (await workflowRegistry.getRegistration(run.workspace, run.registrationId))?.registeredBy ?? undefined;
+}
 
 
 export async function callConnector(run: RunRecord, event: DispatchEvent): Promise<void> {
@@ -23,7 +35,16 @@ export async function callConnector(run: RunRecord, event: DispatchEvent): Promi
   }
   const workflow = await workflowRegistry.getWorkflow(run.workspace, run.workflowId);
   if (!workflow) throw new Error(`The workflow ${run.workflowId} of run ${run.runId} is gone`);
-  const caller = { organization: workflow.organization, workspace: run.workspace, principal: run.userId ?? `workflow:${run.workflowId}` };
+  const registrant = await registrantOfRun(run);
+  if (!registrant) {
+    await failTask(event.token, "Connector.Forbidden", `${event.resource} in state ${event.state}: this program was registered before registrants were recorded, so it has no rights to use connectors; register it again (its deployment's worker does so at start)`);
+    return;
+  }
+  const caller = await resolvePrincipal({ organization: workflow.organization, workspace: run.workspace, ...registrant });
+  if (!caller || !permits(caller, "connectors:read")) {
+    await failTask(event.token, "Connector.Forbidden", `${event.resource} in state ${event.state}: the program's registrant (${registrant.principalType} ${registrant.principal}) may no longer use connectors in this workspace`);
+    return;
+  }
   let result: unknown;
   try {
     result = await callTool(caller, input.connector as string, input.tool as string, (input.arguments as Record<string, unknown> | undefined) ?? {}, { credentialsName: input.credentials_name as string | undefined });
