@@ -208,7 +208,28 @@ describe("POST /v1/workflows/deployments/{deployment_id}/unharden", () => {
     expect(done.statusCode).toBe(200);
     expect(done.json).toMatchObject({ id: d.id, name: "pool", is_hardened: false });
     expect((await workflowRegistry.getDeployment(ws, "pool"))!.principals).toEqual([]);
+    // Opened on purpose: no register adopts it again (decision 0042).
+    expect((await workflowRegistry.getDeployment(ws, "pool"))!.openedAt).toEqual(expect.any(String));
     expect(unknown.statusCode).toBe(404);
+  });
+});
+
+describe("POST /v1/workflows/deployments hardened by default (decision 0042)", () => {
+  const spec = { github_url: "https://github.com/acme/worker" };
+
+  it("makes the creator the first authorized principal when `hardened` is absent", async () => {
+    const created = await invoke(create, aCreate({ name: "by-default", spec }));
+    expect(created.statusCode).toBe(202);
+    expect(created.json.is_hardened).toBe(true);
+    expect(await workflowRegistry.getDeployment(ws, "by-default")).toMatchObject({ principals: [caller.keyId] });
+  });
+
+  it("leaves the set empty, not opened, with `hardened: false` (the SDK's default): the first registering worker takes it (test/handlers/workers/ownership.test.ts)", async () => {
+    const created = await invoke(create, aCreate({ name: "sdk-default", spec, hardened: false }));
+    expect(created.json.is_hardened).toBe(false);
+    const stored = await workflowRegistry.getDeployment(ws, "sdk-default");
+    expect(stored).toMatchObject({ principals: [] });
+    expect(stored!.openedAt).toBeUndefined();
   });
 });
 
