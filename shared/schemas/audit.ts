@@ -26,6 +26,7 @@ export const AUDIT_OPERATIONS = [
   "connector.deactivate",
   "connector-credentials.store",
   "connector-credentials.remove",
+  "deployment.harden",
   "deployment.principals",
   "deployment.unharden",
 ] as const;

@@ -245,6 +245,7 @@ export async function create(caller: Caller, request: CreateDeploymentRequest): 
     updatedBy: caller.principal,
   };
   if (!(await workflowRegistry.createDeployment(deployment))) throw new DeploymentConflict(`Deployment '${request.name}' already exists`, "deployment_exists");
+  if (deployment.principals?.length) await recordHardening(caller, deployment.id, [], deployment.principals);
   return toManagedOut({ deployment, workers: [], active: 0, lastHeartbeatMs: null });
 }
 
@@ -369,7 +370,21 @@ export async function adoptLegacyDeployment(caller: Caller, deployment: Deployme
   const known = workers.map((w) => w.principal);
   const principals = adoptedPrincipals(known, caller) ?? [...new Set(known)].sort();
   await workflowRegistry.adoptDeployment(caller.workspace, deployment.name, principals, new Date().toISOString());
-  return workflowRegistry.getDeployment(caller.workspace, deployment.name);
+  const adopted = await workflowRegistry.getDeployment(caller.workspace, deployment.name);
+  if (adopted?.principals?.length) await recordHardening(caller, adopted.id, deployment.principals ?? [], adopted.principals);
+  return adopted;
+}
+
+/** A deployment hardened without an admin's principals call (made hardened, or adopted by a register): still a hardening change. */
+function recordHardening(caller: Caller, deploymentId: string, before: string[], after: string[]) {
+  return recordAudit({
+    organization: caller.organization,
+    workspace: caller.workspace,
+    operation: "deployment.harden",
+    targets: [{ type: "deployment", id: deploymentId }],
+    before: { principals: [...before].sort() },
+    after: { principals: [...after].sort() },
+  });
 }
 
 /**
