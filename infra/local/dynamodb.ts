@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -22,7 +22,7 @@ export interface RunningDynamo {
 export const JAVA_MISSING =
   "DynamoDB Local needs Java 17 or newer and `java` was not found on PATH.\n" +
   "Install it, then run npm start again:\n" +
-  "  Debian/Ubuntu: sudo apt-get install -y openjdk-17-jre-headless\n" +
+  "  Debian/Ubuntu: sudo apt-get install -y openjdk-17-jdk-headless\n" +
   "  macOS:         brew install openjdk@17";
 
 /** Its own main has no bind option and listens on every interface: this single-file program starts it on one address. */
@@ -39,7 +39,10 @@ export async function startDynamo(options: { dataDir?: string }): Promise<Runnin
   const emulator = join(dirname(createRequire(import.meta.url).resolve("amplify-dynamodb-simulator/package.json")), "emulator");
   const port = await freePort();
   const storage = options.dataDir ? ["-dbPath", mkdirP(options.dataDir)] : ["-inMemory"];
-  const java = ["-Djava.library.path=./DynamoDBLocal_lib", `-Ddynamodb.host=${DYNAMODB_HOST}`, "-cp", "DynamoDBLocal.jar", DYNAMODB_LAUNCHER];
+  const launcher = (await runsJavaSource())
+    ? [`-Ddynamodb.host=${DYNAMODB_HOST}`, "-cp", "DynamoDBLocal.jar", DYNAMODB_LAUNCHER]
+    : (warnEveryInterface(), ["-jar", "DynamoDBLocal.jar"]);
+  const java = ["-Djava.library.path=./DynamoDBLocal_lib", ...launcher];
   const child = spawn("java", [...java, "-port", String(port), "-sharedDb", "-disableTelemetry", ...storage], {
     cwd: emulator,
     stdio: ["ignore", "pipe", "pipe"],
@@ -63,6 +66,29 @@ export async function startDynamo(options: { dataDir?: string }): Promise<Runnin
   client.destroy();
   exited.catch(() => undefined);
   return { endpoint, stop: () => stopChild(child) };
+}
+
+let sourceLaunch: Promise<boolean> | undefined;
+
+/** Whether this Java can run a .java file as a program: it needs the jdk.compiler module, which a stripped JRE may lack. */
+function runsJavaSource(): Promise<boolean> {
+  sourceLaunch ??= new Promise((resolve) =>
+    execFile("java", ["--list-modules"], (error, stdout) =>
+      // No java at all: the start itself says so (JAVA_MISSING), not a warning about interfaces.
+      resolve(error ? (error as NodeJS.ErrnoException).code === "ENOENT" : /^jdk\.compiler@/m.test(stdout)),
+    ),
+  );
+  return sourceLaunch;
+}
+
+let warned = false;
+function warnEveryInterface(): void {
+  if (warned) return;
+  warned = true;
+  console.warn(
+    "WARNING: this Java has no jdk.compiler module to run infra/local/DynamoDBLoopback.java, so DynamoDB Local listens on every interface:\n" +
+      "anyone who reaches this machine on its port reads every tenant's data. Install a full JDK (Debian/Ubuntu: openjdk-17-jdk-headless) to bind it to 127.0.0.1.",
+  );
 }
 
 function mkdirP(dir: string): string {
