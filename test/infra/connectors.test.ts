@@ -1,7 +1,7 @@
 /** Connectors in CDK: the table (from its definition), the KMS key that wraps sealed secrets, and who may use it. */
 import { beforeAll, describe, expect, it } from "vitest";
 import { routes, type RouteRow } from "../../functions/routes.js";
-import { SECRETS_KEY_ID_ENV } from "../../shared/config.js";
+import { PUBLIC_URL_ENV, SECRETS_KEY_ID_ENV } from "../../shared/config.js";
 import { connectorsTable } from "../../shared/store/tables.js";
 import { list, methodsOf, resourcesOf, synth, type Json, type Synth } from "./synth.js";
 
@@ -55,6 +55,15 @@ describe("the connector secrets key", () => {
       expect(fn.Properties.Environment.Variables[SECRETS_KEY_ID_ENV], row.handler).toBeDefined();
     }
     for (const row of routes.filter((r) => !r.handler.startsWith("connectors/"))) expect(row.grants.secrets, row.handler).toBeUndefined();
+  });
+
+  it("gives every connectors function the OAuth base URL (the API's own URL with its stage unless -c publicUrl) and no other area's", () => {
+    for (const row of connectorRows) {
+      const url = JSON.stringify(functionOf(row).fn.Properties.Environment.Variables[PUBLIC_URL_ENV]);
+      expect(url, row.handler).toContain(".execute-api.");
+      expect(url, row.handler).toContain("/prod");
+    }
+    for (const row of routes.filter((r) => !r.handler.startsWith("connectors/")).slice(0, 20)) expect(functionOf(row).fn.Properties.Environment.Variables[PUBLIC_URL_ENV], row.handler).toBeUndefined();
   });
 
   it("never lets a deployed function reach loopback: no function sets OUTBOUND_ALLOW_LOOPBACK", () => {

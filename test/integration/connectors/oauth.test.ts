@@ -232,3 +232,38 @@ describe("GET /v1/connectors/oauth/callback", () => {
     expect((await connectors.credentials(connector.id, "user")).body.credentials).toHaveLength(0);
   });
 });
+
+describe("GET /v1/connectors/oauth/consent", () => {
+  it("shows a strict page naming the connector, and a 400 page for a state it does not know", async () => {
+    const connector = await oauthConnector();
+    const authUrl = (await connectors.authUrl(connector.id)).body.auth_url;
+    const page = await fetch(authUrl);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    expect(page.headers.getSetCookie()[0]).toMatch(/^oauth_consent_[\w-]+=[\w-]+; Path=\/v1\/connectors\/oauth\/consent; Max-Age=600; HttpOnly; SameSite=Strict$/);
+    expect(await page.text()).toContain(connector.name);
+
+    const unknown = await fetch(`${api.url}/v1/connectors/oauth/consent?state=forged`);
+    expect(unknown.status).toBe(400);
+    expect(await unknown.text()).toContain("no longer valid");
+  });
+});
+
+describe("POST /v1/connectors/oauth/consent", () => {
+  it("sends the confirming browser to the authorization server with a cookie for the callback path only, and refuses a cross-site post", async () => {
+    const connector = await oauthConnector();
+    const authUrl = (await connectors.authUrl(connector.id)).body.auth_url;
+    const browser = aBrowser();
+    const html = await (await browser.get(authUrl)).text();
+    const fields = Object.fromEntries([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!]));
+    const cookie = [...browser.jar].map(([name, c]) => `${name}=${c.value}`).join("; ");
+
+    const crossSite = await fetch(`${api.url}/v1/connectors/oauth/consent`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", origin: "https://evil.example", cookie }, body: new URLSearchParams(fields).toString() });
+    expect(crossSite.status).toBe(403);
+
+    const confirmed = await browser.submit(authUrl, html);
+    expect(confirmed.status).toBe(302);
+    expect(confirmed.headers.get("location")!.startsWith(`${oauth.issuer}/authorize?`)).toBe(true);
+    expect(confirmed.headers.getSetCookie()[0]).toMatch(/^oauth_browser_[\w-]+=[\w-]+; Path=\/v1\/connectors\/oauth\/callback; Max-Age=600; HttpOnly; SameSite=Lax$/);
+  });
+});
