@@ -44,7 +44,7 @@ export const AuditEventsQuery = z.strictObject({
   until: Instant.optional(),
   page_size: queryInt().min(1).max(100).default(50),
   cursor: z.string().min(1).max(2000).optional().describe("The `next_cursor` of the previous page"),
-});
+}).refine((q) => !q.since || !q.until || Date.parse(q.since) <= Date.parse(q.until), { path: ["until"], message: "until is before since" });
 export type AuditEventsQuery = z.output<typeof AuditEventsQuery>;
 
 const Values = z.record(z.string(), z.unknown()).nullable();
