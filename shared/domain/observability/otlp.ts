@@ -112,6 +112,9 @@ const zero = (id: string) => /^0+$/.test(id);
 /** The end of year 9999 in nanoseconds: later times have no ISO 8601 form the rows keep (26-digit values were a 500). */
 const MAX_NANOS = 253_402_300_800_000_000_000n;
 
+/** duration_ns is a number the stores keep exactly: at most 2^53 - 1 ns. */
+const MAX_DURATION_NS = BigInt(Number.MAX_SAFE_INTEGER);
+
 function nanos(value: string | number | undefined): bigint | undefined {
   if (value === undefined || value === null || value === "") return undefined;
   try {
@@ -208,6 +211,9 @@ function asNumber(value: AnyValue | undefined): number | undefined {
   return Number.isFinite(n) ? n : undefined;
 }
 
+/** DynamoDB keeps numbers of magnitude 1e-130 to 1e126 (and 0). */
+const storableDouble = (n: number) => n === 0 || (Math.abs(n) > 1e-130 && Math.abs(n) < 1e125);
+
 /** The column an attribute key has: own keys of the tables only (`constructor`, `__proto__` are attributes like any other). */
 const columnIn = (table: Record<string, keyof SpanRow>, key: string): keyof SpanRow | undefined => (Object.hasOwn(table, key) ? table[key] : undefined);
 
@@ -221,8 +227,10 @@ function applyAttributes(row: SpanRow, attributes: Map<string, AnyValue | undefi
     else if (columnIn(LIST_COLUMNS, key)) (row as unknown as Record<string, unknown>)[column] = asList(value);
     else {
       const n = asNumber(value);
-      if (n === undefined) continue;
-      (row as unknown as Record<string, unknown>)[column] = columnIn(INT_COLUMNS, key) ? Math.trunc(n) : n;
+      const int = columnIn(INT_COLUMNS, key) !== undefined;
+      // A number the stores cannot keep exactly (an integer past 2^53, a double past DynamoDB's range) stays an attribute.
+      if (n === undefined || (int ? !Number.isSafeInteger(Math.trunc(n)) : !storableDouble(n))) continue;
+      (row as unknown as Record<string, unknown>)[column] = int ? Math.trunc(n) : n;
     }
     rest.delete(key);
   }
@@ -279,6 +287,7 @@ export function spansFromOtlp(request: ExportTraceRequest, owner: Owner): Mapped
         else if (!HEX_SPAN.test(spanId) || zero(spanId)) reject(`span of trace ${traceId}: spanId must be 16 hex digits, not all zero`);
         else if (parent !== "" && !HEX_SPAN.test(parent)) reject(`span ${spanId}: parentSpanId must be empty or 16 hex digits`);
         else if (start === undefined || end === undefined || end < start) reject(`span ${spanId}: startTimeUnixNano and endTimeUnixNano must be positive times before the year 10000, the end not before the start`);
+        else if (end - start > MAX_DURATION_NS) reject(`span ${spanId}: a span may last at most 2^53 ns (104 days)`);
         else {
           try {
             const row = emptySpan({ trace_id: traceId, span_id: spanId, workspace_id: owner.workspace, organization_id: owner.organization });

@@ -49,6 +49,19 @@ describe("spansFromOtlp", () => {
     expect(errors[0]).toContain(`deeper than ${OTLP_BOUNDS.depth} levels`);
   });
 
+  it("keeps numbers the stores cannot hold exactly as attributes, and rejects a span longer than 2^53 ns (a 500 in DynamoDB's marshaller before)", () => {
+    const trace = hex(16);
+    const big = anOtlpSpan(trace, 0, { attributes: [{ key: "gen_ai.usage.input_tokens", value: { intValue: "99999999999999999999999" } }, { key: "gen_ai.request.temperature", value: { doubleValue: 1e300 } }] });
+    const long = anOtlpSpan(trace, 1, { startTimeUnixNano: "1", endTimeUnixNano: "1795000000250003000" });
+
+    const { rows, errors } = spansFromOtlp(anExportRequest([big, long]), owner);
+
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.usage_input_tokens).toBe(0);
+    expect(rows[0]!.span_attributes).toMatchObject({ "gen_ai.usage.input_tokens": "1e+23", "gen_ai.request.temperature": "1e+300" });
+    expect(errors[0]).toContain("at most 2^53 ns");
+  });
+
   it("rejects an item the decoder marked unreadable with the decoder's reason", () => {
     const { rows, rejected, errors } = spansFromOtlp(anExportRequest([{ unreadable: "more than 1024 attributes" }]), owner);
 
