@@ -178,16 +178,20 @@ export function grantStatements(grants: Grants, data: DataRefs, stateMachines: S
     statements.push(...workflowStatements(grants.workflows, workflows));
   }
   if (grants.secrets) {
-    // Only data keys for AES-256 sealing and their unwrapping, on the one key; the encryption context always names the connector.
+    // Only data keys for AES-256 sealing and their unwrapping, on the one key; the encryption context always names the
+    // organization and the connector. ForAllValues alone also holds for a request with no context at all (an empty set
+    // is a subset of anything), so the Null conditions require both keys to be there.
     statements.push(
       new iam.PolicyStatement({
         actions: ["kms:GenerateDataKey", "kms:Decrypt"],
         resources: [data.secretsKey.keyArn],
-        conditions: { "ForAllValues:StringEquals": { "kms:EncryptionContextKeys": ["organization", "connector", "scope", "consumer", "credentials"] } },
+        conditions: {
+          "ForAllValues:StringEquals": { "kms:EncryptionContextKeys": ["organization", "connector", "scope", "consumer", "credentials"] },
+          Null: { "kms:EncryptionContextKeys": "false", "kms:EncryptionContext:organization": "false", "kms:EncryptionContext:connector": "false" },
+        },
       }),
     );
   }
-  if (grants.telemetry) statements.push(...telemetryStatements(grants.telemetry, data.telemetry));
   if (grants.telemetry) statements.push(...telemetryStatements(grants.telemetry, data.telemetry));
   return statements;
 }

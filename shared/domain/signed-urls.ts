@@ -14,6 +14,17 @@ export interface DownloadGrant {
 
 const b64url = (data: Buffer | string): string => Buffer.from(data).toString("base64url");
 
+/**
+ * Base64url exactly as signDownload writes it, or undefined: Node's decoder skips characters outside the
+ * alphabet and ignores padding and a last character's spare bits, so many spellings would decode to one
+ * signature; only the one spelling is taken.
+ */
+function canonicalBase64url(text: string): Buffer | undefined {
+  if (!/^[A-Za-z0-9_-]+$/.test(text)) return undefined;
+  const bytes = Buffer.from(text, "base64url");
+  return bytes.toString("base64url") === text ? bytes : undefined;
+}
+
 function mac(secret: Buffer, payload: string): Buffer {
   return createHmac("sha256", secret).update(`file-download.v1.${payload}`).digest();
 }
@@ -32,7 +43,8 @@ export type DownloadCheck = { ok: true; grant: DownloadGrant } | { ok: false; re
 export function verifyDownload(secrets: Buffer | readonly Buffer[], token: string, now: number): DownloadCheck {
   const [payload, signature, ...rest] = token.split(".");
   if (!payload || !signature || rest.length) return { ok: false, reason: "malformed" };
-  const given = Buffer.from(signature, "base64url");
+  const given = canonicalBase64url(signature);
+  if (!given || !canonicalBase64url(payload)) return { ok: false, reason: "malformed" };
   const matches = (secret: Buffer) => {
     const expected = mac(secret, payload);
     return given.length === expected.length && timingSafeEqual(given, expected);

@@ -8,6 +8,10 @@ export type BodyParser = (() => middy.MiddlewareObj<APIGatewayProxyEvent, APIGat
   unreadable?: { contentType: string; body: string };
   /** The body's media type in the OpenAPI document, when not `multipart/form-data`. */
   media?: string;
+  /** A multipart form parser, and the names it collects into lists: the fuzz ring reads forms as the route does. */
+  form?: { lists: readonly string[] };
+  /** An OTLP export parser and its signal: the fuzz ring sends it export requests. */
+  otlp?: "traces" | "logs";
 };
 
 export interface BodyKind {
@@ -29,6 +33,8 @@ export function parsedBody(kind: BodyKind): middy.MiddlewareObj<APIGatewayProxyE
       try {
         await kind.parser.before!(request);
       } catch (error) {
+        // A parser that read the body and names what is wrong in it (a form field sent two ways) says so itself.
+        if (error instanceof Unprocessable) throw error;
         throw new Unprocessable([{ loc: ["body"], msg: (error as Error).message, type: kind.invalid }]);
       }
     },

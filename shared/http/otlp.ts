@@ -1,10 +1,10 @@
 import type middy from "@middy/core";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
-import protobuf from "protobufjs/light.js";
-import { PayloadTooLarge, Unprocessable, UnsupportedMediaType } from "../domain/errors.js";
+import { ApiError, PayloadTooLarge, Unprocessable, UnsupportedMediaType } from "../domain/errors.js";
+import { boundJsonRequest } from "../domain/observability/otlp-bounds.js";
 import type { ExportLogsRequest, ExportTraceRequest } from "../domain/observability/otlp.js";
 import type { BodyParser } from "./body.js";
-import { otlpDescriptor } from "./otlp-descriptor.js";
+import { decodeBounded, otlpRoot } from "./otlp-decode.js";
 import { Reply } from "./reply.js";
 
 /**
@@ -12,12 +12,13 @@ import { Reply } from "./reply.js";
  * (`application/x-protobuf`) and JSON (`application/json`), for requests and, in the request's encoding,
  * the answers. Protobuf is read with protobufjs and the official opentelemetry-proto types
  * (shared/http/otlp-descriptor.ts, generated from vendor/opentelemetry-proto), into OTLP/JSON's shape.
+ * Both encodings are held to the same bounds on what they hold (docs/observability/ingest.md, "Bounds").
  */
 
 /** The largest export request taken (decoded bytes); exporters batch 512 spans by default, far below it. */
 export const OTLP_MAX_BYTES = 4 * 1024 * 1024;
 
-const root = protobuf.Root.fromJSON(otlpDescriptor as unknown as protobuf.INamespace);
+const root = otlpRoot;
 const types = {
   traces: { request: root.lookupType("opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest"), response: root.lookupType("opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse") },
   logs: { request: root.lookupType("opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest"), response: root.lookupType("opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse") },
@@ -32,24 +33,14 @@ export interface OtlpBody<T> {
   request: T;
 }
 
-const base64ToHex = (value: unknown) => (typeof value === "string" ? Buffer.from(value, "base64").toString("hex") : value);
-
-/** protobufjs's object form has ids as base64 (bytes); OTLP/JSON has them hex. */
-function idsToHex(items: Record<string, unknown>[] | undefined, fields: string[]): void {
-  for (const item of items ?? []) for (const field of fields) if (field in item) item[field] = base64ToHex(item[field]);
-}
-
+/**
+ * A protobuf export request in OTLP/JSON's shape, within the bounds (shared/domain/observability/otlp-bounds.ts):
+ * 413 past a count, items that cannot be kept marked `unreadable` (shared/http/otlp-decode.ts).
+ */
 export function decodeProtobuf(signal: "traces", bytes: Uint8Array): ExportTraceRequest;
 export function decodeProtobuf(signal: "logs", bytes: Uint8Array): ExportLogsRequest;
 export function decodeProtobuf(signal: OtlpSignal, bytes: Uint8Array): ExportTraceRequest | ExportLogsRequest {
-  const type = types[signal].request;
-  const object = type.toObject(type.decode(bytes), { longs: String, enums: Number, bytes: String }) as Record<string, any>;
-  if (signal === "traces") {
-    for (const resource of object.resourceSpans ?? []) for (const scope of resource.scopeSpans ?? []) idsToHex(scope.spans, ["traceId", "spanId", "parentSpanId"]);
-  } else {
-    for (const resource of object.resourceLogs ?? []) for (const scope of resource.scopeLogs ?? []) idsToHex(scope.logRecords, ["traceId", "spanId"]);
-  }
-  return object as ExportTraceRequest | ExportLogsRequest;
+  return decodeBounded(signal as "traces", bytes);
 }
 
 /** Encodes a request (tests, the benchmark): the inverse of decodeProtobuf. */
@@ -66,7 +57,7 @@ export function encodeProtobuf(signal: OtlpSignal, request: ExportTraceRequest |
 
 /** The body parser of the ingest routes: protobuf or JSON (415 otherwise), 413 over OTLP_MAX_BYTES, 422 when it cannot be read. */
 export const otlpBody = (signal: OtlpSignal): BodyParser =>
-  Object.assign(parserOf(signal), { unreadable: { contentType: "application/json", body: "42" } });
+  Object.assign(parserOf(signal), { unreadable: { contentType: "application/json", body: "42" }, otlp: signal });
 
 const parserOf =
   (signal: OtlpSignal) =>
@@ -82,11 +73,14 @@ const parserOf =
       try {
         decoded = encoding === "protobuf" ? decodeProtobuf(signal as "traces", bytes) : bytes.length ? JSON.parse(bytes.toString("utf8")) : {};
       } catch (error) {
+        // A bound passed (413) or resource attributes that cannot be read (400) say so; anything else is an unreadable body.
+        if (error instanceof ApiError) throw error;
         throw new Unprocessable([{ loc: ["body"], msg: `Not an OTLP ${signal} export request in ${encoding}: ${(error as Error).message}`, type: encoding === "json" ? "json_invalid" : "value_error" }]);
       }
       if (decoded === null || typeof decoded !== "object" || Array.isArray(decoded)) {
         throw new Unprocessable([{ loc: ["body"], msg: `An OTLP ${signal} export request is an object`, type: "value_error" }]);
       }
+      if (encoding === "json") boundJsonRequest(signal, decoded as Record<string, unknown>);
       (event as unknown as { body: OtlpBody<unknown> }).body = { encoding, request: decoded };
     },
   });

@@ -4,11 +4,13 @@
  * discovery, token and refresh endpoints (connectors). The rules (docs/outbound.md, decision 31):
  *
  * - only `http:` and `https:`;
- * - refused: loopback, "this network" (0.0.0.0/8, `::`), private (RFC 1918), carrier-grade NAT, link-local
- *   (the instance metadata service: 169.254.169.254, 169.254.170.2, fd00:ec2::254), IETF, documentation and
- *   benchmarking ranges, multicast, reserved and broadcast; in IPv6 unique-local, link-local, site-local,
- *   multicast, documentation, discard, IPv4-compatible, NAT64, 6to4 and Teredo (the last ones can reach any
- *   IPv4 address); an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`, any spelling) is judged as its IPv4 address;
+ * - allowed: global unicast only (an allow-list, so a range nobody listed is refused): IPv4 outside every
+ *   IANA special-purpose block (private, carrier-grade NAT, link-local with the instance metadata service
+ *   169.254.169.254 and 169.254.170.2, documentation, benchmarking, ...), multicast and reserved space; IPv6
+ *   inside 2000::/3 and outside its special-purpose blocks (so unique-local with fd00:ec2::254, link-local,
+ *   site-local, multicast, IPv4-compatible, discard are refused). IPv4-mapped and IPv4-translated IPv6
+ *   addresses (`::ffff:a.b.c.d`, `::ffff:0:a.b.c.d`, any spelling) are judged as their IPv4 address; NAT64,
+ *   6to4 and Teredo are refused whatever they embed (they reach IPv4 through a relay);
  * - the check runs **after DNS resolution**, on **every** address the name resolves to, inside the
  *   connection's own `lookup` (an undici `Agent` whose connector resolves through the guard), so the socket
  *   connects to an address that was checked: a name that answers differently a second time (DNS rebinding)
@@ -47,64 +49,113 @@ export class OutboundError extends Error {
   }
 }
 
-const REFUSED = new BlockList();
+/**
+ * IPv4 addresses that are not global unicast: every block of IANA's IPv4 Special-Purpose Address Registry
+ * (RFC 6890 and its updates), multicast and the reserved 240/4. Everything else is the public internet.
+ */
+const IPV4_SPECIAL = new BlockList();
 for (const [network, prefix] of [
   ["0.0.0.0", 8], // "this network"
   ["10.0.0.0", 8],
   ["100.64.0.0", 10], // carrier-grade NAT
+  ["127.0.0.0", 8], // loopback (allowed apart, below)
   ["169.254.0.0", 16], // link-local: EC2 and ECS metadata
   ["172.16.0.0", 12],
   ["192.0.0.0", 24], // IETF protocol assignments
   ["192.0.2.0", 24], // documentation
+  ["192.31.196.0", 24], // AS112-v4
+  ["192.52.193.0", 24], // AMT
   ["192.88.99.0", 24], // 6to4 relay anycast
   ["192.168.0.0", 16],
+  ["192.175.48.0", 24], // direct delegation AS112
   ["198.18.0.0", 15], // benchmarking
   ["198.51.100.0", 24],
   ["203.0.113.0", 24],
   ["224.0.0.0", 4], // multicast
   ["240.0.0.0", 4], // reserved, broadcast
 ] as const) {
-  REFUSED.addSubnet(network, prefix, "ipv4");
+  IPV4_SPECIAL.addSubnet(network, prefix, "ipv4");
 }
+
+/**
+ * Special-purpose blocks inside IPv6's global unicast space 2000::/3 (IANA's IPv6 Special-Purpose Address
+ * Registry); outside 2000::/3 nothing is global unicast (loopback, unspecified, IPv4-compatible, mapped and
+ * translated, NAT64, discard, unique-local with the metadata service's fd00:ec2::254, link-local,
+ * site-local, multicast), so it needs no list.
+ */
+const IPV6_SPECIAL = new BlockList();
 for (const [network, prefix] of [
-  ["::", 96], // unspecified and IPv4-compatible (::1 is judged as loopback first)
-  ["64:ff9b::", 96], // NAT64: may reach any IPv4 address
-  ["64:ff9b:1::", 48],
-  ["100::", 64], // discard
-  ["2001::", 32], // Teredo
+  ["2001::", 23], // IETF protocol assignments: Teredo, benchmarking, AMT, AS112, ORCHID, drone ids
   ["2001:db8::", 32], // documentation
   ["2002::", 16], // 6to4
-  ["fc00::", 7], // unique-local, incl. the metadata service's fd00:ec2::254
-  ["fe80::", 10], // link-local
-  ["fec0::", 10], // site-local
-  ["ff00::", 8], // multicast
+  ["2620:4f:8000::", 48], // direct delegation AS112
+  ["3fff::", 20], // documentation (RFC 9637)
 ] as const) {
-  REFUSED.addSubnet(network, prefix, "ipv6");
+  IPV6_SPECIAL.addSubnet(network, prefix, "ipv6");
 }
-const LOOPBACK = new BlockList();
-LOOPBACK.addSubnet("127.0.0.0", 8, "ipv4");
-LOOPBACK.addAddress("::1", "ipv6");
 
-/** The address in one spelling: IPv4 as is; IPv6 canonical (WHATWG), an IPv4-mapped one as its IPv4 address. */
-function canonical(address: string): { ip: string; type: "ipv4" | "ipv6" } | undefined {
+/** What an address is, for the guard: public, loopback, or anything else (private, reserved, special). */
+type AddressClass = { kind: "global" | "loopback" | "special" };
+
+const REFUSED_ADDRESS = "it is a private, link-local, metadata or reserved address";
+
+/** The 16 bytes of an IPv6 address in WHATWG's canonical spelling (hex groups, one `::` at most). */
+function ipv6Bytes(canonicalIp: string): Uint8Array {
+  const [head, tail] = canonicalIp.includes("::") ? canonicalIp.split("::") : [canonicalIp, undefined];
+  const groups = (part: string | undefined) => (part ? part.split(":").map((g) => parseInt(g, 16)) : []);
+  const left = groups(head);
+  const right = groups(tail);
+  const all = tail === undefined ? left : [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
+  const bytes = new Uint8Array(16);
+  all.forEach((group, i) => {
+    bytes[2 * i] = group >> 8;
+    bytes[2 * i + 1] = group & 255;
+  });
+  return bytes;
+}
+
+const dotted = (b: ArrayLike<number>, at: number) => `${b[at]}.${b[at + 1]}.${b[at + 2]}.${b[at + 3]}`;
+const startsWith = (bytes: Uint8Array, prefix: number[]) => prefix.every((b, i) => bytes[i] === b);
+
+function classifyIpv4(ip: string): AddressClass {
+  if (ip.startsWith("127.")) return { kind: "loopback" };
+  return { kind: IPV4_SPECIAL.check(ip, "ipv4") ? "special" : "global" };
+}
+
+/**
+ * IPv6: global unicast is 2000::/3 without its special-purpose blocks. An address that embeds an IPv4
+ * address is judged by it: IPv4-mapped (`::ffff:a.b.c.d`, which a dual-stack socket connects to as IPv4)
+ * and IPv4-translated (`::ffff:0:a.b.c.d`, RFC 2765) as that IPv4 address. NAT64 (64:ff9b::/96,
+ * 64:ff9b:1::/48), 6to4 (2002::/16) and Teredo (2001::/32) hand the packet to a translator or relay that the
+ * platform does not control, so they are refused whatever they embed (decision 0049).
+ */
+function classifyIpv6(ip: string): AddressClass {
+  if (ip === "::1") return { kind: "loopback" };
+  const bytes = ipv6Bytes(ip);
+  const zeros = (from: number, to: number) => bytes.subarray(from, to).every((b) => b === 0);
+  if (zeros(0, 10) && bytes[10] === 0xff && bytes[11] === 0xff) return classifyIpv4(dotted(bytes, 12));
+  // Translated (SIIT) addresses are not this host's loopback: only a global IPv4 address passes.
+  if (zeros(0, 8) && bytes[8] === 0xff && bytes[9] === 0xff && zeros(10, 12)) return { kind: classifyIpv4(dotted(bytes, 12)).kind === "global" ? "global" : "special" };
+  if (startsWith(bytes, [0x00, 0x64, 0xff, 0x9b]) || startsWith(bytes, [0x20, 0x02]) || startsWith(bytes, [0x20, 0x01, 0x00, 0x00])) return { kind: "special" };
+  if ((bytes[0]! & 0xe0) !== 0x20) return { kind: "special" };
+  return { kind: IPV6_SPECIAL.check(ip, "ipv6") ? "special" : "global" };
+}
+
+/** The address classified, or undefined when it is not an IP address (any IPv6 spelling: zones, brackets, dotted tails). */
+export function classifyAddress(address: string): AddressClass | undefined {
   const bare = address.replace(/^\[|\]$/g, "").replace(/%.*$/, "");
   const family = isIP(bare);
-  if (family === 4) return { ip: bare, type: "ipv4" };
+  if (family === 4) return classifyIpv4(bare);
   if (family !== 6) return undefined;
-  const ip = new URL(`http://[${bare}]/`).hostname.slice(1, -1);
-  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(ip);
-  if (!mapped) return { ip, type: "ipv6" };
-  const high = parseInt(mapped[1]!, 16);
-  const low = parseInt(mapped[2]!, 16);
-  return { ip: `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`, type: "ipv4" };
+  return classifyIpv6(new URL(`http://[${bare}]/`).hostname.slice(1, -1));
 }
 
-/** Why an address may not be reached, or undefined when it may. */
+/** Why an address may not be reached, or undefined when it may: only global unicast, and loopback where allowed. */
 export function refusalOf(address: string, allowLoopback: boolean = loopbackAllowed()): string | undefined {
-  const parsed = canonical(address);
+  const parsed = classifyAddress(address);
   if (!parsed) return "it is not an IP address";
-  if (LOOPBACK.check(parsed.ip, parsed.type)) return allowLoopback ? undefined : "it is a loopback address";
-  if (REFUSED.check(parsed.ip, parsed.type)) return "it is a private, link-local, metadata or reserved address";
+  if (parsed.kind === "loopback") return allowLoopback ? undefined : "it is a loopback address";
+  if (parsed.kind === "special") return REFUSED_ADDRESS;
   return undefined;
 }
 

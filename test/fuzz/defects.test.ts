@@ -34,6 +34,35 @@ describe("POST /v1/files", () => {
   });
 });
 
+/** A form whose parts are these text fields, then a small file part. */
+const aForm = (names: string[]) =>
+  names.map((name) => `--b\r\nContent-Disposition: form-data; name="${name}"\r\n\r\nv\r\n`).join("") +
+  `--b\r\nContent-Disposition: form-data; name="file"; filename="a.jsonl"\r\nContent-Type: application/json\r\n\r\n{"a":1}\n\r\n--b--\r\n`;
+
+describe.each(["/v1/files", "/v1/audio/transcriptions"])("POST %s (multipart)", (path) => {
+  it.each([
+    [["purpose", "purpose[]"]],
+    [["model", "model[]"]],
+    [["__proto__[]"]],
+    [["constructor[]"]],
+    [["x", "x[]"]],
+  ])("answers a form with fields %j without a 5xx (a field it does not take is ignored), and the process lives on", async (names) => {
+    const response = await post(path, "multipart/form-data; boundary=b", aForm(names));
+    await new Promise((r) => setTimeout(r, 50));
+
+    expect(response.status).toBeLessThan(500);
+    expect(uncaught).toEqual([]);
+    expect((await files.list()).status).toBe(200);
+  });
+
+  it("names the field sent both as a text field and as a list item in its 422", async () => {
+    const response = await post(path, "multipart/form-data; boundary=b", aForm(["x", "x[]"]));
+
+    expect(response.status).toBe(422);
+    expect((await response.json()).detail).toEqual([expect.objectContaining({ loc: ["body", "x"], msg: expect.stringContaining("both as a text and as a list") })]);
+  });
+});
+
 describe("POST /v1/files/uploads/{upload_id}/complete", () => {
   it("refuses parts that were never uploaded with 400 invalid_parts, as S3 does, and the process lives on", async () => {
     const started = await files.startUpload({ filename: "a.jsonl", bytes: 100 });

@@ -52,6 +52,8 @@ describe("the connector secrets key", () => {
       expect(list<Json>(kms[0]!.Resource)).toHaveLength(1);
       expect(JSON.stringify(kms[0]!.Resource)).toContain("ConnectorSecretsKeyArn");
       expect(kms[0]!.Condition["ForAllValues:StringEquals"]["kms:EncryptionContextKeys"]).toEqual(expect.arrayContaining(["organization", "connector"]));
+      // ForAllValues holds for an empty context too: the keys must be present.
+      expect(kms[0]!.Condition.Null).toEqual({ "kms:EncryptionContextKeys": "false", "kms:EncryptionContext:organization": "false", "kms:EncryptionContext:connector": "false" });
       expect(fn.Properties.Environment.Variables[SECRETS_KEY_ID_ENV], row.handler).toBeDefined();
     }
     for (const row of routes.filter((r) => !r.handler.startsWith("connectors/"))) expect(row.grants.secrets, row.handler).toBeUndefined();

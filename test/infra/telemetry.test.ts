@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { routes } from "../../functions/routes.js";
 import { fieldCatalogues } from "../../shared/domain/observability/fields.js";
+import { grantStatements } from "../../infra/grants.js";
+import type { DataRefs } from "../../infra/data-refs.js";
 import { list, methodsOf, resourcesOf, synth, type Json, type Synth } from "./synth.js";
 
 // The telemetry store (infra/telemetry.ts): bucket, Glue tables with partition projection, Athena workgroup, grants.
@@ -82,6 +84,14 @@ describe("the telemetry grants", () => {
     expect(statements.flatMap((st) => list<string>(st.Action))).not.toContain("s3:DeleteObject");
     expect(env).toMatchObject({ TELEMETRY_DATABASE: s.data.telemetry.database, TELEMETRY_WORKGROUP: s.data.telemetry.workGroup, TELEMETRY_RETENTION_DAYS: "7" });
     expect(env.BUCKET_TELEMETRY).toBeUndefined();
+  });
+
+  it("builds each telemetry statement once for a grant (the template would hide a duplicate: CDK merges equal statements)", () => {
+    for (const access of ["write", "query"] as const) {
+      const statements = grantStatements({ telemetry: access }, s.data as unknown as DataRefs).map((st) => JSON.stringify(st.toStatementJson()));
+      expect(statements.length, access).toBeGreaterThan(0);
+      expect(new Set(statements).size, access).toBe(statements.length);
+    }
   });
 
   it("gives the field catalogue rows no telemetry access at all", () => {

@@ -13,10 +13,13 @@ import { successStatuses } from "../../functions/route-row.js";
 import type { RouteRow } from "../../functions/routes.js";
 import { STORAGE_LIMIT_MSG } from "../../shared/domain/storage-limits.js";
 import { routeKey } from "../../shared/http/policy.js";
+import type { BodyParser } from "../../shared/http/body.js";
 import { parseForm } from "../../shared/http/multipart.js";
 import { envelopeProblem, isSchemaRefusal, specOf, type Answer, type DeclaredSpec } from "./envelopes.js";
 import { changedSections, digest, footprint } from "./footprint.js";
 import { adversarialBodies } from "./adversarial-text.js";
+import { formNameBodies } from "./fuzz-form-names.js";
+import { otlpBodies } from "./fuzz-otlp.js";
 import { fixturePath, pathParamsOf, type FixtureOwner } from "./route-fixtures.js";
 import {
   hostileString,
@@ -99,6 +102,7 @@ interface Parts {
 async function schemasAccept(spec: DeclaredSpec, parts: Parts): Promise<boolean> {
   if (spec.params && !spec.params.safeParse(parts.params).success) return false;
   if (spec.query && !spec.query.safeParse(parts.query).success) return false;
+  if (spec.parser?.otlp) return otlpAccepted(spec.parser, parts.body);
   if (!spec.body) return true;
   const { contentType = "", text } = parts.body ?? {};
   if (text === undefined || text.length === 0) return false;
@@ -106,7 +110,7 @@ async function schemasAccept(spec: DeclaredSpec, parts: Parts): Promise<boolean>
   if (spec.parser) {
     if (!/^multipart\/form-data/i.test(contentType)) return false;
     try {
-      value = await parseForm(Buffer.isBuffer(text) ? text.toString("base64") : Buffer.from(text).toString("base64"), "base64", contentType, { files: 1 });
+      value = await parseForm(Buffer.isBuffer(text) ? text.toString("base64") : Buffer.from(text).toString("base64"), "base64", contentType, { files: 1 }, spec.parser.form?.lists);
     } catch {
       return false;
     }
@@ -119,6 +123,18 @@ async function schemasAccept(spec: DeclaredSpec, parts: Parts): Promise<boolean>
     }
   }
   return spec.body.safeParse(value).success;
+}
+
+/** Whether an OTLP route's parser reads the body (its ingest then keeps or rejects items with a 200, never a schema 422). */
+async function otlpAccepted(parser: BodyParser, body: Parts["body"]): Promise<boolean> {
+  if (body?.text === undefined) return false;
+  const event = { headers: { "content-type": body.contentType ?? "" }, body: Buffer.from(body.text).toString("base64"), isBase64Encoded: true };
+  try {
+    await parser().before!({ event } as unknown as Parameters<NonNullable<ReturnType<BodyParser>["before"]>>[0]);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 const toPairs = (query: Record<string, unknown>): [string, string][] =>
@@ -252,8 +268,10 @@ export async function requestsFor(row: RouteRow, target: RingTarget): Promise<fc
         ),
       )
     : fc.constant({} as Record<string, string>);
-  const bodyArb: fc.Arbitrary<{ variant: string; contentType?: string; text?: string | Buffer }> = spec.parser
-    ? formBodies()
+  const bodyArb: fc.Arbitrary<{ variant: string; contentType?: string; text?: string | Buffer }> = spec.parser?.otlp
+    ? otlpBodies(spec.parser.otlp)
+    : spec.parser
+    ? fc.oneof(formBodies(), formNameBodies(spec.body))
     : spec.body
       ? jsonBodies(spec.body, target.hints, Boolean(row.grants.models))
       : row.method === "GET"

@@ -324,6 +324,8 @@ class Parser {
         const n = typeof value === "number" ? value : Number(value);
         if (!Number.isFinite(n) || (typeof value === "string" && value.trim() === "")) this.fail(at, `field '${field.name}' is ${field.type}: '${value}' is not a number`, false);
         if (field.type === "INT" && !Number.isInteger(n)) this.fail(at, `field '${field.name}' is INT: ${n} is not an integer`, false);
+        // The engine's INT is a 64-bit integer: a literal beyond it would fail in the query, not here (a 500).
+        if (field.type === "INT" && (n >= INT64_BOUND || n < -INT64_BOUND)) this.fail(at, `field '${field.name}' is INT: ${value} is beyond the 64-bit integer range`, false);
         return n;
       }
       const s = String(value);
@@ -347,6 +349,9 @@ function validRegexp(s: string): boolean {
     return false;
   }
 }
+
+/** 2^63: INT values lie in [-2^63, 2^63). */
+const INT64_BOUND = 2 ** 63;
 
 /** Parses a kind's search expression into its filter tree; an empty or absent expression filters nothing. */
 export function parseExpression(kind: TelemetryKind, text: string | null | undefined): Filter | undefined {

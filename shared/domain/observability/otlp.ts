@@ -1,5 +1,6 @@
 import type { Caller } from "../caller.js";
 import { emptySpan } from "./genai.js";
+import { OTLP_BOUNDS, itemTooDeep } from "./otlp-bounds.js";
 import type { LogRow, SpanRow } from "./records.js";
 import { isoFromNanos } from "./traces.js";
 
@@ -43,6 +44,8 @@ export interface OtlpSpan {
   endTimeUnixNano?: string | number;
   attributes?: KeyValue[];
   status?: { code?: number | string; message?: string };
+  /** Why the decoder could not keep this span (shared/domain/observability/otlp-bounds.ts): it is rejected with that reason. */
+  unreadable?: string;
 }
 export interface ExportTraceRequest {
   resourceSpans?: { resource?: Resource; schemaUrl?: string; scopeSpans?: { scope?: Scope; schemaUrl?: string; spans?: OtlpSpan[] }[] }[];
@@ -58,6 +61,8 @@ export interface OtlpLogRecord {
   traceId?: string;
   spanId?: string;
   eventName?: string;
+  /** Why the decoder could not keep this record: it is rejected with that reason. */
+  unreadable?: string;
 }
 export interface ExportLogsRequest {
   resourceLogs?: { resource?: Resource; schemaUrl?: string; scopeLogs?: { scope?: Scope; schemaUrl?: string; logRecords?: OtlpLogRecord[] }[] }[];
@@ -78,30 +83,43 @@ export function attributeText(value: AnyValue | undefined): string {
   return typeof plain === "string" ? plain : JSON.stringify(plain ?? null);
 }
 
-function plainValue(value: AnyValue | undefined): unknown {
+/** A value nested past the bound: the decoders refuse such items first; this keeps the walk bounded whoever calls it. */
+class TooDeep extends Error {}
+
+function plainValue(value: AnyValue | undefined, depth = 1): unknown {
   if (!value) return null;
+  if (depth > OTLP_BOUNDS.depth) throw new TooDeep(itemTooDeep);
   if (value.stringValue !== undefined) return value.stringValue;
   if (value.boolValue !== undefined) return value.boolValue;
   if (value.intValue !== undefined) return Number(value.intValue);
   if (value.doubleValue !== undefined) return value.doubleValue;
-  if (value.arrayValue) return (value.arrayValue.values ?? []).map(plainValue);
-  if (value.kvlistValue) return Object.fromEntries((value.kvlistValue.values ?? []).map((kv) => [kv.key, plainValue(kv.value)]));
+  if (value.arrayValue) return listOf(value.arrayValue.values).map((item) => plainValue(item, depth + 1));
+  // A key-value list becomes a JSON object: keys are data, so define them (a key named __proto__ stays a key).
+  if (value.kvlistValue) return Object.fromEntries(listOf(value.kvlistValue.values).filter((kv) => typeof kv?.key === "string").map((kv) => [kv.key, plainValue(kv.value, depth + 1)]));
   if (value.bytesValue !== undefined) return value.bytesValue;
   return null;
 }
 
-const attributeMap = (attributes: KeyValue[] | undefined): Map<string, AnyValue | undefined> => new Map((attributes ?? []).filter((kv) => typeof kv?.key === "string").map((kv) => [kv.key, kv.value]));
+const listOf = <T>(value: T[] | undefined): T[] => (Array.isArray(value) ? value : []);
+
+const attributeMap = (attributes: KeyValue[] | undefined): Map<string, AnyValue | undefined> => new Map(listOf(attributes).filter((kv) => typeof kv?.key === "string").map((kv) => [kv.key, kv.value]));
 const textMap = (attributes: Map<string, AnyValue | undefined>): Record<string, string> => Object.fromEntries([...attributes].map(([key, value]) => [key, attributeText(value)]));
 
 const HEX_TRACE = /^[0-9a-f]{32}$/;
 const HEX_SPAN = /^[0-9a-f]{16}$/;
 const zero = (id: string) => /^0+$/.test(id);
 
+/** The end of year 9999 in nanoseconds: later times have no ISO 8601 form the rows keep (26-digit values were a 500). */
+const MAX_NANOS = 253_402_300_800_000_000_000n;
+
+/** duration_ns is a number the stores keep exactly: at most 2^53 - 1 ns. */
+const MAX_DURATION_NS = BigInt(Number.MAX_SAFE_INTEGER);
+
 function nanos(value: string | number | undefined): bigint | undefined {
   if (value === undefined || value === null || value === "") return undefined;
   try {
     const n = BigInt(typeof value === "number" ? Math.trunc(value) : value);
-    return n > 0n ? n : undefined;
+    return n > 0n && n < MAX_NANOS ? n : undefined;
   } catch {
     return undefined;
   }
@@ -193,18 +211,26 @@ function asNumber(value: AnyValue | undefined): number | undefined {
   return Number.isFinite(n) ? n : undefined;
 }
 
+/** DynamoDB keeps numbers of magnitude 1e-130 to 1e126 (and 0). */
+const storableDouble = (n: number) => n === 0 || (Math.abs(n) > 1e-130 && Math.abs(n) < 1e125);
+
+/** The column an attribute key has: own keys of the tables only (`constructor`, `__proto__` are attributes like any other). */
+const columnIn = (table: Record<string, keyof SpanRow>, key: string): keyof SpanRow | undefined => (Object.hasOwn(table, key) ? table[key] : undefined);
+
 /** The GenAI attributes moved into their columns; the rest stay in span_attributes. */
 function applyAttributes(row: SpanRow, attributes: Map<string, AnyValue | undefined>): void {
   const rest = new Map(attributes);
   for (const [key, value] of attributes) {
-    const column = STRING_COLUMNS[key] ?? INT_COLUMNS[key] ?? NUMBER_COLUMNS[key] ?? LIST_COLUMNS[key];
+    const column = columnIn(STRING_COLUMNS, key) ?? columnIn(INT_COLUMNS, key) ?? columnIn(NUMBER_COLUMNS, key) ?? columnIn(LIST_COLUMNS, key);
     if (!column) continue;
-    if (STRING_COLUMNS[key]) (row as unknown as Record<string, unknown>)[column] = attributeText(value);
-    else if (LIST_COLUMNS[key]) (row as unknown as Record<string, unknown>)[column] = asList(value);
+    if (columnIn(STRING_COLUMNS, key)) (row as unknown as Record<string, unknown>)[column] = attributeText(value);
+    else if (columnIn(LIST_COLUMNS, key)) (row as unknown as Record<string, unknown>)[column] = asList(value);
     else {
       const n = asNumber(value);
-      if (n === undefined) continue;
-      (row as unknown as Record<string, unknown>)[column] = INT_COLUMNS[key] ? Math.trunc(n) : n;
+      const int = columnIn(INT_COLUMNS, key) !== undefined;
+      // A number the stores cannot keep exactly (an integer past 2^53, a double past DynamoDB's range) stays an attribute.
+      if (n === undefined || (int ? !Number.isSafeInteger(Math.trunc(n)) : !storableDouble(n))) continue;
+      (row as unknown as Record<string, unknown>)[column] = int ? Math.trunc(n) : n;
     }
     rest.delete(key);
   }
@@ -226,91 +252,131 @@ function collector<R>(): { out: Mapped<R>; reject: (why: string) => void } {
   };
 }
 
+/** Why an item failed while it was mapped (a value past the bounds, a time with no date): its rejection's reason. */
+const failure = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** Each resource's items, with the resource's attributes read once; a resource that cannot be read rejects its items. */
+function eachResource<T>(resources: T[] | undefined, read: (resource: T) => void, items: (resource: T) => number, reject: (why: string) => void): void {
+  for (const resource of listOf(resources)) {
+    try {
+      read(resource);
+    } catch (error) {
+      for (let i = items(resource); i > 0; i -= 1) reject(`resource attributes: ${failure(error)}`);
+    }
+  }
+}
+
+const countItems = <S, I>(scopes: S[] | undefined, itemsOf: (scope: S) => I[] | undefined) => listOf(scopes).reduce((n, scope) => n + listOf(itemsOf(scope)).length, 0);
+
 export function spansFromOtlp(request: ExportTraceRequest, owner: Owner): Mapped<SpanRow> {
   const { out, reject } = collector<SpanRow>();
-  for (const resourceSpans of request.resourceSpans ?? []) {
+  type ResourceSpans = NonNullable<ExportTraceRequest["resourceSpans"]>[number];
+  const read = (resourceSpans: ResourceSpans) => {
     const resource = attributeMap(resourceSpans?.resource?.attributes);
     const resourceAttributes = textMap(resource);
     const service = resource.has("service.name") ? attributeText(resource.get("service.name")) : "";
-    for (const scopeSpans of resourceSpans?.scopeSpans ?? []) {
-      for (const span of scopeSpans?.spans ?? []) {
+    for (const scopeSpans of listOf(resourceSpans?.scopeSpans)) {
+      for (const span of listOf(scopeSpans?.spans)) {
         const traceId = String(span?.traceId ?? "").toLowerCase();
         const spanId = String(span?.spanId ?? "").toLowerCase();
         const parent = String(span?.parentSpanId ?? "").toLowerCase();
         const start = nanos(span?.startTimeUnixNano);
         const end = nanos(span?.endTimeUnixNano);
-        if (!HEX_TRACE.test(traceId) || zero(traceId)) reject(`span '${spanId.slice(0, 32)}': traceId must be 32 hex digits, not all zero`);
+        if (typeof span?.unreadable === "string") reject(`span '${spanId.slice(0, 32)}': ${span.unreadable}`);
+        else if (!HEX_TRACE.test(traceId) || zero(traceId)) reject(`span '${spanId.slice(0, 32)}': traceId must be 32 hex digits, not all zero`);
         else if (!HEX_SPAN.test(spanId) || zero(spanId)) reject(`span of trace ${traceId}: spanId must be 16 hex digits, not all zero`);
         else if (parent !== "" && !HEX_SPAN.test(parent)) reject(`span ${spanId}: parentSpanId must be empty or 16 hex digits`);
-        else if (start === undefined || end === undefined || end < start) reject(`span ${spanId}: startTimeUnixNano and endTimeUnixNano must be positive, the end not before the start`);
+        else if (start === undefined || end === undefined || end < start) reject(`span ${spanId}: startTimeUnixNano and endTimeUnixNano must be positive times before the year 10000, the end not before the start`);
+        else if (end - start > MAX_DURATION_NS) reject(`span ${spanId}: a span may last at most 2^53 ns (104 days)`);
         else {
-          const row = emptySpan({ trace_id: traceId, span_id: spanId, workspace_id: owner.workspace, organization_id: owner.organization });
-          applyAttributes(row, attributeMap(span.attributes));
-          Object.assign(row, {
-            customer_id: owner.organization,
-            user_id: owner.principal,
-            parent_span_id: zero(parent) ? "" : parent,
-            trace_state: String(span.traceState ?? "").slice(0, 512),
-            start_time: isoFromNanos(start),
-            end_time: isoFromNanos(end),
-            duration_ns: Number(end - start),
-            span_name: String(span.name ?? ""),
-            span_kind: spanKind(span.kind),
-            service_name: service,
-            status_code: statusCode(span.status?.code),
-            status_message: String(span.status?.message ?? ""),
-            resource_attributes: resourceAttributes,
-            scope_name: String(scopeSpans.scope?.name ?? ""),
-            scope_version: String(scopeSpans.scope?.version ?? ""),
-          } satisfies Partial<SpanRow>);
-          out.rows.push(row);
+          try {
+            const row = emptySpan({ trace_id: traceId, span_id: spanId, workspace_id: owner.workspace, organization_id: owner.organization });
+            applyAttributes(row, attributeMap(span.attributes));
+            Object.assign(row, {
+              customer_id: owner.organization,
+              user_id: owner.principal,
+              parent_span_id: zero(parent) ? "" : parent,
+              trace_state: String(span.traceState ?? "").slice(0, 512),
+              start_time: isoFromNanos(start),
+              end_time: isoFromNanos(end),
+              duration_ns: Number(end - start),
+              span_name: String(span.name ?? ""),
+              span_kind: spanKind(span.kind),
+              service_name: service,
+              status_code: statusCode(span.status?.code),
+              status_message: String(span.status?.message ?? ""),
+              resource_attributes: resourceAttributes,
+              scope_name: String(scopeSpans.scope?.name ?? ""),
+              scope_version: String(scopeSpans.scope?.version ?? ""),
+            } satisfies Partial<SpanRow>);
+            out.rows.push(row);
+          } catch (error) {
+            reject(`span ${spanId}: ${failure(error)}`);
+          }
         }
       }
     }
-  }
+  };
+  // Resource attributes are read before any of its spans is kept: a failure there rejects them all, none twice.
+  eachResource(request.resourceSpans, read, (r) => countItems(r?.scopeSpans, (s) => s?.spans), reject);
   return out;
 }
 
 export function logsFromOtlp(request: ExportLogsRequest, owner: Owner): Mapped<LogRow> {
   const { out, reject } = collector<LogRow>();
-  for (const resourceLogs of request.resourceLogs ?? []) {
+  type ResourceLogs = NonNullable<ExportLogsRequest["resourceLogs"]>[number];
+  const read = (resourceLogs: ResourceLogs) => {
     const resource = attributeMap(resourceLogs?.resource?.attributes);
+    const resourceAttributes = textMap(resource);
     const service = resource.has("service.name") ? attributeText(resource.get("service.name")) : "";
-    for (const scopeLogs of resourceLogs?.scopeLogs ?? []) {
-      for (const record of scopeLogs?.logRecords ?? []) {
+    for (const scopeLogs of listOf(resourceLogs?.scopeLogs)) {
+      let scopeAttributes: Record<string, string>;
+      try {
+        scopeAttributes = textMap(attributeMap(scopeLogs?.scope?.attributes));
+      } catch (error) {
+        for (const _ of listOf(scopeLogs?.logRecords)) reject(`scope attributes: ${failure(error)}`);
+        continue;
+      }
+      for (const record of listOf(scopeLogs?.logRecords)) {
         const traceId = String(record?.traceId ?? "").toLowerCase();
         const spanId = String(record?.spanId ?? "").toLowerCase();
         const time = nanos(record?.timeUnixNano) ?? nanos(record?.observedTimeUnixNano);
-        if (traceId !== "" && !HEX_TRACE.test(traceId)) reject("log record: traceId must be empty or 32 hex digits");
+        if (typeof record?.unreadable === "string") reject(`log record: ${record.unreadable}`);
+        else if (traceId !== "" && !HEX_TRACE.test(traceId)) reject("log record: traceId must be empty or 32 hex digits");
         else if (spanId !== "" && !HEX_SPAN.test(spanId)) reject("log record: spanId must be empty or 16 hex digits");
-        else if (time === undefined) reject("log record: timeUnixNano or observedTimeUnixNano must be positive");
+        else if (time === undefined) reject("log record: timeUnixNano or observedTimeUnixNano must be a positive time before the year 10000");
         else {
-          out.rows.push({
-            customer_id: owner.organization,
-            organization_id: owner.organization,
-            workspace_id: owner.workspace,
-            user_id: owner.principal,
-            timestamp: isoFromNanos(time),
-            trace_id: zero(traceId) ? "" : traceId,
-            span_id: zero(spanId) ? "" : spanId,
-            trace_flags: Number(record.flags ?? 0) & 0xff,
-            severity_text: String(record.severityText ?? ""),
-            severity_number: Number(typeof record.severityNumber === "number" ? record.severityNumber : 0),
-            service_name: service,
-            body: record.body ? attributeText(record.body) : "",
-            event_name: String(record.eventName ?? ""),
-            resource_schema_url: String(resourceLogs.schemaUrl ?? ""),
-            resource_attributes: textMap(resource),
-            scope_schema_url: String(scopeLogs.schemaUrl ?? ""),
-            scope_name: String(scopeLogs.scope?.name ?? ""),
-            scope_version: String(scopeLogs.scope?.version ?? ""),
-            scope_attributes: textMap(attributeMap(scopeLogs.scope?.attributes)),
-            log_attributes: textMap(attributeMap(record.attributes)),
-          });
+          try {
+            out.rows.push({
+              customer_id: owner.organization,
+              organization_id: owner.organization,
+              workspace_id: owner.workspace,
+              user_id: owner.principal,
+              timestamp: isoFromNanos(time),
+              trace_id: zero(traceId) ? "" : traceId,
+              span_id: zero(spanId) ? "" : spanId,
+              trace_flags: Number(record.flags ?? 0) & 0xff,
+              severity_text: String(record.severityText ?? ""),
+              severity_number: Number(typeof record.severityNumber === "number" ? record.severityNumber : 0),
+              service_name: service,
+              body: record.body ? attributeText(record.body) : "",
+              event_name: String(record.eventName ?? ""),
+              resource_schema_url: String(resourceLogs.schemaUrl ?? ""),
+              resource_attributes: resourceAttributes,
+              scope_schema_url: String(scopeLogs.schemaUrl ?? ""),
+              scope_name: String(scopeLogs.scope?.name ?? ""),
+              scope_version: String(scopeLogs.scope?.version ?? ""),
+              scope_attributes: scopeAttributes,
+              log_attributes: textMap(attributeMap(record.attributes)),
+            });
+          } catch (error) {
+            reject(`log record: ${failure(error)}`);
+          }
         }
       }
     }
-  }
+  };
+  eachResource(request.resourceLogs, read, (r) => countItems(r?.scopeLogs, (s) => s?.logRecords), reject);
   return out;
 }
 

@@ -43,6 +43,18 @@ export function fitted(span: SpanRow): SpanRow {
   return cut;
 }
 
+/**
+ * Attribute keys as items keep them. The SDK's marshaller reads a map's `constructor` to tell a map from a class
+ * instance and builds maps by assignment, so keys named like Object.prototype's members (`constructor`,
+ * `toString`, `__proto__`) made it throw or write a stray attribute (a 500): such a key is stored with a `~`
+ * before it, and so is every key that starts with `~`, so reading strips exactly one.
+ */
+const escaped = (key: string) => key.startsWith("~") || Object.hasOwn(Object.prototype, key);
+const escapeKeys = (map: Record<string, string>) => Object.fromEntries(Object.entries(map).map(([key, value]) => [escaped(key) ? `~${key}` : key, value]));
+const unescapeKeys = (map: Record<string, string> | undefined) => Object.fromEntries(Object.entries(map ?? {}).map(([key, value]) => [key.startsWith("~") ? key.slice(1) : key, value]));
+const toItemSpan = (span: SpanRow): SpanRow => ({ ...span, span_attributes: escapeKeys(span.span_attributes), resource_attributes: escapeKeys(span.resource_attributes) });
+const fromItemSpan = (span: SpanRow): SpanRow => ({ ...span, span_attributes: unescapeKeys(span.span_attributes), resource_attributes: unescapeKeys(span.resource_attributes) });
+
 /** BatchWriteItem takes 25 requests at a time; this many are in flight at once. */
 const BATCH = 25;
 const PARALLEL_BATCHES = 8;
@@ -57,7 +69,7 @@ export const spanStore = {
   /** Writes spans and their pointers; `ttl` is the unix second they expire (the workspace's retention). */
   async put(spans: SpanRow[], ttl: number): Promise<void> {
     const requests = spans.flatMap((span) => [
-      { PutRequest: { Item: { pk: tracePk(span.workspace_id, span.trace_id), sk: spanSk(span), ttl, span: fitted(span) } } },
+      { PutRequest: { Item: { pk: tracePk(span.workspace_id, span.trace_id), sk: spanSk(span), ttl, span: toItemSpan(fitted(span)) } } },
       { PutRequest: { Item: { pk: spanPk(span.workspace_id, span.trace_id, span.span_id), sk: "SPAN", ttl, at: spanSk(span) } } },
     ]);
     const batches = Array.from({ length: Math.ceil(requests.length / BATCH) }, (_, i) => requests.slice(i * BATCH, (i + 1) * BATCH));
@@ -77,7 +89,7 @@ export const spanStore = {
     const pointer = await documents.send(new GetCommand({ TableName: table(), Key: { pk: spanPk(workspace, traceId, spanId), sk: "SPAN" } }));
     if (!pointer.Item) return null;
     const item = await documents.send(new GetCommand({ TableName: table(), Key: { pk: tracePk(workspace, traceId), sk: pointer.Item.at } }));
-    return (item.Item?.span as SpanRow | undefined) ?? null;
+    return item.Item?.span ? fromItemSpan(item.Item.span as SpanRow) : null;
   },
 
   /**
@@ -98,7 +110,7 @@ export const spanStore = {
         ...(after ? { ExclusiveStartKey: { pk: tracePk(workspace, traceId), sk: after } } : {}),
       }),
     );
-    const spans = (out.Items ?? []).map((item) => item.span as SpanRow);
+    const spans = (out.Items ?? []).map((item) => fromItemSpan(item.span as SpanRow));
     return { spans, after: out.LastEvaluatedKey ? String(out.LastEvaluatedKey.sk) : null };
   },
 

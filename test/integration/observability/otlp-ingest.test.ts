@@ -3,6 +3,7 @@ import { decodeExportResponse, encodeProtobuf } from "../../../shared/http/otlp.
 import { useEmbeddedApi } from "../../support/api.js";
 import { filesClient } from "../../support/files-client.js";
 import { aLogsRequest, anExportRequest, anOtlpSpan, hex, str } from "../../support/otlp.js";
+import { aWireResourceSpans, aWireSpan, deepArrayValue, emptyResourceSpans } from "../../support/otlp-wire.js";
 import { newTenant } from "../../support/tenant.js";
 import { telemetryRows } from "../../support/telemetry-files.js";
 
@@ -84,6 +85,53 @@ describe("POST /telemetry/v1/traces", () => {
     expect((await post("/telemetry/v1/traces", "{not json", "application/json")).status).toBe(422);
     expect((await post("/telemetry/v1/traces", new Uint8Array([0xff, 0xff, 0xff]), "application/x-protobuf")).status).toBe(422);
     expect((await post("/telemetry/v1/traces", "{}", "application/json", null)).status).toBe(401);
+  });
+
+  it("rejects only the spans it cannot keep (a 60,000-level array value, a 26-digit start time), storing the rest", async () => {
+    const trace = hex(16);
+    const good = anOtlpSpan(trace, 0);
+    const deep = anOtlpSpan(trace, 1, { attributes: [] });
+    const late = anOtlpSpan(trace, 2, { startTimeUnixNano: "12345678901234567890123456" });
+    // JSON.stringify recurses: the deep value is written as text into the one empty attribute list.
+    const body = JSON.stringify(anExportRequest([good, deep, late])).replace('"attributes":[]', `"attributes":[{"key":"deep","value":${'{"arrayValue":{"values":['.repeat(60_000)}{"stringValue":"x"}${"]}}".repeat(60_000)}}]`);
+
+    const viaJson = await post("/telemetry/v1/traces", body, "application/json");
+    const viaProto = await post("/telemetry/v1/traces", Buffer.concat([encodeProtobuf("traces", anExportRequest([anOtlpSpan(trace, 3)])), aWireResourceSpans([aWireSpan(trace, hex(8), "deep", deepArrayValue(60_000))])]), "application/x-protobuf");
+
+    expect(viaJson.status).toBe(200);
+    expect(json(viaJson)).toStrictEqual({ partialSuccess: { rejectedSpans: "2", errorMessage: expect.stringMatching(/deeper than 32 levels.*before the year 10000/) } });
+    expect(viaProto.status).toBe(200);
+    expect(decodeExportResponse("traces", viaProto.bytes)).toStrictEqual({ partialSuccess: { rejectedSpans: "1", errorMessage: expect.stringContaining("deeper than 32 levels") } });
+    const spans = (await http.request("GET", `/v1/observability/traces/${trace}/spans`)).body.spans.results;
+    // The good JSON span and the protobuf request's good span; neither deep one, nor the late one.
+    expect(spans).toHaveLength(2);
+    expect(spans.map((s: { span_id: string }) => s.span_id)).toContain(good.spanId);
+    expect(spans.map((s: { span_name: string }) => s.span_name)).not.toContain("deep span");
+  });
+
+  it("refuses a request holding more items than its bounds with 413, in either encoding, and the server answers on", async () => {
+    const flood = await post("/telemetry/v1/traces", emptyResourceSpans(2 * 1024 * 1024 - 1), "application/x-protobuf");
+    const floodJson = await post("/telemetry/v1/traces", JSON.stringify({ resourceSpans: Array.from({ length: 10_001 }, () => ({})) }), "application/json");
+
+    expect(flood.status).toBe(413);
+    expect(json(flood).detail.message).toMatch(/at most 10000 resources/);
+    expect(floodJson.status).toBe(413);
+    expect((await post("/telemetry/v1/traces", "{}", "application/json")).status).toBe(200);
+  });
+
+  it("keeps attribute keys named like Object.prototype's members as span attributes", async () => {
+    const trace = hex(16);
+    const span = anOtlpSpan(trace, 0, { attributes: [str("constructor", "c"), str("__proto__", "p"), str("toString", "t")] });
+
+    const reply = await post("/telemetry/v1/traces", JSON.stringify(anExportRequest([span])), "application/json");
+
+    expect(json(reply)).toStrictEqual({});
+    const read = await http.request("GET", `/v1/observability/traces/${trace}/spans/${span.spanId}`);
+    expect(read.status, JSON.stringify(read.body)).toBe(200);
+    // The JSON answer's schema drops a `__proto__` key (zod builds records by assignment); the stores keep it.
+    expect(Object.entries(read.body.span_attributes)).toStrictEqual([["constructor", "c"], ["toString", "t"]]);
+    const row = (await telemetryRows("spans", tenant.caller.workspace)).find((r) => r.span_id === span.spanId)!;
+    expect(Object.entries(row.span_attributes)).toStrictEqual([["constructor", "c"], ["__proto__", "p"], ["toString", "t"]]);
   });
 
   it("keeps another workspace's key from reading what was ingested, and a viewer's key from ingesting (403)", async () => {

@@ -36,10 +36,34 @@ describe("download tokens", () => {
     expect(verifyDownload(secret, `${payload}.${flipped.toString("base64url")}`, 0)).toStrictEqual({ ok: false, reason: "bad_signature" });
   });
 
-  it("refuses a truncated signature", () => {
-    const token = signDownload(secret, aGrant());
+  it.each([
+    ["a character outside base64url inserted", (sig: string) => `${sig.slice(0, 10)}!${sig.slice(10)}`],
+    ["padding added", (sig: string) => `${sig}=`],
+    ["standard base64's alphabet", (sig: string) => sig.replace(/-/g, "+").replace(/_/g, "/") + (/[-_]/.test(sig) ? "" : "+")],
+    ["a whitespace inside", (sig: string) => `${sig.slice(0, 5)} ${sig.slice(5)}`],
+    ["the last character's spare bits set", (sig: string) => {
+      const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+      return sig.slice(0, -1) + alphabet[alphabet.indexOf(sig.at(-1)!) ^ 1];
+    }],
+  ])("refuses a signature that decodes to the right bytes but is not spelled canonically (%s)", (_, respell) => {
+    const grant = aGrant();
+    const [payload, signature] = signDownload(secret, grant).split(".");
 
-    expect(verifyDownload(secret, token.slice(0, -4), 0)).toStrictEqual({ ok: false, reason: "bad_signature" });
+    expect(verifyDownload(secret, `${payload}.${respell(signature!)}`, 0)).toStrictEqual({ ok: false, reason: "malformed" });
+  });
+
+  it("refuses a payload that is not spelled canonically", () => {
+    const [payload, signature] = signDownload(secret, aGrant()).split(".");
+
+    expect(verifyDownload(secret, `${payload}!.${signature}`, 0)).toStrictEqual({ ok: false, reason: "malformed" });
+  });
+
+  it("refuses a truncated signature", () => {
+    const [payload, signature] = signDownload(secret, aGrant()).split(".");
+    // Three bytes fewer, spelled canonically (cutting characters would leave spare bits: a malformed token).
+    const truncated = Buffer.from(signature!, "base64url").subarray(0, -3).toString("base64url");
+
+    expect(verifyDownload(secret, `${payload}.${truncated}`, 0)).toStrictEqual({ ok: false, reason: "bad_signature" });
   });
 
   it("refuses a token signed with another secret", () => {

@@ -64,6 +64,32 @@ describe("refusalOf", () => {
     expect(refusalOf(address, true)).toBe(PRIVATE);
   });
 
+  it.each([
+    ["::ffff:0:7f00:1", "IPv4-translated loopback (RFC 2765)"],
+    ["::ffff:0:a00:1", "IPv4-translated private"],
+    ["::ffff:0:127.0.0.1", "IPv4-translated loopback, dotted"],
+    ["0:0:0:0:ffff:0:a9fe:a9fe", "IPv4-translated metadata, long form"],
+    ["64:ff9b:1::a00:1", "local-use NAT64"],
+    ["2002:808:808::1", "6to4 of a public address (relayed)"],
+    ["2001:0:808:808::f7f7:f7f7", "Teredo of a public server and client (relayed)"],
+    ["2001:2::1", "benchmarking"],
+    ["2001:10::1", "ORCHID"],
+    ["3fff::1", "documentation (RFC 9637)"],
+    ["100::1", "discard"],
+    ["5f00::1", "SRv6 SIDs, outside 2000::/3"],
+    ["4000::1", "outside 2000::/3 (unassigned)"],
+    ["::ffff:192.31.196.1", "IPv4-mapped AS112"],
+    ["192.52.193.1", "AMT"],
+    ["192.175.48.1", "AS112 direct delegation"],
+    ["192.0.0.9", "IETF (PCP anycast)"],
+  ])("refuses %s (%s): only global unicast passes", (address) => {
+    expect(refusalOf(address, true)).toBe(PRIVATE);
+  });
+
+  it.each(["2a00:1450:4001:81b::200e", "2001:4860:4860::8888", "2c0f:fb50:4003::1", "2400:cb00::1", "::ffff:0:808:808", "::ffff:0:8.8.4.4", "223.255.255.1", "1.0.0.1"])("lets global unicast %s through (translated forms judged as their IPv4 address)", (address) => {
+    expect(refusalOf(address, false)).toBeUndefined();
+  });
+
   it.each(["127.0.0.1", "127.10.0.1", "::1", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1", "::ffff:7f00:1"])("refuses loopback %s unless loopback is allowed", (address) => {
     expect(refusalOf(address, false)).toBe("it is a loopback address");
     expect(refusalOf(address, true)).toBeUndefined();

@@ -46,6 +46,14 @@ describe("the search expression parser", () => {
     expect(problem("spans", "(".repeat(60) + "status_code = 'Ok'" + ")".repeat(60))).toMatchObject({ problem: expect.stringContaining("nests deeper") });
   });
 
+  it("refuses an INT literal beyond the 64-bit range with a problem (the engine's 500 before), and takes one within it", () => {
+    expect(problem("spans", "duration_ns > 99999999999999999999")).toMatchObject({ position: 12, problem: expect.stringContaining("beyond the 64-bit integer range") });
+    expect(problem("spans", "usage_input_tokens in (1, -9223372036854775809999)")).toMatchObject({ problem: expect.stringContaining("beyond the 64-bit integer range") });
+    expect(problem("spans", "duration_ns > 9.3e18")).toMatchObject({ problem: expect.stringContaining("beyond the 64-bit integer range") });
+    expect(cond(parseExpression("spans", "duration_ns > 9223372036854774784"))).toMatchObject({ values: [9223372036854774784] });
+    expect(cond(parseExpression("spans", "duration_ns > -9223372036854775808"))).toMatchObject({ values: [-(2 ** 63)] });
+  });
+
   it("refuses or binds injections: quotes, comments, semicolons, unicode and field names with SQL", () => {
     for (const text of [
       "status_code = 'Ok'; DROP TABLE spans",
