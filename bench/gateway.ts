@@ -219,10 +219,23 @@ const row = (name: string, s: Summary, extra: string[] = []) => [name, String(s.
 
 // -------------------------------------------------------------------------------------------------- main
 
+async function retried<T>(what: string, start: () => Promise<T>, tries = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (error) {
+      if (attempt >= tries) throw error;
+      log(`${what} did not start (${(error as Error).message.split("\n").find((l) => l.includes("failed")) ?? "see above"}); trying again (load average ${load()})`);
+    }
+  }
+}
+
 async function main(): Promise<void> {
   log(`bench:gateway — ${new Date().toISOString()}, Node ${process.version}, load average at start ${load()}`);
   const upstream = await startUpstream();
-  const [ours, portkey] = await Promise.all([startOurs(upstream), startPortkey()]);
+  // One after the other: on a busy machine DynamoDB Local may miss its start-up deadline, and is given three tries.
+  const ours = await retried("npm start", () => startOurs(upstream));
+  const portkey = await startPortkey();
   const targets: Target[] = [
     { name: "this project", url: ours.url, headers: { authorization: `Bearer ${ours.key}`, "content-type": "application/json" } },
     {

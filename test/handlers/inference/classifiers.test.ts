@@ -158,3 +158,15 @@ describe("POST /v1/chat/classifications", () => {
     expect((await invoke(chatClassifications, event({ model: "mistral-moderation-latest", input: { text: "x" } }))).statusCode).toBe(422);
   });
 });
+
+describe("classifier answers: Server-Timing (decision 0045)", () => {
+  it.each([
+    ["/v1/moderations", moderations, { model: "mistral-moderation-latest", input: [HARMLESS] }],
+    ["/v1/classifications", classifications, { model: "mistral-moderation-latest", input: [HARMLESS] }],
+  ] as const)("%s tells the platform's time before and after the upstream, and the upstream's", async (path, handler, body) => {
+    const response = await invoke(handler, post(path)(body));
+
+    expect(response.statusCode).toBe(200);
+    expect(String(response.headers?.["server-timing"])).toMatch(/^platform-before;dur=[\d.]+;desc="[^"]+", upstream;dur=[\d.]+, platform-after;dur=[\d.]+;desc="[^"]+"$/);
+  });
+});

@@ -221,3 +221,12 @@ describe("POST /v1/embeddings", () => {
     expect(dynamo.calls()).toHaveLength(0);
   });
 });
+
+describe("POST /v1/embeddings: Server-Timing (decision 0045)", () => {
+  it("tells the platform's time before and after the upstream, and the upstream's", async () => {
+    const response = await invoke(handler, embeddings(embed()));
+
+    expect(response.statusCode).toBe(200);
+    expect(String(response.headers?.["server-timing"])).toMatch(/^platform-before;dur=\d+\.\d{2};desc="[^"]+", upstream;dur=\d+\.\d{2}, platform-after;dur=\d+\.\d{2};desc="[^"]+"$/);
+  });
+});
