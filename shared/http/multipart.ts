@@ -234,7 +234,8 @@ export function streamForm<T>(
         }
       };
     parser.on("file", guarded((name: string, stream: BusboyFileStream, filename: string, _encoding: string, mimetype: string) => {
-      if (handled) return void stream.resume();
+      // After a failure busboy may still emit parts it had buffered: nothing more is started (and left behind).
+      if (handled || failed) return void stream.resume();
       fields.claim(name, "file");
       current = stream;
       // Busboy fails the part when the body ends inside it: the client's malformed form, not onFile's failure.
@@ -245,6 +246,7 @@ export function streamForm<T>(
       handled.catch((error: Error) => fail(cutShort ? malformed() : error));
     }));
     parser.on("field", guarded((name: string, value: string) => {
+      if (failed) return;
       // The Lambda route's reading (parseForm): `name[]` items make a list, which the form's schema refuses.
       const item = LIST_ITEM.exec(name);
       if (item) fields.add(item[1]!, "list", value);

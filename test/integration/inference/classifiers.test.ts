@@ -56,6 +56,6 @@ describe("POST /v1/chat/classifications", () => {
     const { registerFineTuned } = await import("../../../shared/services/models/catalog.js");
     const theirs = `ft:${MODEL}:other:${other.caller.workspace.slice(0, 6)}`;
     await registerFineTuned({ workspace: other.caller.workspace, id: theirs, root: MODEL });
-    expect((await post("/v1/chat/classifications", { model: theirs, input: { messages: [{ role: "user", content: "x" }] } })).status).toBe(404);
+    expect((await post("/v1/chat/classifications", { model: theirs, input: { messages: [{ role: "user", content: "x" }] } })).status).toBe(400);
   });
 });

@@ -45,11 +45,14 @@ describe("a fine-tuned model", () => {
       await stranger.updateModel(FT, { name: "mine now" }),
       await stranger.archiveModel(FT),
       await stranger.deleteModel(FT),
-      await stranger.chat(userSays(FT, "hi")),
     ]) {
       expect(reply.status).toBe(404);
       expect(reply.body).toMatchObject({ type: "not_found_error", code: "model_not_found" });
     }
+    // Named in a request body, an unknown model is the body's mistake, as Mistral answers it.
+    const chat = await stranger.chat(userSays(FT, "hi"));
+    expect(chat.status).toBe(400);
+    expect(chat.body).toMatchObject({ code: "invalid_model", param: "model" });
     const still = await mine.retrieveModel(FT);
     expect(still.status).toBe(200);
     expect(still.body).toMatchObject({ name: null, archived: false });
@@ -118,16 +121,19 @@ describe("a fine-tuned model", () => {
     expect(chat.body.choices[0].message.content).toBe(offlineEcho("back again"));
   });
 
-  it("is deleted (DELETE /v1/models/{id}), then 404 everywhere and no longer listed", async () => {
+  it("is deleted (DELETE /v1/models/{id}), then 404 on the model routes, invalid_model in a body, and no longer listed", async () => {
     const reply = await mine.deleteModel(FT);
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ id: FT, object: "model", deleted: true });
 
     expect(ids((await mine.listModels()).body.data)).not.toContain(FT);
-    for (const after of [await mine.retrieveModel(FT), await mine.deleteModel(FT), await mine.chat(userSays(FT, "hi"))]) {
+    for (const after of [await mine.retrieveModel(FT), await mine.deleteModel(FT)]) {
       expect(after.status).toBe(404);
       expect(after.body).toMatchObject({ code: "model_not_found" });
     }
+    const chat = await mine.chat(userSays(FT, "hi"));
+    expect(chat.status).toBe(400);
+    expect(chat.body).toMatchObject({ code: "invalid_model" });
     // Its root is untouched.
     expect((await mine.retrieveModel("mistral-small-latest")).status).toBe(200);
   });

@@ -103,6 +103,24 @@ describe("streamForm", () => {
     expect(Object.getOwnPropertyDescriptor(fields, name)?.value).toEqual(["a"]);
   });
 
+  it("starts no file after the form failed: a clash before the file part leaves nothing to undo", async () => {
+    const started: string[] = [];
+    const form = streamForm(
+      Readable.from([Buffer.from(aForm([{ name: "x[]", value: "a" }, { name: "x", value: "b" }, { name: "file", value: "content", filename: "a.txt" }]))]),
+      CONTENT_TYPE,
+      async (part) => {
+        started.push(part.filename);
+        for await (const _ of part.content);
+        return part.filename;
+      },
+      async () => undefined,
+    );
+
+    await expect(form).rejects.toBeInstanceOf(Unprocessable);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(started).toStrictEqual([]);
+  });
+
   it("refuses a text field named as the file part", async () => {
     await expect(stream([{ name: "file", value: "x", filename: "a.txt" }, { name: "file", value: "text" }])).rejects.toBeInstanceOf(Unprocessable);
   });
