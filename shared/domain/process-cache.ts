@@ -25,6 +25,18 @@ export class TtlCache<V> {
     caches.add(this as TtlCache<unknown>);
   }
 
+  /**
+   * The process's one cache of this name. `npm start --bundled` loads every function's bundle, each with its own
+   * copy of this module, into one process: a change one function makes must be forgotten by the others there, as
+   * it is when every handler shares one module (a Lambda process holds one bundle, so nothing changes there).
+   */
+  static named<V>(name: string): TtlCache<V> {
+    const registry = ((globalThis as Record<symbol, unknown>)[Symbol.for("platform.processCaches")] ??= new Map<string, TtlCache<unknown>>()) as Map<string, TtlCache<unknown>>;
+    let cache = registry.get(name);
+    if (!cache) registry.set(name, (cache = new TtlCache<unknown>()));
+    return cache as TtlCache<V>;
+  }
+
   get(key: string): V | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;

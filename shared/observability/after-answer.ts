@@ -23,8 +23,13 @@ interface Invocation {
 }
 
 const storage = new AsyncLocalStorage<Invocation>();
-/** Invocations in flight in this process, from their start to the end of their bookkeeping (the flush hook waits on them). */
-const inFlight = new Map<Promise<unknown>, Invocation>();
+/**
+ * Invocations in flight in this process, from their start to the end of their bookkeeping (the flush hook waits on
+ * them). One registry per process, not per module copy: `npm start --bundled` loads every function's bundle (each
+ * with its own copy of this module) into one process, and the local server's wait must see them all. A Lambda
+ * process holds one bundle, so there it is the same map either way.
+ */
+const inFlight: Map<Promise<unknown>, Invocation> = ((globalThis as Record<symbol, unknown>)[Symbol.for("platform.bookkeeping.inFlight")] ??= new Map()) as Map<Promise<unknown>, Invocation>;
 
 /** Attempts per write: the AWS SDK retries each command itself; this covers a failure that outlived those. */
 const ATTEMPTS = 3;

@@ -9,7 +9,7 @@ import { tenancyStore } from "../../store/tenancy.js";
  * A change made elsewhere shows within the TTL (as a key's authorizer answer does); the process that made
  * it forgets its copy at once.
  */
-const workspaces = new TtlCache<Workspace | undefined>();
+const workspaces = TtlCache.named<Workspace | undefined>("workspaces");
 
 export const cachedWorkspace = (caller: Pick<Caller, "organization" | "workspace">): Promise<Workspace | undefined> =>
   workspaces.through(`${caller.organization}/${caller.workspace}`, () => tenancyStore.getWorkspace(caller.organization, caller.workspace));

@@ -13,7 +13,7 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
  * everywhere (at once in the process that made it). A name that resolves to nothing is not cached: a model
  * registered a moment later is found at once.
  */
-const cards = new TtlCache<ModelEntry | undefined>();
+const cards = TtlCache.named<ModelEntry | undefined>("model-cards");
 const cardKey = (workspace: string, idOrAlias: string) => `${workspace}\u0000${idOrAlias}`;
 
 /** A model the caller may use, by id or alias; unknown names are 404s that name the model. */

@@ -65,4 +65,13 @@ describe("TtlCache", () => {
     cache.set("3", 3);
     expect([cache.get("1"), cache.get("2"), cache.get("3")]).toStrictEqual([undefined, 2, 3]);
   });
+
+  it("is one cache per name in the process, whichever copy of the module asks (the bundled run's functions share it)", async () => {
+    const copy = (await import(`../../../shared/domain/process-cache.ts?copy=${Date.now()}`)) as typeof import("../../../shared/domain/process-cache.js");
+    expect(copy.TtlCache).not.toBe(TtlCache);
+    TtlCache.named<string>("test-shared").set("k", "v");
+    expect(copy.TtlCache.named<string>("test-shared").get("k")).toBe("v");
+    copy.TtlCache.named<string>("test-shared").forget();
+    expect(TtlCache.named<string>("test-shared").get("k")).toBeUndefined();
+  });
 });
