@@ -67,7 +67,8 @@ describe("TtlCache", () => {
   });
 
   it("is one cache per name in the process, whichever copy of the module asks (the bundled run's functions share it)", async () => {
-    const copy = (await import(`../../../shared/domain/process-cache.ts?copy=${Date.now()}`)) as typeof import("../../../shared/domain/process-cache.js");
+    vi.resetModules();
+    const copy = await import("../../../shared/domain/process-cache.js");
     expect(copy.TtlCache).not.toBe(TtlCache);
     TtlCache.named<string>("test-shared").set("k", "v");
     expect(copy.TtlCache.named<string>("test-shared").get("k")).toBe("v");
