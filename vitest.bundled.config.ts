@@ -9,6 +9,9 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/contract/**/*.test.ts", "test/sdk/**/*.test.ts"],
+    // Local searches run on DuckDB over the data directory's telemetry files: a native module the bundles leave out
+    // on purpose (the cloud's searches are Athena's), so the bundled process cannot serve them.
+    exclude: ["test/sdk/observability-engine.test.ts"],
     globalSetup: ["test/support/global-setup.ts", "test/support/bundled-setup.ts"],
     setupFiles: ["test/support/worker-env.ts"],
     env: {
