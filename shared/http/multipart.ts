@@ -60,6 +60,18 @@ class FormBuilder {
 /** `name[]` (or `name[key]`) is a list item of `name`, as the SDKs and browsers send lists. */
 const LIST_ITEM = /^(.+)\[[^\]]*]$/;
 
+/** Wraps a busboy callback so that what it throws is the form's failure: busboy calls them outside the parse's promise. */
+const guardedBy =
+  (fail: (error: unknown) => void) =>
+  <A extends unknown[]>(callback: (...args: A) => void) =>
+  (...args: A) => {
+    try {
+      callback(...args);
+    } catch (error) {
+      fail(error);
+    }
+  };
+
 /**
  * Reads a whole multipart/form-data body into `{ field: string | string[], file: FormFile }`.
  *
@@ -85,16 +97,7 @@ export function parseForm(
       failed = true;
       reject(error);
     };
-    /** A busboy callback that reports what it throws as this parse's failure. */
-    const guarded =
-      <A extends unknown[]>(callback: (...args: A) => void) =>
-      (...args: A) => {
-        try {
-          callback(...args);
-        } catch (error) {
-          fail(error);
-        }
-      };
+    const guarded = guardedBy(fail);
     let parser: Busboy;
     try {
       parser = new Busboy({ headers: { "content-type": contentType }, limits });
@@ -223,16 +226,7 @@ export function streamForm<T>(
     } catch {
       return reject(malformed());
     }
-    /** A busboy callback that reports what it throws as this form's failure (busboy calls them outside this promise). */
-    const guarded =
-      <A extends unknown[]>(callback: (...args: A) => void) =>
-      (...args: A) => {
-        try {
-          callback(...args);
-        } catch (error) {
-          fail(error);
-        }
-      };
+    const guarded = guardedBy(fail);
     parser.on("file", guarded((name: string, stream: BusboyFileStream, filename: string, _encoding: string, mimetype: string) => {
       // After a failure busboy may still emit parts it had buffered: nothing more is started (and left behind).
       if (handled || failed) return void stream.resume();
