@@ -93,6 +93,8 @@ describe("with the package's Tekken encoder, quadratic in a pre-token's length (
     legacyEncode("tekken", "load the vocabulary before the clock starts");
     vi.spyOn(tokenizerFor("tekken"), "encode").mockImplementation((text, bos = true, eos = false) => [...(bos ? [1] : []), ...legacyEncode("tekken", text), ...(eos ? [2] : [])]);
     const target: RingTarget = { api, owner, hints: {}, budgetMs: 2_000 };
+    // The route's cold start first: the ring does not budget a route's first request.
+    await checkRequest(row("POST /v1/chat/completions"), target, new FuzzRequest("warm-up", "/v1/chat/completions", [], "application/json", JSON.stringify({ model: "ministral-8b-latest", messages: [{ role: "user", content: "hi" }] })));
 
     const problem = await checkRequest(row("POST /v1/chat/completions"), target, request());
 
