@@ -1,4 +1,6 @@
+import { readdirSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
+import { join } from "node:path";
 import { defineConfig } from "vitest/config";
 import LongestFirst from "./test/support/sequencer.js";
 
@@ -27,14 +29,39 @@ const shared = {
 /** `npm run test:fast`: unit, handler and contract tests: no `npm start`, no stack scenario (docs/testing.md). */
 const FAST = ["test/unit/**/*.test.ts", "test/handlers/**/*.test.ts", "test/contract/**/*.test.ts"];
 
+/** The test files under `folders` whose text matches `pattern`, as the globs Vitest takes. */
+function filesMatching(folders: string[], pattern: RegExp): string[] {
+  return folders.flatMap((folder) =>
+    (readdirSync(folder, { recursive: true }) as string[])
+      .filter((name) => name.endsWith(".test.ts") && pattern.test(readFileSync(join(folder, name), "utf8")))
+      .map((name) => `${folder}/${name}`),
+  );
+}
+
+/**
+ * Most fast files run without isolation: a worker keeps its module cache from file to file, so the handlers, the
+ * SDK clients and zod schemas are imported once per worker, not once per file (import was half the project's CPU).
+ * A file that replaces modules (vi.mock and its kin) needs its own module graph: it keeps its isolated worker.
+ */
+const REPLACES_MODULES = filesMatching(["test/unit", "test/handlers", "test/contract"], /\bvi\.(mock|doMock|resetModules|stubGlobal|stubEnv)\(/);
+
+/**
+ * The files that read the synthesized CDK app (they import test/infra/synth.ts). They share a worker's module
+ * cache (isolate: false), so a worker synthesizes the app once for all of them rather than once per file (~20 s
+ * of CPU a file); they only read templates and change no process state.
+ */
+const SYNTH = filesMatching(["test/infra"], /from "\.\/synth\.js"/).filter((file) => !file.slice("test/infra/".length).includes("/"));
+
 export default defineConfig({
   test: {
     globalSetup: ["test/support/global-setup.ts"],
     maxWorkers: WORKERS,
     sequence: { sequencer: LongestFirst },
     projects: [
-      { test: { ...shared, name: "fast", include: FAST } },
-      { test: { ...shared, name: "stack", include: ["test/**/*.test.ts"], exclude: FAST } },
+      { test: { ...shared, name: "fast", include: FAST, exclude: REPLACES_MODULES, isolate: false } },
+      { test: { ...shared, name: "fast-isolated", include: REPLACES_MODULES } },
+      { test: { ...shared, name: "synth", include: SYNTH, isolate: false } },
+      { test: { ...shared, name: "stack", include: ["test/**/*.test.ts"], exclude: [...FAST, ...SYNTH] } },
     ],
   },
 });

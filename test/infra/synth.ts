@@ -34,7 +34,28 @@ async function bundleOncePerRun(): Promise<void> {
  * as `cdk synth` does: cdk-nag always runs; `validate: false` skips only CDK's built-in CloudFormation
  * validator, which costs seconds and is asserted once, in api.test.ts.
  */
-export async function synth(options: BuildOptions & { validate?: boolean } = {}) {
+export function synth(options: BuildOptions & { validate?: boolean } = {}): ReturnType<typeof synthesize> {
+  // Synthetic route rows are each test's own; the app of THE route table is the same for every file that asks.
+  if (options.routes || options.outdir) return synthesize(options);
+  const key = JSON.stringify([options.validate ?? true, options.context ?? {}]);
+  let synthesized = synthesizedApps.get(key);
+  if (!synthesized) {
+    synthesized = synthesize(options);
+    synthesizedApps.set(key, synthesized);
+    // A refused context (a test of the refusal) is not kept: the next caller gets the refusal afresh.
+    synthesized.catch(() => synthesizedApps.delete(key));
+  }
+  return synthesized;
+}
+
+/**
+ * The apps synthesized so far in this worker, by options. The files of test/infra run without isolation
+ * (vitest.config.ts, project `synth`), so each worker synthesizes the whole app once for all the files it runs
+ * instead of once per file: ~20 s of CPU a file on two cores. Tests read the templates; none changes the app.
+ */
+const synthesizedApps = new Map<string, ReturnType<typeof synthesize>>();
+
+async function synthesize(options: BuildOptions & { validate?: boolean }) {
   await (bundled ??= bundleOncePerRun());
   const { validate = true, ...build } = options;
   const built = buildApp({
@@ -62,7 +83,7 @@ export async function synth(options: BuildOptions & { validate?: boolean } = {})
   };
 }
 
-export type Synth = Awaited<ReturnType<typeof synth>>;
+export type Synth = Awaited<ReturnType<typeof synthesize>>;
 
 export const resourcesOf = (template: Json, type: string): [string, Json][] =>
   Object.entries(template.Resources as Json).filter(([, r]) => r.Type === type);
