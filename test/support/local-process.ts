@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, afterEach } from "vitest";
 import { freePort } from "../../infra/local/net.js";
 import { ROOT_DIR } from "../../infra/local/stack.js";
+import { withLock } from "./file-lock.js";
 
 /** `npm start` as a child process: its URL, its key, and a way to kill it with everything it started. */
 export interface StartedProcess {
@@ -75,6 +76,13 @@ export async function startNpmStart(options: {
     ACCESS_LOG: options.accessLog ? "on" : "off",
     ...options.env,
   });
+  // One boot at a time across the run's workers: several `npm start`s booting at once (tsx, DynamoDB Local's JVM,
+  // the stand-ins) on two cores made each take over a minute; one after another each takes ~10 s.
+  return withLock(join(tmpdir(), "platform-npm-start-boot.lock"), () => boot(options, env));
+}
+
+async function boot(options: Parameters<typeof startNpmStart>[0], env: Record<string, string>): Promise<StartedProcess> {
+  const timeoutMs = options.timeoutMs ?? 180_000;
   const [command, args] = options.viaNpm ? ["npm", ["start", "--silent"]] : [join(ROOT_DIR, "node_modules/.bin/tsx"), ["infra/local/start.ts"]];
   const child = spawn(command, args, { cwd: ROOT_DIR, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   running.add(child);
@@ -82,7 +90,7 @@ export async function startNpmStart(options: {
   const chunks: string[] = [];
   const output = () => chunks.join("");
   const serving = new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`npm start did not serve within ${options.timeoutMs ?? 60_000} ms:\n${output()}`)), options.timeoutMs ?? 60_000);
+    const timer = setTimeout(() => reject(new Error(`npm start did not serve within ${timeoutMs} ms:\n${output()}`)), timeoutMs);
     const onData = (data: Buffer) => {
       chunks.push(String(data));
       // Its banner may arrive in more than one chunk: the URL first, the key and workspace lines after it.
