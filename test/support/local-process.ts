@@ -5,7 +5,6 @@ import { join } from "node:path";
 import { afterAll, afterEach } from "vitest";
 import { freePort } from "../../infra/local/net.js";
 import { ROOT_DIR } from "../../infra/local/stack.js";
-import { withLock } from "./file-lock.js";
 
 /** `npm start` as a child process: its URL, its key, and a way to kill it with everything it started. */
 export interface StartedProcess {
@@ -76,12 +75,8 @@ export async function startNpmStart(options: {
     ACCESS_LOG: options.accessLog ? "on" : "off",
     ...options.env,
   });
-  // One boot at a time across the run's workers: several `npm start`s booting at once (tsx, DynamoDB Local's JVM,
-  // the stand-ins) on two cores made each take over a minute; one after another each takes ~10 s.
-  return withLock(join(tmpdir(), "platform-npm-start-boot.lock"), () => boot(options, env));
-}
-
-async function boot(options: Parameters<typeof startNpmStart>[0], env: Record<string, string>): Promise<StartedProcess> {
+  // A hang limit, not a speed check: in CI four boots at once on two cores (tsx, DynamoDB Local's JVM, the
+  // stand-ins, beside the other workers' files) took over a minute each, where one alone takes ~10 s.
   const timeoutMs = options.timeoutMs ?? 180_000;
   const [command, args] = options.viaNpm ? ["npm", ["start", "--silent"]] : [join(ROOT_DIR, "node_modules/.bin/tsx"), ["infra/local/start.ts"]];
   const child = spawn(command, args, { cwd: ROOT_DIR, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
