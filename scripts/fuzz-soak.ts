@@ -3,7 +3,8 @@
  * multipart, OTLP and model-call generators (test/support/fuzz-ring.ts requestsFor) sent at full concurrency
  * to a running `npm start` for a while, watching the server: did it restart (its pid changed, or it stopped
  * answering), did anything answer 5xx or take longer than its budget, and where did its memory go (VmRSS of
- * the server process at the start, its peak, and after a settling pause). Any of those fails the run (exit 1).
+ * the server process at the start, its peak, and after a settling pause; and, for the limit, its RSS after a full
+ * collection at the start and at the end: scripts/soak/heap.ts). Any of those fails the run (exit 1).
  */
 import { existsSync, readFileSync, readdirSync, readlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -15,6 +16,7 @@ import { specOf } from "../test/support/envelopes.js";
 import { requestsFor, type FuzzRequest, type RingTarget } from "../test/support/fuzz-ring.js";
 import { newOwner } from "../test/support/route-fixtures.js";
 import type { TestTenant } from "../test/support/tenant.js";
+import { memoryAfterFullGc } from "./soak/heap.js";
 
 export interface SoakOptions {
   url: string;
@@ -136,6 +138,7 @@ export async function soak(options: SoakOptions): Promise<boolean> {
   }
   await new Promise((r) => setTimeout(r, options.settleSeconds * 1000));
   const rssStart = rssOf(pid) ?? 0;
+  const collectedStart = await memoryAfterFullGc(pid);
   let rssPeak = rssStart;
   const restarts: string[] = [];
   const tally: Tally = { sent: 0, byStatus: new Map(), fiveHundreds: [], overBudget: [], failures: [] };
@@ -187,15 +190,17 @@ export async function soak(options: SoakOptions): Promise<boolean> {
   watching = false;
   await watch;
   const rssAfter = rssOf(pid);
+  const collectedAfter = rssAfter === undefined ? undefined : await memoryAfterFullGc(pid);
 
   const statuses = [...tally.byStatus].sort(([a], [b]) => a - b).map(([status, n]) => `${status}: ${n}`).join(", ");
-  const grewBy = rssAfter === undefined ? undefined : rssAfter - rssStart;
+  // What the load left behind: the memory after a full collection, against the same reading at the start.
+  const grewBy = collectedAfter === undefined ? undefined : collectedAfter.rss - collectedStart.rss;
   const problems = [
     ...restarts.map((r) => `restart: ${r}`),
     ...tally.fiveHundreds.slice(0, 20).map((f) => `5xx: ${f}`),
     ...tally.overBudget.slice(0, 20).map((f) => `over budget: ${f}`),
     ...tally.failures.slice(0, 20).map((f) => `no answer: ${f}`),
-    ...(grewBy === undefined ? ["memory: the server process is gone"] : grewBy > 100 * MB ? [`memory: RSS after is ${Math.round(grewBy / MB)} MB above the start (limit 100 MB)`] : []),
+    ...(grewBy === undefined ? ["memory: the server process is gone"] : grewBy > 100 * MB ? [`memory: RSS after a full collection is ${Math.round(grewBy / MB)} MB above the start's (limit 100 MB)`] : []),
   ];
   console.log(`\nsoak report (seed ${options.seed})`);
   console.log(`  requests: ${tally.sent} (${statuses})`);
@@ -204,6 +209,8 @@ export async function soak(options: SoakOptions): Promise<boolean> {
   console.log(`  over ${options.budgetMs} ms: ${tally.overBudget.length}`);
   console.log(`  no answer: ${tally.failures.length}`);
   console.log(`  server RSS: ${Math.round(rssCold / MB)} MB cold, start ${Math.round(rssStart / MB)} MB (after one request per route), peak ${Math.round(rssPeak / MB)} MB, after ${rssAfter === undefined ? "gone" : `${Math.round(rssAfter / MB)} MB`} (${options.settleSeconds} s after the load)`);
+  const collected = (m: { rss: number; heapUsed: number }) => `RSS ${Math.round(m.rss / MB)} MB, heap ${Math.round(m.heapUsed / MB)} MB`;
+  console.log(`  after a full collection: start ${collected(collectedStart)}; after ${collectedAfter ? collected(collectedAfter) : "gone"}`);
   for (const problem of problems) console.log(`  FAIL ${problem}`);
   console.log(problems.length ? "soak: FAILED" : "soak: passed");
   return problems.length === 0;
