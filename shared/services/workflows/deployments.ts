@@ -388,10 +388,12 @@ function recordHardening(caller: Caller, deploymentId: string, before: string[],
 }
 
 /**
- * A deployment a register makes: hardened, its first principal the registering caller (a worker's key or
- * service account), so the README's worker keeps serving it and nobody else registers into it unasked.
+ * The deployment a register names, made when there is none: hardened, its first principal the registering caller
+ * (a worker's key or service account), so the README's worker keeps serving it and nobody else registers into it
+ * unasked. Making it hardened is a hardening change: the audit log records it, once, by whichever register made it.
  */
-export function newRegisteredDeployment(caller: Caller, name: string): DeploymentRecord {
+export async function ensureRegisteredDeployment(caller: Caller, name: string): Promise<void> {
   const now = new Date().toISOString();
-  return { id: randomUUID(), workspace: caller.workspace, name, createdAt: now, updatedAt: now, stopped: false, principals: [principalOf(caller)], createdBy: caller.principal, updatedBy: caller.principal };
+  const fresh: DeploymentRecord = { id: randomUUID(), workspace: caller.workspace, name, createdAt: now, updatedAt: now, stopped: false, principals: [principalOf(caller)], createdBy: caller.principal, updatedBy: caller.principal };
+  if (await workflowRegistry.createDeployment(fresh)) await recordHardening(caller, fresh.id, [], fresh.principals!);
 }

@@ -10,7 +10,7 @@ import { dispatcherArn, publishProgram } from "../../engine/workflow-machines.js
 import { logger } from "../../observability/logger.js";
 import type { RegisterOut, RegisterRequest, WorkflowSpec } from "../../schemas/workers.js";
 import { workflowRegistry } from "../../store/workflows/registry.js";
-import { assertMayRegister, newRegisteredDeployment } from "./deployments.js";
+import { assertMayRegister, ensureRegisteredDeployment } from "./deployments.js";
 import { principalOf } from "./workers.js";
 
 /**
@@ -169,7 +169,7 @@ async function assertMayRegisterWorkflows(caller: Caller, deploymentName: string
 
 async function written(caller: Caller, deploymentName: string, definitions: Checked[], checkedExisting: Set<string>): Promise<RegistrationRecord[]> {
   const now = new Date().toISOString();
-  await workflowRegistry.ensureDeployment(newRegisteredDeployment(caller, deploymentName));
+  await ensureRegisteredDeployment(caller, deploymentName);
   const registrant = registrantOf(caller);
   const out: RegistrationRecord[] = [];
   for (const { spec, compiled, registrationHash } of definitions) {

@@ -15,6 +15,8 @@ import { startMcpServer, type TestMcpServer } from "../../support/mcp-server.js"
 import { startOAuthServer, type TestOAuthServer } from "../../support/oauth-server.js";
 import { newTenant, type TestTenant } from "../../support/tenant.js";
 import { aUserOf } from "../../support/users.js";
+import { workersClient } from "../../support/workers-client.js";
+import { EXAMPLE_ACTIVITIES, exampleProgram } from "../../support/workflow-programs.js";
 
 const { api, tenant } = useEmbeddedApi();
 const http = (who: Pick<TestTenant, "key"> = tenant) => filesClient(api, who);
@@ -289,6 +291,21 @@ describe("GET /v1/admin/audit-events", () => {
     const theirs = await events({ since: new Date(Date.now() - 60_000).toISOString() }, other);
     expect(theirs.data.map((e: { organization_id: string }) => e.organization_id)).not.toContain(tenant.caller.organization);
     expect(theirs.data.map((e: { operation: string }) => e.operation)).toContain("spend-limit.set");
+  });
+
+  it("records the hardened deployment a worker's register makes, once, as the registering key's change", async () => {
+    const since = new Date(Date.now() - 1000).toISOString();
+    const name = `registered-${Math.random().toString(36).slice(2, 8)}`;
+    const worker = workersClient(api, tenant, { deployment: name, name: "w1" });
+    const definition = { name: `audited-${name}`, definition: { input_schema: { type: "object" } }, program: exampleProgram(), activities: EXAMPLE_ACTIVITIES };
+
+    await ok(worker.register({ definitions: [definition] }), "first register");
+    await ok(worker.register({ definitions: [definition] }), "register again");
+
+    const deployment = await ok(http().request("GET", `/v1/workflows/deployments/${name}`), "deployment");
+    const hardenings = (await events({ since, operation: "deployment.harden" })).data.filter((e: { targets: { id: string }[] }) => e.targets.some((t) => t.id === deployment.id));
+    expect(hardenings).toHaveLength(1);
+    expect(hardenings[0]).toMatchObject({ actor: { api_key_id: tenant.caller.keyId }, before: { principals: [] }, after: { principals: [tenant.caller.keyId] } });
   });
 
   it("records the viewer's address: CloudFront's viewer header when present, the socket's peer otherwise", async () => {
