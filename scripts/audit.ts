@@ -7,7 +7,7 @@
  * TIME is ISO 8601 or a span back from now (`7d`, `12h`, `30m`). Real tables: set TABLE_TENANCY and
  * TABLE_AUDIT (DataStack outputs) and AWS credentials; otherwise the stack `npm start` runs.
  */
-import { cliArgs, fail, useTablesOrLocalStack } from "./cli-target.js";
+import { cliArgs, fail, organizationOf, useTablesOrLocalStack } from "./cli-target.js";
 
 const USAGE = `Usage:
   npm run audit -- [--org ORG_ID] [--actor ID] [--target ID] [--operation OP] [--workspace ID]
@@ -63,18 +63,12 @@ const query = {
 useTablesOrLocalStack("tenancy");
 const { AuditEventsQuery } = await import("../shared/schemas/audit.js");
 const { listAuditEvents, toAuditEventOut } = await import("../shared/services/audit/read.js");
-const { tenancyStore } = await import("../shared/store/tenancy.js");
 const { ApiError } = await import("../shared/domain/errors.js");
 
 const parsed = AuditEventsQuery.safeParse(Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined)));
 if (!parsed.success) fail(`${parsed.error.issues.map((i) => `--${String(i.path[0]).replace("_id", "").replace("_", "-")}: ${i.message}`).join("\n")}\n\n${USAGE}`);
 
-async function organization(): Promise<string> {
-  if (values.org) return values.org;
-  const all = await tenancyStore.listOrganizations();
-  if (all.length === 1) return all[0]!.id;
-  return fail(all.length === 0 ? "No organization yet: run npm run keys -- bootstrap" : `Several organizations: pass --org (${all.map((o) => `${o.id} ${o.name}`).join(", ")})`);
-}
+const organization = () => organizationOf(values.org);
 
 try {
   const { events, nextCursor } = await listAuditEvents(await organization(), parsed.data);

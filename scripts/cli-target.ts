@@ -101,3 +101,15 @@ export function apiTarget(given: { url?: string; key?: string }): { url: string;
   const key = given.key ?? process.env.PLATFORM_API_KEY ?? (existsSync(keyFile) ? readFileSync(keyFile, "utf8").trim() : fail(`Give --key (or PLATFORM_API_KEY): no ${keyFile}`));
   return { url, key };
 }
+
+/**
+ * The organization a CLI acts in: `--org` when given, else the only one there is; with none or several it says
+ * what to do and exits 2.
+ */
+export async function organizationOf(org: string | undefined): Promise<string> {
+  if (org) return org;
+  const { tenancyStore } = await import("../shared/store/tenancy.js");
+  const all = await tenancyStore.listOrganizations();
+  if (all.length === 1) return all[0]!.id;
+  return fail(all.length === 0 ? "No organization yet: run npm run keys -- bootstrap" : `Several organizations: pass --org (${all.map((o) => `${o.id} ${o.name}`).join(", ")})`);
+}

@@ -11,7 +11,7 @@
  * stack `npm start` is running (PLATFORM_DATA_DIR/local-stack.json).
  */
 import { printTable } from "./cli-output.js";
-import { cliArgs, fail, useTablesOrLocalStack } from "./cli-target.js";
+import { cliArgs, fail, organizationOf, useTablesOrLocalStack } from "./cli-target.js";
 
 const USAGE = `Usage:
   npm run users -- create --email E [--first-name F] [--last-name L] [--roles member|billing_manager|organization_admin,...] [--org ORG_ID]
@@ -37,19 +37,13 @@ useTablesOrLocalStack("tenancy", { audited: true });
 
 // Loaded after the environment is settled: the SDK clients are built from it.
 const users = await import("../shared/services/identity/users.js");
-const { tenancyStore } = await import("../shared/store/tenancy.js");
 const { ApiError } = await import("../shared/domain/errors.js");
 
 const roles = () => values.roles?.split(",").map((r) => r.trim()).filter(Boolean) ?? [];
 const need = (name: "email" | "user" | "workspace"): string => values[name] ?? fail(`${command} needs --${name}\n${USAGE}`);
 
 /** The organization named, or the only one there is. */
-async function organization(): Promise<string> {
-  if (values.org) return values.org;
-  const all = await tenancyStore.listOrganizations();
-  if (all.length === 1) return all[0]!.id;
-  return fail(all.length === 0 ? "No organization yet: run npm run keys -- bootstrap" : `Several organizations: pass --org (${all.map((o) => `${o.id} ${o.name}`).join(", ")})`);
-}
+const organization = () => organizationOf(values.org);
 
 try {
   switch (command) {

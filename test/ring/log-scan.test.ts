@@ -10,31 +10,14 @@
  * events the flow produced (decision 0044: the API's and a CLI's, read through the admin route and `npm run
  * audit`) are scanned for the same secrets.
  */
-import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { promisify } from "node:util";
-import { ROOT_DIR } from "../../infra/local/stack.js";
 import { describe, expect, it } from "vitest";
 import { runWorker, type WorkflowModule } from "../../scripts/worker/run-worker.js";
 import { connectorsClient } from "../support/connectors-client.js";
 import { filesClient } from "../support/files-client.js";
 import { startMcpServer } from "../support/mcp-server.js";
-import { startNpmStart, until, useNpmStartDirs } from "../support/local-process.js";
+import { runCli, startNpmStart, until, useNpmStartDirs } from "../support/local-process.js";
 import { workflowsClient } from "../support/workflow-builders.js";
-
-const run = promisify(execFile);
-
-/** An admin CLI against the stack of `dataDir`, as an operator runs it. */
-async function cli(script: string, args: string[], dataDir: string): Promise<{ code: number; output: string }> {
-  const env = { PATH: process.env.PATH!, HOME: process.env.HOME!, PLATFORM_DATA_DIR: dataDir };
-  try {
-    const { stdout, stderr } = await run("npm", ["run", "--silent", script, "--", ...args], { cwd: ROOT_DIR, env });
-    return { code: 0, output: stdout + stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, output: e.stdout + e.stderr };
-  }
-}
 
 const example = (await import(new URL("../../examples/workflows/summarize/activities.mjs", import.meta.url).href)) as WorkflowModule;
 const { dataDir } = useNpmStartDirs("platform-log-scan-");
@@ -128,13 +111,13 @@ describe("the logs of npm start at DEBUG", () => {
 
       // A privileged change from the CLI beside the API's, then the audit log as an admin and the operator read it.
       const me = ok(await http.request("GET", "/v1/users/me"), "me");
-      const fromCli = await cli("keys", ["create", "--org", me.organization.id, "--workspace", me.workspace.id, "--name", "log-scan cli key"], dir);
+      const fromCli = await runCli("keys", ["create", "--org", me.organization.id, "--workspace", me.workspace.id, "--name", "log-scan cli key"], dir);
       expect(fromCli.code, fromCli.output).toBe(0);
       secrets["CLI key"] = /API key:\s+(\S+)/.exec(fromCli.output)![1]!;
       const events = ok(await http.request("GET", "/v1/admin/audit-events", { query: { page_size: 100 } }), "audit events");
       const operations = events.data.map((e: { operation: string; origin: { via: string } }) => `${e.operation} ${e.origin.via}`);
       expect(operations).toEqual(expect.arrayContaining(["key.create cli", "key.create api", "service-account.create api", "connector.create api", "connector-credentials.store api"]));
-      const table = await cli("audit", ["--json", "--page-size", "100"], dir);
+      const table = await runCli("audit", ["--json", "--page-size", "100"], dir);
       expect(table.code, table.output).toBe(0);
       expect(table.output).toContain(`"operation": "key.create"`);
       audited = JSON.stringify(events) + table.output;

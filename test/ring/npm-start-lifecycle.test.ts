@@ -12,9 +12,8 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { LOCK_FILE, STACK_FILE } from "../../infra/local/lock.js";
-import { ROOT_DIR } from "../../infra/local/stack.js";
 import { canReadSockets, isLoopback, listenersOf } from "../support/listeners.js";
-import { killAllStarted, startNpmStart, type StartedProcess } from "../support/local-process.js";
+import { killAllStarted, runCli, startNpmStart, type StartedProcess } from "../support/local-process.js";
 
 const run = promisify(execFile);
 const dirs: string[] = [];
@@ -65,18 +64,6 @@ async function until(check: () => Promise<boolean> | boolean, timeoutMs: number)
     await new Promise((r) => setTimeout(r, 200));
   }
   return check();
-}
-
-/** Runs an npm script the way a user types it, against the given data directory. */
-async function cli(script: string, args: string[], dataDir: string): Promise<{ code: number; output: string }> {
-  const env = { PATH: process.env.PATH!, HOME: process.env.HOME!, PLATFORM_DATA_DIR: dataDir };
-  try {
-    const { stdout, stderr } = await run("npm", ["run", "--silent", script, "--", ...args], { cwd: ROOT_DIR, env });
-    return { code: 0, output: stdout + stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, output: e.stdout + e.stderr };
-  }
 }
 
 describe("npm start stops everything it started", () => {
@@ -163,7 +150,7 @@ describe("the data directory belongs to one npm start", () => {
     await crashed.kill(); // SIGKILL: local-stack.json and the lock stay behind, naming a dead process.
     expect(existsSync(join(dataDir, STACK_FILE))).toBe(true);
 
-    const stale = await cli("models", ["list", "--workspace", "ws"], dataDir);
+    const stale = await runCli("models", ["list", "--workspace", "ws"], dataDir);
     expect(stale.code).toBe(2);
     expect(stale.output).toContain("The local stack is not running");
     expect(stale.output).not.toMatch(/ECONNREFUSED|\n\s+at /);
@@ -173,7 +160,7 @@ describe("the data directory belongs to one npm start", () => {
     await again.kill();
     rmSync(join(dataDir, STACK_FILE), { force: true });
 
-    const none = await cli("keys", ["list"], dataDir);
+    const none = await runCli("keys", ["list"], dataDir);
     expect(none.code).toBe(2);
     expect(none.output).toContain("The local stack is not running");
   }, 180_000);

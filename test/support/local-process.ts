@@ -1,7 +1,8 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, afterEach } from "vitest";
 import { freePort } from "../../infra/local/net.js";
 import { ROOT_DIR } from "../../infra/local/stack.js";
@@ -167,4 +168,16 @@ export function useWorkerCleanup(): { workers: { stop(): Promise<void> }[]; chil
   });
   afterAll(() => children.forEach(killGroup));
   return { workers, children };
+}
+
+/** An admin CLI (`npm run <script> -- …`) against the stack of `dataDir`, as an operator runs it; its exit code and output. */
+export async function runCli(script: string, args: string[], dataDir: string): Promise<{ code: number; output: string }> {
+  const env = { PATH: process.env.PATH!, HOME: process.env.HOME!, PLATFORM_DATA_DIR: dataDir };
+  try {
+    const { stdout, stderr } = await promisify(execFile)("npm", ["run", "--silent", script, "--", ...args], { cwd: ROOT_DIR, env });
+    return { code: 0, output: stdout + stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, output: e.stdout + e.stderr };
+  }
 }
