@@ -16,6 +16,16 @@ export const STORAGE_LIMITS = {
   numberMax: 9.9999999999999999999999999999999999999e125,
 } as const;
 
+/**
+ * A number as DynamoDB can keep it, for records written after the answer that must not fail on what the client
+ * sent (a span's sampling parameters): a magnitude under 1e-130 is stored as 0, which it is to every reader; one
+ * beyond the maximum as null (unknown). Anything in range is kept as it is.
+ */
+export function storableNumber(n: number): number | null {
+  if (!Number.isFinite(n) || Math.abs(n) > STORAGE_LIMITS.numberMax) return null;
+  return Math.abs(n) < STORAGE_LIMITS.numberMin ? 0 : n;
+}
+
 /** Marks a storage-limit refusal, so every route's 422 for it reads the same (and the fuzz ring can list it). */
 export const STORAGE_LIMIT_MSG = "exceeds the storage limit";
 

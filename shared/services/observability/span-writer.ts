@@ -5,6 +5,7 @@ import { asApiError } from "../../domain/errors.js";
 import { emptySpan, newSpanId, newTraceId, type TraceContext } from "../../domain/observability/genai.js";
 import type { SpanEvaluationRow, SpanRow } from "../../domain/observability/records.js";
 import { isoFromNanos } from "../../domain/observability/traces.js";
+import { storableNumber } from "../../domain/storage-limits.js";
 import { logger } from "../../observability/logger.js";
 import { afterAnswer } from "../../observability/after-answer.js";
 import { GroupCommit } from "../../domain/group-commit.js";
@@ -126,6 +127,8 @@ async function writeSpan(start: SpanStart, timing: { traceId: string; spanId: st
     scope_name: SCOPE.name,
     scope_version: SCOPE.version,
   } satisfies Partial<SpanRow>);
+  // The request's sampling parameters are the client's numbers: one DynamoDB cannot keep (1e-323) must not lose the span.
+  for (const [column, value] of Object.entries(row)) if (typeof value === "number") (row as unknown as Record<string, unknown>)[column] = storableNumber(value);
   if (capture) {
     Object.assign(row, start.content?.() ?? {});
     if (outcome.outputMessages) row.output_messages = outcome.outputMessages();

@@ -113,6 +113,22 @@ describe("GET /v1/observability/traces/{trace_id}", () => {
     expect(derived).toMatchObject({ span_count: 5, llm_call_count: 4, retrieval_count: 1, error_count: 1, status_code: "Error", agent_id: agent.body.id });
   });
 
+  it("keeps the span of a call whose sampling parameters DynamoDB cannot store as sent (1e-323 is kept as 0)", async () => {
+    const trace = traceIdOf();
+
+    const reply = await http.request("POST", "/v1/chat/completions", {
+      json: { ...userSays("mistral-small-latest", "tiny penalties"), presence_penalty: 1e-323, frequency_penalty: -7e-323, temperature: 5e-324 },
+      headers: traceparent(trace, parentOf()),
+    });
+    expect(reply.status).toBe(200);
+
+    const [span] = await eventually("the call's span", async () => {
+      const spans = await spansOf(trace);
+      return spans.length ? spans : undefined;
+    });
+    expect(span).toMatchObject({ request_presence_penalty: 0, request_frequency_penalty: 0, request_temperature: 0, response_id: reply.body.id });
+  });
+
   it("a call without traceparent starts a new trace; a workspace that turned content capture off keeps no messages", async () => {
     const admin = await newTenant({ admin: true, organization: tenant.caller.organization, workspace: tenant.caller.workspace });
     const off = await http.request("PATCH", `/v1/admin/workspaces/${tenant.caller.workspace}`, { json: { telemetry_content_capture: false }, key: admin.key });
