@@ -51,7 +51,7 @@ function expectInFamily(row: RouteRow, answer: Answer): void {
   expect(envelopeProblem(row, answer)).toBeUndefined();
 }
 
-describe.each(keyed.map((row) => [title(row), row] as const))("%s", (_, row) => {
+describe.concurrent.each(keyed.map((row) => [title(row), row] as const))("%s", (_, row) => {
   it("refuses a request without a key with 401 and a request id", async () => {
     const answer = await call(row);
 
@@ -60,7 +60,7 @@ describe.each(keyed.map((row) => [title(row), row] as const))("%s", (_, row) => 
   });
 });
 
-describe.each(routes.filter((row) => row.path.includes("{")).map((row) => [title(row), row] as const))("%s", (_, row) => {
+describe.concurrent.each(routes.filter((row) => row.path.includes("{")).map((row) => [title(row), row] as const))("%s", (_, row) => {
   it("answers ids it does not know with a 4xx in its family's envelope", async () => {
     const answer = await call(row, { key: tenant.key });
 
@@ -81,7 +81,7 @@ async function invalidRequest(row: RouteRow): Promise<Parameters<typeof call>[1]
   return typed ? { query: `?${typed[0]}=%00not-a-${typed[1].type ?? "member"}` } : undefined;
 }
 
-describe.each(routes.map((row) => [title(row), row] as const))("%s", (_, row) => {
+describe.concurrent.each(routes.map((row) => [title(row), row] as const))("%s", (_, row) => {
   it("answers input its schemas refuse with 422 in its family's envelope (or declares nothing to refuse)", async () => {
     const request = await invalidRequest(row);
     if (!request) {
