@@ -56,13 +56,27 @@ export async function appendTelemetry<K extends WrittenKind>(kind: K, rows: Tele
  */
 const handles = new Map<string, { hour: string; handle: Promise<FileHandle>; tail: Promise<unknown> }>();
 
+/**
+ * At most this many files open at once. Spans are partitioned by their own start date, which OTLP clients choose:
+ * a soak's random dates opened 3,632 files within one hour, each handle kept to the hour's end. Past the bound the
+ * least recently written is closed once its appends are done.
+ */
+export const MAX_OPEN_TELEMETRY_FILES = 64;
+
+const closeWhenDone = (entry: { handle: Promise<FileHandle>; tail: Promise<unknown> }) =>
+  void entry.tail.then(() => entry.handle).then((h) => h.close()).catch(() => undefined);
+
 async function appendLocal(path: string, hour: string, text: string): Promise<void> {
   let open_ = handles.get(path);
-  if (!open_) {
+  if (open_) {
+    // Most recently written last: the Map's order is the eviction order.
+    handles.delete(path);
+    handles.set(path, open_);
+  } else {
     for (const [other, entry] of handles) {
-      if (entry.hour !== hour) {
+      if (entry.hour !== hour || handles.size >= MAX_OPEN_TELEMETRY_FILES) {
         handles.delete(other);
-        void entry.handle.then((h) => h.close()).catch(() => undefined);
+        closeWhenDone(entry);
       }
     }
     open_ = { hour, handle: mkdir(dirname(path), { recursive: true }).then(() => open(path, "a")), tail: Promise.resolve() };
