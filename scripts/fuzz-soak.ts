@@ -8,6 +8,7 @@
  */
 import { existsSync, readFileSync, readdirSync, readlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import fc from "fast-check";
 import { routes, type RouteRow } from "../functions/routes.js";
 import { STACK_FILE } from "../infra/local/lock.js";
@@ -117,6 +118,25 @@ async function sendOne(options: SoakOptions, row: RouteRow, request: FuzzRequest
   }
 }
 
+/** How long `call` took to answer, in ms (an error or a timeout counts as answered when it came). */
+async function timed(call: () => Promise<Response>): Promise<number> {
+  const started = performance.now();
+  try {
+    await (await call()).arrayBuffer();
+  } catch {
+    // slow or refused alike: the time is what is measured
+  }
+  return performance.now() - started;
+}
+
+/** DynamoDB Local's endpoint for the stack serving `url`, from its local-stack.json. */
+function dynamodbEndpoint(url: string): string | undefined {
+  const file = join(resolve(process.env.PLATFORM_DATA_DIR ?? ".data"), STACK_FILE);
+  if (!existsSync(file)) return undefined;
+  const stack = JSON.parse(readFileSync(file, "utf8")) as { url?: string; env?: Record<string, string> };
+  return stack.url === url ? stack.env?.AWS_ENDPOINT_URL_DYNAMODB : undefined;
+}
+
 /** Runs the soak and prints its report; answers whether it passed. */
 export async function soak(options: SoakOptions): Promise<boolean> {
   const pid = serverPid(options.url);
@@ -146,8 +166,31 @@ export async function soak(options: SoakOptions): Promise<boolean> {
   tally.failures.push(...warmUp.failures);
   const deadline = Date.now() + options.durationSeconds * 1000;
 
-  // The watch: the same pid alive, its memory, and an answer to a cheap request within the budget.
+  // The watch: the same pid alive, its memory, and an answer to a cheap request within the budget. Beside it, for
+  // telling a stall apart: this process's own event-loop delay (a soak client busy generating would look like a
+  // slow server), and DynamoDB Local answered directly (every route waits on it).
+  const clientDelay = monitorEventLoopDelay({ resolution: 20 });
+  clientDelay.enable();
+  const stalls: string[] = [];
+  const dynamodb = dynamodbEndpoint(options.url);
   let watching = true;
+  const sideProbes = (async () => {
+    while (watching) {
+      const sent = Date.now();
+      const answered = await Promise.all([
+        timed(() => fetch(`${options.url}/v1/models`, { headers: { authorization: `Bearer ${options.key}` }, signal: AbortSignal.timeout(60_000) })),
+        dynamodb ? timed(() => fetch(dynamodb, { method: "POST", headers: { "content-type": "application/x-amz-json-1.0", "x-amz-target": "DynamoDB_20120810.ListTables", authorization: "AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0" }, body: "{}", signal: AbortSignal.timeout(60_000) })) : Promise.resolve(0),
+      ]);
+      const loop = clientDelay.max / 1e6;
+      clientDelay.reset();
+      if (answered[0] > 2000 || answered[1] > 2000 || loop > 1000) {
+        const line = `${new Date(sent).toISOString()}: server ${Math.round(answered[0])} ms, DynamoDB Local ${Math.round(answered[1])} ms, soak client's event loop held up to ${Math.round(loop)} ms`;
+        stalls.push(line);
+        console.log(`soak: slow: ${line}`);
+      }
+      await new Promise((r) => setTimeout(r, 2000));
+    }
+  })();
   const watch = (async () => {
     let lastProbe = 0;
     while (watching) {
@@ -188,7 +231,8 @@ export async function soak(options: SoakOptions): Promise<boolean> {
   clearInterval(progress);
   await new Promise((r) => setTimeout(r, options.settleSeconds * 1000));
   watching = false;
-  await watch;
+  await Promise.all([watch, sideProbes]);
+  clientDelay.disable();
   const rssAfter = rssOf(pid);
   const collectedAfter = rssAfter === undefined ? undefined : await memoryAfterFullGc(pid);
 
@@ -208,6 +252,8 @@ export async function soak(options: SoakOptions): Promise<boolean> {
   console.log(`  5xx: ${tally.fiveHundreds.length}`);
   console.log(`  over ${options.budgetMs} ms: ${tally.overBudget.length}`);
   console.log(`  no answer: ${tally.failures.length}`);
+  console.log(`  slow probes (over 2 s, or the soak client held over 1 s): ${stalls.length}`);
+  for (const stall of stalls.slice(0, 20)) console.log(`    ${stall}`);
   console.log(`  server RSS: ${Math.round(rssCold / MB)} MB cold, start ${Math.round(rssStart / MB)} MB (after one request per route), peak ${Math.round(rssPeak / MB)} MB, after ${rssAfter === undefined ? "gone" : `${Math.round(rssAfter / MB)} MB`} (${options.settleSeconds} s after the load)`);
   const collected = (m: { rss: number; heapUsed: number }) => `RSS ${Math.round(m.rss / MB)} MB, heap ${Math.round(m.heapUsed / MB)} MB`;
   console.log(`  after a full collection: start ${collected(collectedStart)}; after ${collectedAfter ? collected(collectedAfter) : "gone"}`);

@@ -7,9 +7,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { freePort } from "../../infra/local/net.js";
 import { runWorker, type WorkflowModule } from "../../scripts/worker/run-worker.js";
-import { sleep, startNpmStart, until, useNpmStartDirs } from "../support/local-process.js";
+import { portOf, sleep, startNpmStart, until, useNpmStartDirs } from "../support/local-process.js";
 import { sdkClient } from "../support/sdk.js";
 import { workflowsClient } from "../support/workflow-builders.js";
 
@@ -21,8 +20,8 @@ describe("POST /v1/workflows/schedules on npm start, by the clock", () => {
   it("fires by itself, stops while paused, triggers at once, resumes, and survives a restart of npm start", { timeout: 240_000 }, async () => {
     const dataDir = freshDataDir();
     const key = `schedules-${randomBytes(16).toString("hex")}`;
-    const port = await freePort();
-    let server = await startNpmStart({ dataDir, key, port });
+    let server = await startNpmStart({ dataDir, key });
+    const port = portOf(server);
     const worker = runWorker({ url: server.url, key, deployment: "examples", name: "clockwork", module: example, pollWaitSeconds: 1, concurrency: 4, log: () => {} });
     try {
       await worker.registered;

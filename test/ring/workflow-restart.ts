@@ -3,15 +3,14 @@
  * its activities counted, one of them held until the test releases it.
  */
 import { randomBytes } from "node:crypto";
-import { freePort } from "../../infra/local/net.js";
 import { runWorker, type Activity, type WorkflowModule } from "../../scripts/worker/run-worker.js";
-import { startNpmStart } from "../support/local-process.js";
+import { portOf, startNpmStart } from "../support/local-process.js";
 
 /** `npm start` on a new data directory, and the reference worker serving `source` with its activities counted; `gated` waits for `release()`. */
 export async function serveCounted(dataDir: string, source: WorkflowModule, gated: string) {
   const key = `restart-${randomBytes(16).toString("hex")}`;
-  const port = await freePort();
-  const server = await startNpmStart({ dataDir, key, port });
+  const server = await startNpmStart({ dataDir, key });
+  const port = portOf(server);
   const calls: Record<string, number> = {};
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));

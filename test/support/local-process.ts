@@ -4,7 +4,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, afterEach } from "vitest";
-import { freePort } from "../../infra/local/net.js";
 import { ROOT_DIR } from "../../infra/local/stack.js";
 
 /** `npm start` as a child process: its URL, its key, and a way to kill it with everything it started. */
@@ -62,8 +61,10 @@ export async function startNpmStart(options: {
   /** More of the child's environment (e.g. OUTBOUND_ALLOW_LOOPBACK), over what it would inherit. */
   env?: Record<string, string>;
 }): Promise<StartedProcess> {
-  // A restart on the same port keeps the URL that workers and clients already hold.
-  const port = options.port ?? (await freePort());
+  // Port 0 lets the server's own listen pick a free port and print it: a port found free beforehand could be taken
+  // by another worker's process before npm start binds it (seen in a full run). A restart passes the port it had, so
+  // workers and clients keep their URL (`portOf(server)`).
+  const port = options.port ?? 0;
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (value !== undefined && !/^(AWS_|TABLE_|STATE_MACHINE_|FILES_BUCKET|INFERENCE_|VITEST)/.test(name)) env[name] = value;
@@ -111,6 +112,9 @@ export async function startNpmStart(options: {
     throw error;
   }
 }
+
+/** The port a started server listens on, for starting it again on the same one. */
+export const portOf = (server: Pick<StartedProcess, "url">): number => Number(new URL(server.url).port);
 
 /** A small deterministic generator (mulberry32), so a failing run can be replayed from its seed. */
 export function seededRandom(seed: number): () => number {
