@@ -7,8 +7,11 @@ import type { UsageRecord } from "../../shared/domain/usage.js";
 import { filesClient, type ApiReply, type Query } from "./files-client.js";
 import type { TestTenant } from "./tenant.js";
 
-/** How long a test waits for any one thing (a response, a frame, a record) before it fails instead of hanging. */
-export const WAIT_MS = 5000;
+/**
+ * How long a test waits for any one thing (a response, a frame, a record) before it fails instead of hanging: a
+ * hang limit, not a speed check (one of 20 racing PATCHes took over 5 s in a full run at load 10 on two cores).
+ */
+export const WAIT_MS = 15_000;
 
 /** `promise`, or a rejection naming `what` after `ms`. */
 export async function within<T>(promise: Promise<T>, what: string, ms = WAIT_MS): Promise<T> {

@@ -6,6 +6,7 @@ import { isClosed } from "../../domain/workflows/statuses.js";
 import { eventStore } from "../../store/workflows/events.js";
 import { inboxStore } from "../../store/workflows/inbox.js";
 import { getRun, latestRun } from "./executions.js";
+import { closingEventOf } from "./run-close.js";
 
 /**
  * Histories (docs/workflows.md, "History"): GET …/executions/{id}/history (its latest run) and
@@ -16,6 +17,8 @@ import { getRun, latestRun } from "./executions.js";
 /** A run closed this long ago has every event it will ever have (its closing event is written just after the close). */
 const SETTLED_MS = 5_000;
 const PAGE = 1000;
+/** How often a history read that found a run closed without its closing event looks again. */
+const CLOSING_EVENT_POLL_MS = 50;
 
 async function eventsOfRoot(workspace: string, root: string): Promise<WorkflowEvent[]> {
   const events: WorkflowEvent[] = [];
@@ -34,11 +37,20 @@ export async function entriesOf(run: RunRecord, options: { fresh?: boolean } = {
     const cached = await inboxStore.cachedHistory(run.workspace, run.runId);
     if (cached) return cached as HistoryEntry[];
   }
-  const [events, steps, messages] = await Promise.all([
+  const [read, steps, messages] = await Promise.all([
     eventsOfRoot(run.workspace, run.rootExecutionId),
     inboxStore.steps(run.workspace, run.runId),
     inboxStore.messages(run.workspace, run.executionId),
   ]);
+  let events = read;
+  // A close moves the run first and writes its closing event just after: a history read in between waits for the
+  // event (as the event stream does), so a run read COMPLETED never has a history without its end.
+  const closing = closingEventOf(run.status);
+  const closedAt = run.endTime === null ? Number.NaN : Date.parse(run.endTime);
+  while (closing && !settled && !events.some((e) => e.workflow_run_id === run.runId && e.event_type === closing) && Date.now() - closedAt < SETTLED_MS) {
+    await new Promise((resolve) => setTimeout(resolve, CLOSING_EVENT_POLL_MS));
+    events = await eventsOfRoot(run.workspace, run.rootExecutionId);
+  }
   const entries = historyEntries(run.runId, events, steps, messages);
   if (settled) await inboxStore.cacheHistory(run.workspace, run.runId, entries);
   return entries;

@@ -24,6 +24,9 @@ const CLOSING_EVENT: Partial<Record<WorkflowStatus, WorkflowEventType>> = {
   CANCELED: "WORKFLOW_EXECUTION_CANCELED",
 };
 
+/** The event the close of a run in `status` writes, if any. */
+export const closingEventOf = (status: WorkflowStatus): WorkflowEventType | undefined => CLOSING_EVENT[status];
+
 /** The statuses whose close writes an event: a stream that sees the run closed in one of these waits for it. */
 export const closesWithEvent = (status: WorkflowStatus): boolean => CLOSING_EVENT[status] !== undefined || status === "CONTINUED_AS_NEW";
 

@@ -208,6 +208,21 @@ describe("GET /v1/workflows/runs/{run_id}/history", () => {
   });
 });
 
+describe("GET /v1/workflows/runs/{run_id}/history of a run closed a moment ago", () => {
+  it("waits for the closing event, which the closer writes just after it moves the run", async () => {
+    const run = await seedRun(caller.workspace, { executionId: "h-3", status: "COMPLETED", result: { ok: 2 }, endTime: new Date().toISOString() }, seeded);
+    await seedEvents(run, ["WORKFLOW_EXECUTION_STARTED"]);
+    const path = `/v1/workflows/runs/${run.runId}/history`;
+
+    const reading = invoke(runHistory, historyEvent(path, "/v1/workflows/runs/{run_id}/history", { run_id: run.runId }));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await seedEvents(run, ["WORKFLOW_EXECUTION_COMPLETED"], Date.parse(run.startTime) + 1);
+    const answer = await reading;
+
+    expect(answer.json.events.map((e: { eventType: string }) => e.eventType)).toEqual(["EVENT_TYPE_WORKFLOW_EXECUTION_STARTED", "EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED"]);
+  });
+});
+
 describe("POST /v1/workflows/executions/{execution_id}/reset", () => {
   it("terminates the open run and starts a new one at the chosen state; signals taken since then go back to the inbox", async () => {
     const run = await seedRun(caller.workspace, { executionId: "r-1", startTime: new Date(Date.now() - 10_000).toISOString() }, seeded);
