@@ -79,13 +79,18 @@ function pidListeningOn(port: number): number | undefined {
   return undefined;
 }
 
+/** The data dir's local-stack.json when it describes the stack serving `url`. */
+function stackServing(url: string): { pid?: number; env?: Record<string, string> } | undefined {
+  const file = join(resolve(process.env.PLATFORM_DATA_DIR ?? ".data"), STACK_FILE);
+  if (!existsSync(file)) return undefined;
+  const stack = JSON.parse(readFileSync(file, "utf8")) as { url?: string; pid?: number; env?: Record<string, string> };
+  return stack.url === url ? stack : undefined;
+}
+
 /** The server's pid: the stack file's when it runs on the data dir, else whoever listens on the URL's port. */
 export function serverPid(url: string): number | undefined {
-  const file = join(resolve(process.env.PLATFORM_DATA_DIR ?? ".data"), STACK_FILE);
-  if (existsSync(file)) {
-    const stack = JSON.parse(readFileSync(file, "utf8")) as { url?: string; pid?: number };
-    if (stack.url === url && stack.pid) return stack.pid;
-  }
+  const pid = stackServing(url)?.pid;
+  if (pid) return pid;
   const parsed = new URL(url);
   return pidListeningOn(Number(parsed.port || (parsed.protocol === "https:" ? 443 : 80)));
 }
@@ -97,6 +102,8 @@ interface Tally {
   overBudget: string[];
   failures: string[];
 }
+
+const emptyTally = (): Tally => ({ sent: 0, byStatus: new Map(), fiveHundreds: [], overBudget: [], failures: [] });
 
 async function sendOne(options: SoakOptions, row: RouteRow, request: FuzzRequest, tally: Tally): Promise<void> {
   const headers: Record<string, string> = { authorization: `Bearer ${options.key}` };
@@ -129,13 +136,6 @@ async function timed(call: () => Promise<Response>): Promise<number> {
   return performance.now() - started;
 }
 
-/** DynamoDB Local's endpoint for the stack serving `url`, from its local-stack.json. */
-function dynamodbEndpoint(url: string): string | undefined {
-  const file = join(resolve(process.env.PLATFORM_DATA_DIR ?? ".data"), STACK_FILE);
-  if (!existsSync(file)) return undefined;
-  const stack = JSON.parse(readFileSync(file, "utf8")) as { url?: string; env?: Record<string, string> };
-  return stack.url === url ? stack.env?.AWS_ENDPOINT_URL_DYNAMODB : undefined;
-}
 
 /** Runs the soak and prints its report; answers whether it passed. */
 export async function soak(options: SoakOptions): Promise<boolean> {
@@ -152,7 +152,7 @@ export async function soak(options: SoakOptions): Promise<boolean> {
   // first request: that is code being loaded once, not load left behind. One request per route first, then the
   // start is read, so "after minus start" is what the load itself left.
   const rssCold = rssOf(pid) ?? 0;
-  const warmUp: Tally = { sent: 0, byStatus: new Map(), fiveHundreds: [], overBudget: [], failures: [] };
+  const warmUp = emptyTally();
   for (const [at, { row }] of rows.entries()) {
     for (const request of fc.sample(arbitraries[at]!, { seed: options.seed, numRuns: 1 })) await sendOne({ ...options, budgetMs: options.budgetMs * 10 }, row, request, warmUp);
   }
@@ -161,7 +161,7 @@ export async function soak(options: SoakOptions): Promise<boolean> {
   const collectedStart = await memoryAfterFullGc(pid);
   let rssPeak = rssStart;
   const restarts: string[] = [];
-  const tally: Tally = { sent: 0, byStatus: new Map(), fiveHundreds: [], overBudget: [], failures: [] };
+  const tally = emptyTally();
   tally.fiveHundreds.push(...warmUp.fiveHundreds);
   tally.failures.push(...warmUp.failures);
   const deadline = Date.now() + options.durationSeconds * 1000;
@@ -172,19 +172,17 @@ export async function soak(options: SoakOptions): Promise<boolean> {
   const clientDelay = monitorEventLoopDelay({ resolution: 20 });
   clientDelay.enable();
   const stalls: string[] = [];
-  const dynamodb = dynamodbEndpoint(options.url);
+  const dynamodb = stackServing(options.url)?.env?.AWS_ENDPOINT_URL_DYNAMODB;
   let watching = true;
+  let serverProbeMs = 0;
   const sideProbes = (async () => {
     while (watching) {
       const sent = Date.now();
-      const answered = await Promise.all([
-        timed(() => fetch(`${options.url}/v1/models`, { headers: { authorization: `Bearer ${options.key}` }, signal: AbortSignal.timeout(60_000) })),
-        dynamodb ? timed(() => fetch(dynamodb, { method: "POST", headers: { "content-type": "application/x-amz-json-1.0", "x-amz-target": "DynamoDB_20120810.ListTables", authorization: "AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0" }, body: "{}", signal: AbortSignal.timeout(60_000) })) : Promise.resolve(0),
-      ]);
+      const dynamoMs = dynamodb ? await timed(() => fetch(dynamodb, { method: "POST", headers: { "content-type": "application/x-amz-json-1.0", "x-amz-target": "DynamoDB_20120810.ListTables", authorization: "AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0" }, body: "{}", signal: AbortSignal.timeout(60_000) })) : 0;
       const loop = clientDelay.max / 1e6;
       clientDelay.reset();
-      if (answered[0] > 2000 || answered[1] > 2000 || loop > 1000) {
-        const line = `${new Date(sent).toISOString()}: server ${Math.round(answered[0])} ms, DynamoDB Local ${Math.round(answered[1])} ms, soak client's event loop held up to ${Math.round(loop)} ms`;
+      if (serverProbeMs > 2000 || dynamoMs > 2000 || loop > 1000) {
+        const line = `${new Date(sent).toISOString()}: server ${Math.round(serverProbeMs)} ms (its last probe), DynamoDB Local ${Math.round(dynamoMs)} ms, soak client's event loop held up to ${Math.round(loop)} ms`;
         stalls.push(line);
         console.log(`soak: slow: ${line}`);
       }
@@ -202,12 +200,14 @@ export async function soak(options: SoakOptions): Promise<boolean> {
       rssPeak = Math.max(rssPeak, rssOf(pid) ?? 0);
       if (Date.now() - lastProbe > 5000) {
         lastProbe = Date.now();
+        const probed = performance.now();
         try {
           const probe = await fetch(`${options.url}/v1/models`, { headers: { authorization: `Bearer ${options.key}` }, signal: AbortSignal.timeout(Math.max(10_000, options.budgetMs)) });
           await probe.arrayBuffer();
         } catch (error) {
           restarts.push(`${new Date().toISOString()}: the server stopped answering (${(error as Error).message})`);
         }
+        serverProbeMs = performance.now() - probed;
       }
       await new Promise((r) => setTimeout(r, 1000));
     }
