@@ -6,7 +6,7 @@ import { isClosed } from "../../domain/workflows/statuses.js";
 import { eventStore } from "../../store/workflows/events.js";
 import { inboxStore } from "../../store/workflows/inbox.js";
 import { getRun, latestRun } from "./executions.js";
-import { closingEventOf } from "./run-close.js";
+import { CLOSING_EVENT_WAIT_MS, closingEventOf } from "./run-close.js";
 
 /**
  * Histories (docs/workflows.md, "History"): GET …/executions/{id}/history (its latest run) and
@@ -14,7 +14,7 @@ import { closingEventOf } from "./run-close.js";
  * built once and cached (a closed run does not change).
  */
 
-/** A run closed this long ago has every event it will ever have (its closing event is written just after the close). */
+/** A run closed this long ago, with its closing event read, has every event it will ever have: its history is cached. */
 const SETTLED_MS = 5_000;
 const PAGE = 1000;
 /** How often a history read that found a run closed without its closing event looks again. */
@@ -44,15 +44,17 @@ export async function entriesOf(run: RunRecord, options: { fresh?: boolean } = {
   ]);
   let events = read;
   // A close moves the run first and writes its closing event just after: a history read in between waits for the
-  // event (as the event stream does), so a run read COMPLETED never has a history without its end.
+  // event (as the event stream does), so a run read COMPLETED never has a history without its end. Past the wait the
+  // history is served without it, and not cached.
   const closing = closingEventOf(run.status);
+  const complete = () => !closing || events.some((e) => e.workflow_run_id === run.runId && e.event_type === closing);
   const closedAt = run.endTime === null ? Number.NaN : Date.parse(run.endTime);
-  while (closing && !settled && !events.some((e) => e.workflow_run_id === run.runId && e.event_type === closing) && Date.now() - closedAt < SETTLED_MS) {
+  while (!complete() && Date.now() - closedAt < CLOSING_EVENT_WAIT_MS) {
     await new Promise((resolve) => setTimeout(resolve, CLOSING_EVENT_POLL_MS));
     events = await eventsOfRoot(run.workspace, run.rootExecutionId);
   }
   const entries = historyEntries(run.runId, events, steps, messages);
-  if (settled) await inboxStore.cacheHistory(run.workspace, run.runId, entries);
+  if (settled && complete()) await inboxStore.cacheHistory(run.workspace, run.runId, entries);
   return entries;
 }
 

@@ -24,6 +24,12 @@ const CLOSING_EVENT: Partial<Record<WorkflowStatus, WorkflowEventType>> = {
   CANCELED: "WORKFLOW_EXECUTION_CANCELED",
 };
 
+/**
+ * How long after a run's close its readers (history, the event stream) wait for its closing event: written just
+ * after the close, seconds later on a loaded machine. Past it the closer is taken to have died between its writes.
+ */
+export const CLOSING_EVENT_WAIT_MS = 30_000;
+
 /** The event the close of a run in `status` writes, if any. */
 export const closingEventOf = (status: WorkflowStatus): WorkflowEventType | undefined => CLOSING_EVENT[status];
 
@@ -65,11 +71,12 @@ export async function closeRun(
     ...(fields.failure ? { failure: fields.failure } : {}),
   });
   if (!moved) return undefined;
-  await disarmRunTimers(run.runId);
+  // The closing event first: readers that see the run closed wait for it (history, the event stream).
   const type = CLOSING_EVENT[to];
   if (type === "WORKFLOW_EXECUTION_COMPLETED") await writeEvent(moved, type, { task_id: moved.runId, result: jsonPayload(moved.result), attempt: moved.attempt });
   if (type === "WORKFLOW_EXECUTION_FAILED") await writeEvent(moved, type, { task_id: moved.runId, failure: { message: moved.failure?.message ?? "The workflow failed" }, attempt: moved.attempt });
   if (type === "WORKFLOW_EXECUTION_CANCELED") await writeEvent(moved, type, { task_id: moved.runId, reason: fields.reason ?? null, attempt: moved.attempt });
+  await disarmRunTimers(run.runId);
   await reportToParent(moved);
   if (moved.hasChildren) await armStopChildren(moved, to);
   // A schedule's execution that ended (not a run followed by its continue-as-new or retry): pause_on_failure,

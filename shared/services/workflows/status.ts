@@ -29,7 +29,7 @@ export interface StatusChange {
 }
 
 // The primitives of a close live in run-close.ts (the lifecycle modules use them too); re-exported for the callers of this module.
-export { closeRun, closesWithEvent, disarmRunTimers, graceTimerName, timeoutTimerName, writeEvent } from "./run-close.js";
+export { CLOSING_EVENT_WAIT_MS, closeRun, closesWithEvent, disarmRunTimers, graceTimerName, timeoutTimerName, writeEvent } from "./run-close.js";
 
 /**
  * A failure as the tenant may see it: a Fail state's error and cause are the program's own; a task's

@@ -6,7 +6,7 @@ import { logger } from "../../observability/logger.js";
 import type { EventStreamQuery } from "../../schemas/workflows.js";
 import { eventStore } from "../../store/workflows/events.js";
 import { runStore } from "../../store/workflows/runs.js";
-import { closesWithEvent } from "./status.js";
+import { CLOSING_EVENT_WAIT_MS, closesWithEvent } from "./status.js";
 import { WorkflowNotFound } from "./workflows.js";
 
 /**
@@ -24,8 +24,6 @@ const IDLE_POLL_MS = 500;
 const BATCH = 100;
 /** How long a missing sequence is waited for before the stream goes past it (a writer that died mid-append). */
 const GAP_WAIT_MS = 2_000;
-/** A root closed in a status that writes an event is followed this long for that event (its writer moves the run first). */
-const CLOSING_EVENT_WAIT_MS = 5_000;
 
 export interface StreamOptions {
   /** Ends the stream (the client disconnected). */

@@ -221,6 +221,35 @@ describe("GET /v1/workflows/runs/{run_id}/history of a run closed a moment ago",
 
     expect(answer.json.events.map((e: { eventType: string }) => e.eventType)).toEqual(["EVENT_TYPE_WORKFLOW_EXECUTION_STARTED", "EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED"]);
   });
+
+  it("waits as long when the closer is seconds late (a loaded machine), and caches no history without the end", async () => {
+    const run = await seedRun(caller.workspace, { executionId: "h-4", status: "COMPLETED", result: { ok: 3 }, endTime: new Date(Date.now() - 8_000).toISOString() }, seeded);
+    await seedEvents(run, ["WORKFLOW_EXECUTION_STARTED"]);
+    const path = `/v1/workflows/runs/${run.runId}/history`;
+
+    const reading = invoke(runHistory, historyEvent(path, "/v1/workflows/runs/{run_id}/history", { run_id: run.runId }));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await seedEvents(run, ["WORKFLOW_EXECUTION_COMPLETED"], Date.parse(run.startTime) + 1);
+    const answer = await reading;
+
+    expect(answer.json.events.map((e: { eventType: string }) => e.eventType)).toEqual(["EVENT_TYPE_WORKFLOW_EXECUTION_STARTED", "EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED"]);
+  });
+
+  it("serves a run whose closer died between its writes without the event at once, and does not cache it", async () => {
+    const run = await seedRun(caller.workspace, { executionId: "h-5", status: "COMPLETED", result: { ok: 4 }, endTime: new Date(Date.now() - 60_000).toISOString() }, seeded);
+    await seedEvents(run, ["WORKFLOW_EXECUTION_STARTED"]);
+    const path = `/v1/workflows/runs/${run.runId}/history`;
+
+    const began = Date.now();
+    const first = await invoke(runHistory, historyEvent(path, "/v1/workflows/runs/{run_id}/history", { run_id: run.runId }));
+    const waited = Date.now() - began;
+    await seedEvents(run, ["WORKFLOW_EXECUTION_COMPLETED"], Date.parse(run.startTime) + 1);
+    const later = await invoke(runHistory, historyEvent(path, "/v1/workflows/runs/{run_id}/history", { run_id: run.runId }));
+
+    expect(first.json.events.map((e: { eventType: string }) => e.eventType)).toEqual(["EVENT_TYPE_WORKFLOW_EXECUTION_STARTED"]);
+    expect(waited).toBeLessThan(5_000);
+    expect(later.json.events.map((e: { eventType: string }) => e.eventType)).toEqual(["EVENT_TYPE_WORKFLOW_EXECUTION_STARTED", "EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED"]);
+  });
 });
 
 describe("POST /v1/workflows/executions/{execution_id}/reset", () => {
