@@ -1,7 +1,10 @@
-import { mkdirSync } from "node:fs";
-import { readFile, rm } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { createWriteStream, mkdirSync } from "node:fs";
+import { mkdir, readFile, rm, unlink, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { Readable, Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import S3rver from "s3rver";
 
 export interface RunningS3 {
@@ -16,6 +19,14 @@ interface MultipartStore {
   putObjectMultipart(bucket: string, uploadId: string, parts: { number: number; etag: string }[]): Promise<unknown>;
 }
 
+interface WritingStore {
+  getResourcePath(bucket: string, key: string | undefined, type: string): string;
+  putMetadata(bucket: string, key: string, metadata: unknown, md5: string): Promise<void>;
+  putObject(object: { bucket: string; key: string; metadata: unknown; content: Buffer | Readable }): Promise<{ size: number; md5: string }>;
+  putPart(bucket: string, uploadId: string, partNumber: number, content: Readable): Promise<{ size: number; md5: string }>;
+  deleteObject(bucket: string, key: string): Promise<void>;
+}
+
 /** s3rver in-process; it checks the access key id (must be S3RVER) and presign expiry, not signatures. */
 export async function startS3(options: { dataDir: string; buckets: string[] }): Promise<RunningS3> {
   mkdirSync(options.dataDir, { recursive: true });
@@ -27,6 +38,7 @@ export async function startS3(options: { dataDir: string; buckets: string[] }): 
     configureBuckets: options.buckets.map((name) => ({ name, configs: [] })),
   });
   checkPartsOnComplete((server as unknown as { store: MultipartStore }).store);
+  writeWithoutCrashing((server as unknown as { store: WritingStore }).store);
   abortMultipartUploads(server as unknown as KoaApp, (server as unknown as { store: MultipartStore }).store);
   const address = (await server.run()) as { port: number };
   return { endpoint: `http://127.0.0.1:${address.port}`, stop: () => server.close() as Promise<void> };
@@ -83,4 +95,47 @@ function checkPartsOnComplete(store: MultipartStore): void {
     }
     return assemble(bucket, uploadId, parts);
   };
+}
+
+/**
+ * s3rver writes an object's (or a part's) file through a write stream with no error listener, and its delete
+ * removes the key's folders once empty: a delete and a put under one prefix at once removed the folder between the
+ * put's mkdir and its open, and the stream's ENOENT ended the whole process (`npm start`, for every tenant; found by
+ * the soak, docs/benchmarks.md §20). Here a write is a pipeline (any error fails that request alone, and the answer
+ * waits until the file is on disk rather than until the last chunk was read), and a delete leaves its folders (an
+ * empty folder is not an object: listings read files).
+ */
+function writeWithoutCrashing(store: WritingStore): void {
+  store.putObject = async (object) => {
+    const path = store.getResourcePath(object.bucket, object.key, "object");
+    const written = await writeCounted(Buffer.isBuffer(object.content) ? Readable.from([object.content]) : object.content, path);
+    await store.putMetadata(object.bucket, object.key, object.metadata, written.md5);
+    return written;
+  };
+  store.putPart = async (bucket, uploadId, partNumber, content) => {
+    const path = join(store.getResourcePath(bucket, undefined, "uploads"), uploadId, String(partNumber));
+    const written = await writeCounted(content, path);
+    await writeFile(`${path}.md5`, written.md5);
+    return written;
+  };
+  store.deleteObject = async (bucket, key) => {
+    const files = ["object", "object.md5", "metadata.json"].map((type) => store.getResourcePath(bucket, key, type));
+    await Promise.all(files.map((file) => unlink(file).catch((error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? undefined : Promise.reject(error)))));
+  };
+}
+
+/** Writes `content` to `path` (its folder made first) and answers its size and MD5 once the file is written. */
+async function writeCounted(content: Readable, path: string): Promise<{ size: number; md5: string }> {
+  await mkdir(dirname(path), { recursive: true });
+  const md5 = createHash("md5");
+  let size = 0;
+  const count = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      md5.update(chunk);
+      size += chunk.length;
+      done(null, chunk);
+    },
+  });
+  await pipeline(content, count, createWriteStream(path));
+  return { size, md5: md5.digest("hex") };
 }

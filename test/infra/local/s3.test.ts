@@ -3,10 +3,10 @@
  * refuses: the streaming upload service aborts the multipart upload of a file it gives up on, and locally
  * that must neither fail nor leave the parts in the data directory.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, S3Client, UploadPartCommand } from "@aws-sdk/client-s3";
+import { AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client, UploadPartCommand } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startS3, type RunningS3 } from "../../../infra/local/s3.js";
 
@@ -41,5 +41,33 @@ describe("AbortMultipartUpload on the local S3", () => {
 
   it("answers an abort of an unknown upload without failing, as S3 does for one already aborted", async () => {
     await expect(s3.send(new AbortMultipartUploadCommand({ Bucket: BUCKET, Key: "workspaces/w/files/g", UploadId: "no-such-upload" }))).resolves.toBeDefined();
+  });
+});
+
+describe("PutObject and DeleteObject under one prefix at once on the local S3", () => {
+  it("neither ends the process nor loses the object put: a delete leaves the key's folder for the put beside it", async () => {
+    for (let round = 0; round < 20; round += 1) {
+      const folder = `workspaces/race-${round}/files`;
+      await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${folder}/old`, Body: "old" }));
+      await Promise.all([
+        s3.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: `${folder}/old` })),
+        s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${folder}/new`, Body: `new ${round}` })),
+      ]);
+      const read = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: `${folder}/new` }));
+      expect(await read.Body!.transformToString()).toBe(`new ${round}`);
+    }
+  });
+
+  it("answers a put whose file cannot be written with an error, and keeps serving", async () => {
+    const blocked = "workspaces/blocked/files";
+    await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${blocked}/x`, Body: "x" }));
+    // A file where the put needs a folder: the write fails (ENOTDIR), as a full or read-only disk would.
+    const folder = readdirSync(dir, { recursive: true }).map(String).find((p) => p.endsWith("blocked/files"))!;
+    rmSync(join(dir, folder), { recursive: true });
+    writeFileSync(join(dir, folder), "not a folder");
+
+    await expect(s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${blocked}/y`, Body: "y" }))).rejects.toThrow();
+    await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: "workspaces/after/files/z", Body: "z" }));
+    expect(await (await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: "workspaces/after/files/z" }))).Body!.transformToString()).toBe("z");
   });
 });
