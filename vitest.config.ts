@@ -52,6 +52,14 @@ const REPLACES_MODULES = filesMatching(["test/unit", "test/handlers", "test/cont
  */
 const SYNTH = filesMatching(["test/infra"], /from "\.\/synth\.js"/).filter((file) => !file.slice("test/infra/".length).includes("/"));
 
+/**
+ * The files that start `npm start` (a node server, DynamoDB Local's JVM, s3rver) and wait for it by the clock.
+ * They run last, as their own group, two at a time: four of them booting at once beside the other workers, at the
+ * start of a run on a fresh clone (the sequencer puts them first), took more than the 60–240 s they allow
+ * (docs/decisions/0051-npm-start-files-run-last.md).
+ */
+const STARTS_NPM_START = filesMatching(["test"], /\b(startNpmStart|serveCounted)\(/);
+
 export default defineConfig({
   test: {
     globalSetup: ["test/support/global-setup.ts"],
@@ -61,7 +69,8 @@ export default defineConfig({
       { test: { ...shared, name: "fast", include: FAST, exclude: REPLACES_MODULES, isolate: false } },
       { test: { ...shared, name: "fast-isolated", include: REPLACES_MODULES } },
       { test: { ...shared, name: "synth", include: SYNTH, isolate: false } },
-      { test: { ...shared, name: "stack", include: ["test/**/*.test.ts"], exclude: [...FAST, ...SYNTH] } },
+      { test: { ...shared, name: "stack", include: ["test/**/*.test.ts"], exclude: [...FAST, ...SYNTH, ...STARTS_NPM_START] } },
+      { test: { ...shared, name: "npm-start", include: STARTS_NPM_START, maxWorkers: Math.min(WORKERS, 2), sequence: { groupOrder: 1 } } },
     ],
   },
 });

@@ -88,6 +88,6 @@ describe("npm start stops everything it started", () => {
       expect(existsSync(join(dataDir, STACK_FILE))).toBe(false);
       expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false);
     },
-    90_000,
+    240_000,
   );
 });

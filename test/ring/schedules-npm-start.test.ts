@@ -17,7 +17,7 @@ const example = (await import(new URL("../../examples/workflows/summarize/activi
 const { dataDir: freshDataDir } = useNpmStartDirs("platform-schedules-");
 
 describe("POST /v1/workflows/schedules on npm start, by the clock", () => {
-  it("fires by itself, stops while paused, triggers at once, resumes, and survives a restart of npm start", { timeout: 240_000 }, async () => {
+  it("fires by itself, stops while paused, triggers at once, resumes, and survives a restart of npm start", { timeout: 360_000 }, async () => {
     const dataDir = freshDataDir();
     const key = `schedules-${randomBytes(16).toString("hex")}`;
     let server = await startNpmStart({ dataDir, key });

@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { aDefinition, seedPublished, sseFrames, workflowsClient } from "../../support/workflow-builders.js";
 import { useEmbeddedApi } from "../../support/api.js";
+import { readUntil } from "../../support/read-until.js";
 
 const { api, tenant } = useEmbeddedApi();
 const http = workflowsClient(api, tenant);
@@ -24,14 +25,6 @@ const GREETER = {
 const SLEEPER = { StartAt: "Sleep", States: { Sleep: { Type: "Wait", Seconds: 3600, End: true } } };
 const NAPPER = { StartAt: "Nap", States: { Nap: { Type: "Wait", Seconds: 1, Next: "Done" }, Done: { Type: "Pass", Result: { rested: true }, End: true } } };
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 const statusOf = async (id: string) => (await http.execution(id)).body.status as string;
 
 describe("POST /v1/workflows/{workflow_identifier}/execute", () => {
@@ -55,7 +48,7 @@ describe("POST /v1/workflows/{workflow_identifier}/execute", () => {
     const started = await http.execute("napper", { execution_id: "nap-1" });
 
     expect(started.body).toMatchObject({ status: "RUNNING", execution_id: "nap-1", end_time: null, result: null });
-    expect(await until(() => statusOf("nap-1"), (s) => s === "COMPLETED")).toBe("COMPLETED");
+    expect(await readUntil(() => statusOf("nap-1"), (s) => s === "COMPLETED")).toBe("COMPLETED");
     expect((await http.execution("nap-1")).body).toMatchObject({ result: { rested: true }, total_duration_ms: expect.any(Number) });
   });
 
@@ -65,7 +58,7 @@ describe("POST /v1/workflows/{workflow_identifier}/execute", () => {
     const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => http.execute("crowd", { input: { name: `n${i}` }, execution_id: `crowd-${i}` })));
 
     expect(answers.every((a) => a.status === 200)).toBe(true);
-    const finals = await Promise.all(answers.map((_, i) => until(() => http.execution(`crowd-${i}`), (r) => r.body.status !== "RUNNING", 30_000)));
+    const finals = await Promise.all(answers.map((_, i) => readUntil(() => http.execution(`crowd-${i}`), (r) => r.body.status !== "RUNNING")));
     expect(finals.map((f) => f.body.status)).toEqual(Array(50).fill("COMPLETED"));
     expect(finals.map((f) => f.body.result)).toEqual(Array.from({ length: 50 }, (_, i) => ({ greeting: `Hello n${i}` })));
   }, 60_000);
@@ -75,7 +68,7 @@ describe("POST /v1/workflows/{workflow_identifier}/execute", () => {
 
     await http.execute("timed", { execution_id: "timed-1" });
 
-    expect(await until(() => statusOf("timed-1"), (s) => s !== "RUNNING")).toBe("TIMED_OUT");
+    expect(await readUntil(() => statusOf("timed-1"), (s) => s !== "RUNNING")).toBe("TIMED_OUT");
   });
 });
 

@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { aDefinition, seedPublished, workflowsClient } from "../../support/workflow-builders.js";
 import { useEmbeddedApi } from "../../support/api.js";
+import { readUntil } from "../../support/read-until.js";
 
 const { api, tenant } = useEmbeddedApi();
 const http = workflowsClient(api, tenant);
@@ -52,14 +53,6 @@ const DOUBLING = {
   ],
 };
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 const execution = async (id: string) => (await http.execution(id)).body;
 const typesOf = (history: { events: { eventType: string }[] }) => history.events.map((e) => e.eventType.replace("EVENT_TYPE_", ""));
 
@@ -73,7 +66,7 @@ describe("POST /v1/workflows/executions/{execution_id}/signals", () => {
 
     expect(first).toMatchObject({ status: 202, body: { message: "Signal accepted" } });
     expect(second.status).toBe(202);
-    const done = await until(() => execution("approve-1"), (e) => e.status !== "RUNNING");
+    const done = await readUntil(() => execution("approve-1"), (e) => e.status !== "RUNNING");
     expect(done).toMatchObject({ status: "COMPLETED", result: { approval: { by: "ada" }, second: { by: "bob" } } });
   });
 
@@ -107,7 +100,7 @@ describe("POST /v1/workflows/executions/{execution_id}/signals", () => {
 
     expect(encoded.status).toBe(202);
     expect(encrypted).toMatchObject({ status: 422, body: { detail: [{ loc: ["body", "input", "encoding_options"] }] } });
-    expect(await until(() => execution("approve-b64"), (e) => e.status !== "RUNNING")).toMatchObject({ status: "COMPLETED", result: { approval: { by: "eve" } } });
+    expect(await readUntil(() => execution("approve-b64"), (e) => e.status !== "RUNNING")).toMatchObject({ status: "COMPLETED", result: { approval: { by: "eve" } } });
   });
 });
 
@@ -124,10 +117,10 @@ describe("POST /v1/workflows/executions/{execution_id}/signals after an await ti
     await seedPublished(ws(), program, { workflow: { name: "approver-timeout" }, registration: { definition: aDefinition(APPROVAL) } });
     await http.execute("approver-timeout", { execution_id: "approve-timeout" });
 
-    await until(() => http.query("approve-timeout", "__status"), (r) => r.body.result?.waiting_for?.some((w: { state: string }) => w.state === "Hold"));
+    await readUntil(() => http.query("approve-timeout", "__status"), (r) => r.body.result?.waiting_for?.some((w: { state: string }) => w.state === "Hold"));
     expect((await http.signal("approve-timeout", "approve", { by: "late" })).status).toBe(202);
 
-    expect(await until(() => execution("approve-timeout"), (e) => e.status !== "RUNNING")).toMatchObject({ status: "COMPLETED", result: { timedOut: true, second: { by: "late" } } });
+    expect(await readUntil(() => execution("approve-timeout"), (e) => e.status !== "RUNNING")).toMatchObject({ status: "COMPLETED", result: { timedOut: true, second: { by: "late" } } });
   });
 });
 
@@ -136,7 +129,7 @@ describe("POST /v1/workflows/executions/{execution_id}/queries", () => {
     await seedPublished(ws(), APPROVER, { workflow: { name: "approver-q" }, registration: { definition: aDefinition(APPROVAL) } });
     const started = await http.execute("approver-q", { execution_id: "approve-q" });
 
-    const waiting = await until(() => http.query("approve-q", "__status"), (r) => r.body.result?.waiting_for?.length === 1);
+    const waiting = await readUntil(() => http.query("approve-q", "__status"), (r) => r.body.result?.waiting_for?.length === 1);
     expect(waiting.body).toEqual({
       query_name: "__status",
       result: expect.objectContaining({ status: "RUNNING", run_id: started.body.run_id, current_state: "AwaitApproval", waiting_for: [{ kind: "signal", name: "approve", state: "AwaitApproval" }], pending_signals: 0 }),
@@ -144,12 +137,12 @@ describe("POST /v1/workflows/executions/{execution_id}/queries", () => {
     expect((await http.query("approve-q", "__state")).body).toEqual({ query_name: "__state", result: { waiting: true } });
     expect((await http.query("approve-q", "approver")).body).toEqual({ query_name: "approver", result: null });
     await http.signal("approve-q", "approve", { by: "ada" });
-    const approver = await until(() => http.query("approve-q", "approver"), (r) => r.body.result !== null);
+    const approver = await readUntil(() => http.query("approve-q", "approver"), (r) => r.body.result !== null);
     expect(approver.body).toEqual({ query_name: "approver", result: "ada" });
     expect((await http.query("approve-q", "nope")).body).toMatchObject({ code: "WF_1001", detail: [{ msg: expect.stringContaining("declared: approver, __status, __state") }] });
 
     await http.signal("approve-q", "approve", { by: "bob" });
-    await until(() => execution("approve-q"), (e) => e.status !== "RUNNING");
+    await readUntil(() => execution("approve-q"), (e) => e.status !== "RUNNING");
     expect((await http.query("approve-q", "__state"))).toMatchObject({ status: 409, body: { code: "WF_1102", status: "COMPLETED" } });
   });
 });
@@ -170,7 +163,7 @@ describe("POST /v1/workflows/executions/{execution_id}/updates", () => {
     expect(invalid).toMatchObject({ status: 422, body: { code: "WF_1001" } });
     expect(undeclared).toMatchObject({ status: 422, body: { detail: [{ msg: expect.stringContaining("declares no update 'triple'") }] } });
     expect(finish.body).toEqual({ update_name: "finish", result: "bye" });
-    expect(await until(() => execution("double-1"), (e) => e.status !== "RUNNING")).toMatchObject({ status: "COMPLETED" });
+    expect(await readUntil(() => execution("double-1"), (e) => e.status !== "RUNNING")).toMatchObject({ status: "COMPLETED" });
     expect((await http.updateExecution("double-1", "double", { n: 1 }))).toMatchObject({ status: 409, body: { code: "WF_1102" } });
   });
 });
@@ -179,10 +172,10 @@ describe("GET /v1/workflows/executions/{execution_id}/history", () => {
   it("lists the run's events, reset points, signals and updates in time order, payloads encoded unless decode_payloads", async () => {
     await seedPublished(ws(), APPROVER, { workflow: { name: "approver-h" }, registration: { definition: aDefinition(APPROVAL) } });
     await http.execute("approver-h", { execution_id: "approve-h", input: { name: "h" } });
-    await until(() => http.query("approve-h", "__state"), (r) => r.body.result !== null);
+    await readUntil(() => http.query("approve-h", "__state"), (r) => r.body.result !== null);
     await http.signal("approve-h", "approve", { by: "ada" });
     await http.signal("approve-h", "approve", { by: "bob" });
-    await until(() => execution("approve-h"), (e) => e.status !== "RUNNING");
+    await readUntil(() => execution("approve-h"), (e) => e.status !== "RUNNING");
 
     const encoded = (await http.history("approve-h")).body;
     const decoded = (await http.history("approve-h", { decode_payloads: true })).body;
@@ -243,12 +236,12 @@ describe("POST /v1/workflows/executions/{execution_id}/reset", () => {
     const first = await http.execute("approver-r", { execution_id: "approve-r" });
     await http.signal("approve-r", "approve", { by: "ada" });
     await http.signal("approve-r", "approve", { by: "bob" });
-    await until(() => execution("approve-r"), (e) => e.status !== "RUNNING");
+    await readUntil(() => execution("approve-r"), (e) => e.status !== "RUNNING");
 
     const replayed = await http.reset("approve-r", { event_id: await resetPoint("approve-r", "AwaitApproval"), reason: "again" });
 
     expect(replayed.status).toBe(204);
-    const second = await until(() => execution("approve-r"), (e) => e.run_id !== first.body.run_id && e.status !== "RUNNING");
+    const second = await readUntil(() => execution("approve-r"), (e) => e.run_id !== first.body.run_id && e.status !== "RUNNING");
     expect(second).toMatchObject({ status: "COMPLETED", result: { approval: { by: "ada" }, second: { by: "bob" } } });
     const secondHistory = typesOf((await http.history("approve-r")).body);
     expect(secondHistory[0]).toBe("WORKFLOW_EXECUTION_STARTED");
@@ -256,11 +249,11 @@ describe("POST /v1/workflows/executions/{execution_id}/reset", () => {
 
     const excluded = await http.reset("approve-r", { event_id: await resetPoint("approve-r", "AwaitApproval"), exclude_signals: true });
     expect(excluded.status).toBe(204);
-    const waiting = await until(() => http.query("approve-r", "__status"), (r) => r.body.result?.waiting_for?.length === 1);
+    const waiting = await readUntil(() => http.query("approve-r", "__status"), (r) => r.body.result?.waiting_for?.length === 1);
     expect(waiting.body.result).toMatchObject({ current_state: "AwaitApproval", pending_signals: 0 });
     await http.signal("approve-r", "approve", { by: "cy" });
     await http.signal("approve-r", "approve", { by: "dan" });
-    expect(await until(() => execution("approve-r"), (e) => e.status !== "RUNNING")).toMatchObject({ result: { approval: { by: "cy" }, second: { by: "dan" } } });
+    expect(await readUntil(() => execution("approve-r"), (e) => e.status !== "RUNNING")).toMatchObject({ result: { approval: { by: "cy" }, second: { by: "dan" } } });
     const runs = (await http.runs({ root_execution_id: "approve-r" })).body.executions.map((r: { status: string }) => r.status);
     expect(runs).toEqual(["COMPLETED", "COMPLETED", "COMPLETED"]);
   });
@@ -268,7 +261,7 @@ describe("POST /v1/workflows/executions/{execution_id}/reset", () => {
   it("answers 422 WF_1001 with the valid reset events for an id that is not one, 404 for an unknown execution", async () => {
     await seedPublished(ws(), APPROVER, { workflow: { name: "approver-r422" }, registration: { definition: aDefinition(APPROVAL) } });
     await http.execute("approver-r422", { execution_id: "approve-r422" });
-    await until(() => http.query("approve-r422", "__status"), (r) => r.body.result?.waiting_for?.length === 1);
+    await readUntil(() => http.query("approve-r422", "__status"), (r) => r.body.result?.waiting_for?.length === 1);
 
     const wrong = await http.reset("approve-r422", { event_id: 1 });
     const unknown = await http.reset("nobody", { event_id: 1 });

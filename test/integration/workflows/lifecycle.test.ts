@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { runWorker, type RunningWorker, type WorkflowModule } from "../../../scripts/worker/run-worker.js";
 import { useEmbeddedApi } from "../../support/api.js";
 import { COUNTER_PROGRAM, seedPublished, sseFrames, workflowsClient } from "../../support/workflow-builders.js";
+import { readUntil } from "../../support/read-until.js";
 
 const { api, tenant } = useEmbeddedApi();
 const http = workflowsClient(api, tenant);
@@ -17,23 +18,15 @@ afterEach(async () => {
   await Promise.all(workers.splice(0).map((w) => w.stop()));
 });
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 // CONTINUED_AS_NEW is the execution's status only between a run's end and the start of the next.
-const closed = (id: string) => until(() => http.execution(id), (r) => !["RUNNING", "RETRYING_AFTER_ERROR", "CONTINUED_AS_NEW"].includes(r.body.status));
+const closed = (id: string) => readUntil(() => http.execution(id), (r) => !["RUNNING", "RETRYING_AFTER_ERROR", "CONTINUED_AS_NEW"].includes(r.body.status));
 type Event = { event_type: string; workflow_run_id: string; continued_run_id: string | null; first_execution_run_id: string | null; attributes: Record<string, any> };
 const listEvents = async (root: string): Promise<Event[]> => (await http.events({ root_workflow_exec_id: root, limit: 1000 })).body.events;
 /** The root's events once the closing event of its latest run is written (a close moves the run first, then writes its event). */
 async function eventsOf(root: string): Promise<Event[]> {
   const latest = (await http.execution(root)).body.run_id;
   const closing = ["WORKFLOW_EXECUTION_COMPLETED", "WORKFLOW_EXECUTION_FAILED", "WORKFLOW_EXECUTION_CANCELED"];
-  return until(() => listEvents(root), (events) => events.some((e) => e.workflow_run_id === latest && closing.includes(e.event_type)));
+  return readUntil(() => listEvents(root), (events) => events.some((e) => e.workflow_run_id === latest && closing.includes(e.event_type)));
 }
 
 describe("platform:continue_as_new (POST /v1/workflows/{workflow_identifier}/execute)", () => {
@@ -124,7 +117,7 @@ describe("workflow-level retries (definition.retry_policy, POST /v1/workflows/{w
     const started = await http.execute("flaky", { execution_id: "flaky-1", input: { tag: "t" } });
     const stream = http.stream({ root_workflow_exec_id: "flaky-1" });
     const seen = new Set<string>();
-    const final = await until(
+    const final = await readUntil(
       () => http.execution("flaky-1"),
       (r) => (seen.add(r.body.status), r.body.status === "COMPLETED" || r.body.status === "FAILED"),
     );
@@ -193,7 +186,7 @@ describe("workflow-level retries (definition.retry_policy, POST /v1/workflows/{w
     const flaky = flakyModule(1, { maximum_attempts: 3, initial_interval_seconds: 3600 }, "slow-retry");
     await startWorker(flaky.module, "retries-slow");
     await http.execute("slow-retry", { execution_id: "slow-1" });
-    await until(() => http.execution("slow-1"), (r) => r.body.status === "RETRYING_AFTER_ERROR");
+    await readUntil(() => http.execution("slow-1"), (r) => r.body.status === "RETRYING_AFTER_ERROR");
 
     expect((await http.terminate("slow-1")).status).toBe(204);
 
@@ -262,14 +255,14 @@ describe("platform:child_workflow (POST /v1/workflows/{workflow_identifier}/exec
     await seedPublished(ws(), CHILD_SLEEPS, { workflow: { name: "child-sleeps" } });
     await seedPublished(ws(), parentOf("child-sleeps", { execution_id: "sleepy-child-1" }), { workflow: { name: "parent-waits" } });
     await http.execute("parent-waits", { execution_id: "parent-4" });
-    await until(() => http.execution("sleepy-child-1"), (r) => r.status === 200 && r.body.status === "RUNNING");
+    await readUntil(() => http.execution("sleepy-child-1"), (r) => r.status === 200 && r.body.status === "RUNNING");
 
     expect((await http.terminate("parent-4")).status).toBe(204);
-    expect((await until(() => http.execution("sleepy-child-1"), (r) => r.body.status !== "RUNNING")).body.status).toBe("TERMINATED");
+    expect((await readUntil(() => http.execution("sleepy-child-1"), (r) => r.body.status !== "RUNNING")).body.status).toBe("TERMINATED");
 
     await seedPublished(ws(), parentOf("child-sleeps", { execution_id: "sleepy-child-2" }), { workflow: { name: "parent-waits-2" } });
     await http.execute("parent-waits-2", { execution_id: "parent-5" });
-    await until(() => http.execution("sleepy-child-2"), (r) => r.status === 200 && r.body.status === "RUNNING");
+    await readUntil(() => http.execution("sleepy-child-2"), (r) => r.status === 200 && r.body.status === "RUNNING");
     expect((await http.cancel("sleepy-child-2")).status).toBe(204);
     const parent = await closed("parent-5");
     expect(parent.body.status).toBe("FAILED");
