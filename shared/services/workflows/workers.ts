@@ -3,6 +3,7 @@ import type { Caller } from "../../domain/caller.js";
 import { ApiError, Forbidden, NotFound, PayloadTooLarge } from "../../domain/errors.js";
 import { eventOf, jsonPayload, type WorkflowEventType } from "../../domain/workflows/events.js";
 import type { DeploymentRecord, TaskRecord } from "../../domain/workflows/records.js";
+import { isClosed } from "../../domain/workflows/statuses.js";
 import { deploymentPrincipalOf } from "../../domain/workflows/ownership.js";
 import { completeTask, failTask, heartbeatTask } from "../../engine/workflow-machines.js";
 import { logger } from "../../observability/logger.js";
@@ -103,11 +104,14 @@ export async function poll(caller: Caller, request: PollRequest, signal?: AbortS
   }
 }
 
-/** Appends an activity event to the task's run; the task's move stands whether or not it could be written. */
+/**
+ * Appends an activity event to the task's run; the task's move stands whether or not it could be written. A closed
+ * run's history does not change (it is cached as is): a late call leaves no event in it.
+ */
 export async function recordEvent(task: Pick<TaskRecord, "workspace" | "runId">, type: WorkflowEventType, attributes: Record<string, unknown>): Promise<void> {
   try {
     const run = await runStore.get(task.workspace, task.runId);
-    if (!run) return;
+    if (!run || isClosed(run.status)) return;
     await eventStore.append(task.workspace, eventOf(run, type, attributes, { id: randomUUID(), nowMs: Date.now() }));
   } catch (error) {
     logger.error("workflow event not recorded", { error: error as Error, type, runId: task.runId });
@@ -159,12 +163,14 @@ export async function complete(caller: Caller, taskId: string, request: TaskComp
   const task = await taskOfWorker(caller, taskId, request);
   const done = await taskStore.complete(caller.workspace, taskId, request.worker_name, result, Date.now());
   if (!done) throw refusal((await taskStore.get(caller.workspace, taskId)) ?? task, request.worker_name);
+  // Written before the program gets the result: what the program does next (up to the run's closing event) comes
+  // after it in the run's log, so a history or event stream never shows the run closed before its activity completed.
+  await recordEvent(done, "ACTIVITY_TASK_COMPLETED", { task_id: taskId, activity_name: done.activity, result: jsonPayload(result) });
   if (!(await completeTask(done.token, result))) {
     // Kept COMPLETED (not delivered): if the local engine restarted, the resumed run takes this result instead of running the activity again.
     throw new TaskNotOpen(done, "was completed, but its workflow step is over (timed out or stopped)");
   }
   await taskStore.markDelivered(caller.workspace, taskId);
-  await recordEvent(done, "ACTIVITY_TASK_COMPLETED", { task_id: taskId, activity_name: done.activity, result: jsonPayload(result) });
   return { status: "completed" };
 }
 
@@ -174,8 +180,8 @@ export async function fail(caller: Caller, taskId: string, request: TaskFailRequ
   const failure = { message: request.error.message, type: request.error.type ?? ACTIVITY_ERROR };
   const done = await taskStore.fail(caller.workspace, taskId, request.worker_name, failure, request.retryable, Date.now());
   if (!done) throw refusal((await taskStore.get(caller.workspace, taskId)) ?? task, request.worker_name);
-  const delivered = await failTask(done.token, failure.type, failure.message);
   await recordEvent(done, "ACTIVITY_TASK_FAILED", { task_id: taskId, activity_name: done.activity, attempt: done.attempt, failure: { message: failure.message, type: failure.type } });
+  const delivered = await failTask(done.token, failure.type, failure.message);
   if (!delivered) throw new TaskNotOpen(done, "was failed, but its workflow step is over (timed out or stopped)");
   return { status: "failed" };
 }

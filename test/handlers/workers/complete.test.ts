@@ -60,6 +60,19 @@ describe("POST /v1/workflows/tasks/{task_id}/complete", () => {
     expect((await taskStore.get(caller.workspace, task.taskId))!.status).toBe("CLAIMED");
   });
 
+  it("writes ACTIVITY_TASK_COMPLETED before the program gets the result, so the run's next events (and its close) come after it", async () => {
+    const { task, events } = await aClaimedTask(dynamo, caller);
+    let seenByTheProgram: string[] = [];
+    machines.completeTask.mockImplementation(async () => {
+      seenByTheProgram = events().map((e) => e.event_type);
+      return true;
+    });
+
+    await invoke(handler, aTaskCall(caller, task.taskId, "complete", { result: 1 }));
+
+    expect(seenByTheProgram).toStrictEqual(["ACTIVITY_TASK_COMPLETED"]);
+  });
+
   it("keeps the result but answers 409 when Step Functions no longer waits for it", async () => {
     machines.completeTask.mockResolvedValue(false);
     const { task, events } = await aClaimedTask(dynamo, caller);
@@ -67,10 +80,21 @@ describe("POST /v1/workflows/tasks/{task_id}/complete", () => {
     const response = await invoke(handler, aTaskCall(caller, task.taskId, "complete", { result: 7 }));
 
     expect(response.statusCode).toBe(409);
-    // Not delivered: a run the local engine resumes takes this result instead of running the activity again.
+    // Not delivered: a run the local engine resumes takes this result instead of running the activity again (its
+    // history says so: the run is still open).
     const kept = await taskStore.get(caller.workspace, task.taskId);
     expect(kept).toMatchObject({ status: "COMPLETED", result: 7 });
     expect(kept!.delivered).toBeUndefined();
+    expect(events().map((e) => e.event_type)).toStrictEqual(["ACTIVITY_TASK_COMPLETED"]);
+  });
+
+  it("leaves a closed run's history as it is: a completion that comes after the run ended writes no event", async () => {
+    machines.completeTask.mockResolvedValue(false);
+    const { task, events } = await aClaimedTask(dynamo, caller, { run: { status: "CANCELED" } });
+
+    const response = await invoke(handler, aTaskCall(caller, task.taskId, "complete", { result: 7 }));
+
+    expect(response.statusCode).toBe(409);
     expect(events()).toStrictEqual([]);
   });
 

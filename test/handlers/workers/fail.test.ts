@@ -34,6 +34,19 @@ describe("POST /v1/workflows/tasks/{task_id}/fail", () => {
     ]);
   });
 
+  it("writes ACTIVITY_TASK_FAILED before the program's Retry or Catch sees the error, so what the run does next comes after it", async () => {
+    const { task, events } = await aClaimedTask(dynamo, caller);
+    let seenByTheProgram: string[] = [];
+    machines.failTask.mockImplementation(async () => {
+      seenByTheProgram = events().map((e) => e.event_type);
+      return true;
+    });
+
+    await invoke(handler, aTaskCall(caller, task.taskId, "fail", { error: { message: "boom" } }));
+
+    expect(seenByTheProgram).toStrictEqual(["ACTIVITY_TASK_FAILED"]);
+  });
+
   it("names the error ActivityError when the worker gives no type", async () => {
     const { task } = await aClaimedTask(dynamo, caller);
 
