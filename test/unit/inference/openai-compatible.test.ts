@@ -218,6 +218,13 @@ describe("chat response", () => {
     upstream.reply(text("<html>gateway</html>"));
     expect(await failure(provider().chat(chatRequest(), {}))).toMatchObject({ name: "UpstreamError", status: 502 });
   });
+
+  it("does not follow a redirect: the prompt goes nowhere but the configured upstream, the caller gets a 502", async () => {
+    upstream.reply(json({ moved: true }, { status: 307, headers: { location: `${upstream.url}/elsewhere` } }), completion({ content: "followed" }));
+
+    expect(await failure(provider().chat(chatRequest(), {}))).toMatchObject({ name: "UpstreamError", status: 502 });
+    expect(upstream.requests.map((r) => r.path)).toStrictEqual(["/v1/chat/completions"]);
+  });
 });
 
 describe("chat streaming", () => {
