@@ -17,6 +17,7 @@ import { corsHeaders } from "./cors.js";
 import { renderError } from "./errors.js";
 import { routeKey, ROUTE_KEY_ENV, type RoutePolicy } from "./policy.js";
 import { queryObject } from "./query.js";
+import { fair } from "./fair-stream.js";
 import { Reply } from "./reply.js";
 import { renameParameters } from "./resource-paths.js";
 
@@ -234,8 +235,9 @@ function parse(schema: Schema | undefined, value: unknown, where: Location): unk
 
 function toResult(reply: Reply): APIGatewayProxyResult {
   if (reply.body !== null && typeof reply.body === "object" && Symbol.asyncIterator in reply.body) {
-    // middy pipes a Readable body into the Lambda response stream (streamifyResponse).
-    return { statusCode: reply.status, headers: reply.headers, body: Readable.from(reply.body) as unknown as string };
+    // middy pipes a Readable body into the Lambda response stream (streamifyResponse); a burst of frames lets the
+    // event loop take turns (fair-stream.ts).
+    return { statusCode: reply.status, headers: reply.headers, body: Readable.from(fair(reply.body)) as unknown as string };
   }
   if (Buffer.isBuffer(reply.body)) {
     return { statusCode: reply.status, headers: reply.headers, body: reply.body.toString("base64"), isBase64Encoded: true };

@@ -123,7 +123,7 @@ function chatChoice(request: ChatCompletionRequest, options: CallOptions): Compl
     request.response_format?.type === "json_schema"
       ? JSON.stringify(placeholder((request.response_format.json_schema?.schema ?? {}) as JsonSchema))
       : request.response_format?.type === "json_object"
-        ? JSON.stringify(toolResults === undefined ? { offline: true, echo: said } : { offline: true, tool_results: toolResults })
+        ? JSON.stringify(toolResults === undefined ? { offline: true, echo: quote(said) } : { offline: true, tool_results: toolResults.map(quote) })
         : toolResults === undefined
           ? `${OFFLINE_LABEL} No language model is configured. You said: «${quote(said)}»`
           : `${OFFLINE_LABEL} No language model is configured. The tool answered: «${quote(toolResults.join("\n"))}»`;
@@ -154,12 +154,16 @@ function bounded(text: string, maxTokens: number | null | undefined, stop: strin
   let finishReason: "stop" | "length" = "stop";
   const count = options.countTokens ?? ((t: string) => t.split(/\s+/).filter(Boolean).length);
   if (maxTokens !== null && maxTokens !== undefined && count(content) > maxTokens) {
+    // The longest prefix of whole words within max_tokens: a binary search over the word count (counting each
+    // prefix word by word was quadratic in the answer's length).
     const words = content.split(/(?<=\s)/);
-    content = "";
-    for (const word of words) {
-      if (count(content + word) > maxTokens) break;
-      content += word;
+    let [fits, over] = [0, words.length];
+    while (over - fits > 1) {
+      const middle = (fits + over) >> 1;
+      if (count(words.slice(0, middle).join("")) > maxTokens) over = middle;
+      else fits = middle;
     }
+    content = words.slice(0, fits).join("");
     finishReason = "length";
   }
   return { content, toolCalls: [] as ToolCall[], finishReason };

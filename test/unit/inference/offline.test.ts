@@ -144,6 +144,29 @@ describe("offline chat", () => {
     expect(out.choices[0]).toMatchObject({ content: ECHO, finishReason: "stop" });
   });
 
+  it("quotes at most 2,000 characters of a long message in a json_object echo, as in its text echo", async () => {
+    const said = "word ".repeat(40_000);
+    const out = await provider.chat(chatRequest({ messages: [{ role: "user", content: said }], response_format: { type: "json_object" } }), v3);
+
+    const echo = (JSON.parse(out.choices[0]!.content) as { echo: string }).echo;
+    expect(echo).toBe(`${said.slice(0, 2000)}…`);
+  });
+
+  it("cuts a long answer at max_tokens with few counts (a binary search, not a count per word)", async () => {
+    let counts = 0;
+    const counting = { countTokens: (text: string) => (counts += 1, countTokens("v3", text)) };
+    const messages = [{ role: "user", content: "word ".repeat(400) }];
+    const whole = (await provider.chat(chatRequest({ messages }), v3)).choices[0]!.content;
+    const out = await provider.chat(chatRequest({ messages, max_tokens: 300 }), counting);
+
+    const content = out.choices[0]!.content;
+    const nextWord = whole.slice(content.length).split(/(?<=\s)/)[0]!;
+    expect(whole.startsWith(content)).toBe(true);
+    expect(countTokens("v3", content)).toBeLessThanOrEqual(300);
+    expect(countTokens("v3", content + nextWord)).toBeGreaterThan(300);
+    expect(counts).toBeLessThan(20);
+  });
+
   it("answers valid JSON holding the echo for a json_object response format", async () => {
     const out = await provider.chat(chatRequest({ response_format: { type: "json_object" } }), v3);
 
