@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { modelsToTry, type RoutableModel } from "../../../../shared/domain/routing/fallbacks.js";
+
+const catalog: RoutableModel[] = [
+  { name: "small", contextLength: 32_000, fallbacks: ["large", "small", "gone", "medium", "large"] },
+  { name: "medium", contextLength: 64_000 },
+  { name: "large", contextLength: 128_000, fallbacks: ["medium"] },
+  { name: "unsized" },
+];
+const named = (name: string) => catalog.find((m) => m.name === name);
+const names = (models: RoutableModel[]) => models.map((m) => m.name);
+
+describe("modelsToTry", () => {
+  it("tries the model asked for, then its fallbacks in order, each once, skipping names the catalog lacks", () => {
+    expect(names(modelsToTry(named("small")!, 1_000, named))).toStrictEqual(["small", "large", "medium"]);
+    expect(names(modelsToTry(named("unsized")!, 10_000_000, named))).toStrictEqual(["unsized"]);
+  });
+
+  it("goes past the models whose context cannot hold the prompt (the context-window fallback)", () => {
+    expect(names(modelsToTry(named("small")!, 50_000, named))).toStrictEqual(["large", "medium"]);
+    expect(names(modelsToTry(named("small")!, 100_000, named))).toStrictEqual(["large"]);
+    expect(names(modelsToTry(named("small")!, 200_000, named))).toStrictEqual([]);
+  });
+
+  it("does not follow a fallback's own fallbacks", () => {
+    expect(names(modelsToTry(named("large")!, undefined, named))).toStrictEqual(["large", "medium"]);
+  });
+});
