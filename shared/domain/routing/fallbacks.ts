@@ -2,7 +2,8 @@
  * The models a call tries, in order (docs/routing.md, "Fallbacks"): the model asked for, then its catalog entry's
  * fallbacks, each once. A model whose context window cannot hold the prompt is left out, so a prompt too long for
  * the first model goes to the first fallback that holds it (the context-window fallback). Only the first model's
- * list counts: a fallback's own fallbacks are not followed.
+ * list counts: a fallback's own fallbacks are not followed. Lazy: a fallback is looked up only when the call gets
+ * to it, so a healthy call reads none.
  */
 export interface RoutableModel {
   name: string;
@@ -12,15 +13,17 @@ export interface RoutableModel {
   fallbacks?: readonly string[];
 }
 
-export function modelsToTry<M extends RoutableModel>(first: M, promptTokens: number | undefined, modelNamed: (name: string) => M | undefined): M[] {
-  const holds = (model: M) => promptTokens === undefined || model.contextLength === undefined || promptTokens <= model.contextLength;
+/** Whether `model`'s context window holds a prompt of `promptTokens` (unknown counts and sizes hold). */
+export const holdsPrompt = (model: RoutableModel, promptTokens: number | undefined): boolean =>
+  promptTokens === undefined || model.contextLength === undefined || promptTokens <= model.contextLength;
+
+export async function* modelsToTry<M extends RoutableModel>(first: M, promptTokens: number | undefined, modelNamed: (name: string) => M | undefined | Promise<M | undefined>): AsyncGenerator<M> {
+  if (holdsPrompt(first, promptTokens)) yield first;
   const seen = new Set([first.name]);
-  const out = holds(first) ? [first] : [];
   for (const name of first.fallbacks ?? []) {
     if (seen.has(name)) continue;
     seen.add(name);
-    const model = modelNamed(name);
-    if (model && holds(model)) out.push(model);
+    const model = await modelNamed(name);
+    if (model && holdsPrompt(model, promptTokens)) yield model;
   }
-  return out;
 }
