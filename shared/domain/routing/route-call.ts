@@ -61,7 +61,7 @@ export class RoutingExhausted extends UpstreamError {
     last: UpstreamError,
     readonly attempts: Attempt[],
   ) {
-    super(last.status, attempts.length > 1 ? `${last.message} (after ${attempts.length} attempts)` : last.message, last.retryAfterSeconds);
+    super(last.status, attempts.length > 1 ? `${last.message} (after ${attempts.length} attempts)` : last.message, last.retryAfterSeconds, last.retryHere);
   }
 }
 
@@ -73,8 +73,10 @@ export async function routeCall<T, D extends RoutedDeployment, M extends RoutedM
 ): Promise<Routed<T, D, M>> {
   const attempts: Attempt[] = [];
   let last: UpstreamError | undefined;
+  // A breaker skips a deployment only where something else can take the call: never a sole deployment without fallbacks.
+  const alternatives = (model: M) => model.deployments.length > 1 || (first.fallbacks?.length ?? 0) > 0;
   for await (const model of modelsToTry(first, promptTokens, (name) => deps.modelNamed(name))) {
-    const served = await tryModel(model, deps, call, attempts);
+    const served = await tryModel(model, alternatives(model), deps, call, attempts);
     if ("value" in served) return { value: served.value, model, deployment: served.deployment, attempts };
     last = served.failure ?? last;
   }
@@ -92,6 +94,7 @@ export class PromptTooLong extends BadRequest {
 
 async function tryModel<T, D extends RoutedDeployment, M extends RoutedModel<D>>(
   model: M,
+  coolable: boolean,
   deps: RouteDeps<D, M>,
   call: (model: M, deployment: D) => Promise<T>,
   attempts: Attempt[],
@@ -100,7 +103,7 @@ async function tryModel<T, D extends RoutedDeployment, M extends RoutedModel<D>>
   const tried = new Set<string>();
   let failure: UpstreamError | undefined;
   for (;;) {
-    const deployment = balancer.pick((id) => deps.cooldowns.available(id), tried);
+    const deployment = balancer.pick((id) => !coolable || deps.cooldowns.available(id), tried);
     if (!deployment) return { failure };
     tried.add(deployment.id);
     for (let attempt = 1; ; attempt += 1) {
@@ -120,7 +123,7 @@ async function tryModel<T, D extends RoutedDeployment, M extends RoutedModel<D>>
         failure = error;
         const change = deps.cooldowns.failed(deployment.id);
         if (change) deps.changed?.(deployment, change);
-        const delay = change ? undefined : retryDelayMs(error, attempt, model.retry);
+        const delay = change || !error.retryHere ? undefined : retryDelayMs(error, attempt, model.retry);
         if (delay === undefined) break;
         await deps.sleep(delay, deps.signal);
       } finally {

@@ -172,3 +172,29 @@ describe("routeCall", () => {
     expect(calls).toStrictEqual(["small@a"]);
   });
 });
+
+describe("routeCall with nowhere else to go", () => {
+  it("never skips a model's only deployment when it has no fallbacks: the call is tried, not refused", async () => {
+    const { deps, named } = routing([model("small", ["a"])], { failures: 2, windowMs: 10_000, cooldownMs: 30_000 });
+    const { calls, call } = scripted({ a: [down(), down()] });
+
+    await expect(routeCall(named("small"), undefined, deps, call)).rejects.toMatchObject({ status: 502 });
+    const later = await routeCall(named("small"), undefined, deps, call);
+
+    expect(later.value).toBe("answer of a");
+    expect(calls).toStrictEqual(["small@a", "small@a", "small@a"]);
+  });
+});
+
+describe("routeCall and a deployment that refuses our credentials", () => {
+  it("does not try it again, but tries the model's other deployments", async () => {
+    const { deps, slept, named } = routing([model("small", ["a", "b"])]);
+    const { calls, call } = scripted({ a: [new UpstreamError(502, "The upstream refused our credentials (HTTP 401)", undefined, false)] });
+
+    const routed = await routeCall(named("small"), undefined, deps, call);
+
+    expect(calls).toStrictEqual(["small@a", "small@b"]);
+    expect(slept).toStrictEqual([]);
+    expect(routed.value).toBe("answer of b");
+  });
+});
