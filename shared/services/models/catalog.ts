@@ -118,8 +118,10 @@ export interface FineTunedRegistration {
 export async function registerFineTuned(registration: FineTunedRegistration): Promise<ModelEntry> {
   const root = await resolve({ workspace: registration.workspace }, registration.root);
   if (root.type !== "base") throw new BadRequest(`The root '${registration.root}' must be a base model`, "invalid_root");
+  // A fine-tuned model is served by its own provider and upstream id: never by its root's deployments or fallbacks.
+  const { deployments: _deployments, fallbacks: _fallbacks, routing: _routing, ...inherited } = root;
   const entry: ModelEntry & { workspace: string } = {
-    ...root,
+    ...inherited,
     id: registration.id,
     type: "fine-tuned",
     aliases: [],
