@@ -107,13 +107,13 @@ async function tryModel<T, D extends RoutedDeployment, M extends RoutedModel<D>>
     if (!deployment) return { failure };
     tried.add(deployment.id);
     for (let attempt = 1; ; attempt += 1) {
-      deps.cooldowns.begin(deployment.id);
+      if (coolable) deps.cooldowns.begin(deployment.id);
       balancer.begin(deployment.id);
       const started = deps.now();
       try {
         const value = await call(model, deployment);
         attempts.push({ model: model.name, deployment: deployment.id, outcome: "ok", ms: deps.now() - started });
-        const change = deps.cooldowns.succeeded(deployment.id);
+        const change = coolable ? deps.cooldowns.succeeded(deployment.id) : undefined;
         if (change) deps.changed?.(deployment, change);
         return { value, deployment };
       } catch (error) {
@@ -121,7 +121,8 @@ async function tryModel<T, D extends RoutedDeployment, M extends RoutedModel<D>>
         if (!isUpstreamFailure(error) || deps.signal?.aborted) throw error;
         attempts.push({ model: model.name, deployment: deployment.id, outcome: "failed", status: error.status, error: error.message.slice(0, 200), ms });
         failure = error;
-        const change = deps.cooldowns.failed(deployment.id);
+        // A deployment that is never skipped has no breaker: its failures only count toward its retries.
+        const change = coolable ? deps.cooldowns.failed(deployment.id) : undefined;
         if (change) deps.changed?.(deployment, change);
         const delay = change || !error.retryHere ? undefined : retryDelayMs(error, attempt, model.retry);
         if (delay === undefined) break;

@@ -184,6 +184,16 @@ describe("routeCall with nowhere else to go", () => {
     expect(later.value).toBe("answer of a");
     expect(calls).toStrictEqual(["small@a", "small@a", "small@a"]);
   });
+
+  it("keeps trying such a deployment as its retries allow, however often it failed before (it has no breaker)", async () => {
+    const { deps, changes, named } = routing([model("small", ["a"])], { failures: 2, windowMs: 10_000, cooldownMs: 30_000 });
+    const { calls, call } = scripted({ a: [down(), down(), down(), down(), down(), down()] });
+
+    for (let i = 0; i < 3; i += 1) await expect(routeCall(named("small"), undefined, deps, call)).rejects.toMatchObject({ status: 502, message: expect.stringMatching(/after 2 attempts/) });
+
+    expect(calls).toHaveLength(6);
+    expect(changes).toStrictEqual([]);
+  });
 });
 
 describe("routeCall and a deployment that refuses our credentials", () => {
