@@ -58,12 +58,12 @@ function routedModelOf(entry: ModelEntry): Model {
 }
 
 /** The model's balancer, made again when its deployments changed (a catalog seeded again). */
-const signatures = new WeakMap<Model, string>();
+const signatures = new WeakMap<readonly Deployment[], string>();
 function balancerOf(model: Model): Balancer<Deployment> {
-  let signature = signatures.get(model);
+  let signature = signatures.get(model.deployments);
   if (signature === undefined) {
     signature = `${model.strategy} ${model.deployments.map((d) => `${d.id}*${d.weight}/${d.maxConcurrent ?? ""}`).join(" ")}`;
-    signatures.set(model, signature);
+    signatures.set(model.deployments, signature);
   }
   const known = balancers.get(model.name);
   if (known?.signature === signature) return known.balancer;
@@ -83,18 +83,20 @@ export interface RoutedCall<T> {
 
 /**
  * Calls `first` (or, when its deployments fail upstream, its fallbacks that serve `endpoint` and hold the prompt)
- * through `call`, which gets the deployment's provider and the model's id there.
+ * through `call`, which gets the deployment's provider and the model's id there. `withFallbacks: false` keeps the
+ * call on the model's own deployments (embeddings: another model's vectors are in another space).
  */
 export async function routed<T>(
   caller: Pick<Caller, "workspace">,
   first: ModelEntry,
   endpoint: Endpoint,
-  options: { promptTokens?: number; signal?: AbortSignal },
+  options: { promptTokens?: number; signal?: AbortSignal; withFallbacks?: boolean },
   call: (provider: InferenceProvider, upstream: string, model: ModelEntry) => Promise<T>,
 ): Promise<RoutedCall<T>> {
   const providers = new Map<string, InferenceProvider>();
+  const model = routedModel(first);
   const result = await routeCall(
-    routedModel(first),
+    options.withFallbacks === false && model.fallbacks ? { ...model, fallbacks: [] } : model,
     options.promptTokens,
     {
       modelNamed: async (name) => {
