@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { PROVIDERS_ENV } from "../shared/inference/registry.js";
-import { CatalogFile } from "../shared/schemas/model.js";
+import { CatalogFile, catalogDeployments } from "../shared/schemas/model.js";
 
 export const ROOT = resolve(import.meta.dirname, "..");
 
@@ -14,8 +14,13 @@ export function readCatalog(path: string): CatalogFile {
   const file = resolve(ROOT, path);
   const parsed = CatalogFile.safeParse(JSON.parse(readFileSync(file, "utf8")));
   if (!parsed.success) throw new Error(`${file} is not a valid model catalog:\n${parsed.error.message}`);
+  const ids = new Set(parsed.data.models.map((m) => m.id));
   for (const model of parsed.data.models) {
-    if (!parsed.data.providers[model.provider]) throw new Error(`${file}: model ${model.id} names provider '${model.provider}', which is not defined`);
+    for (const { provider } of catalogDeployments(model)) {
+      if (!parsed.data.providers[provider]) throw new Error(`${file}: model ${model.id} names provider '${provider}', which is not defined`);
+    }
+    const unknown = model.fallbacks?.find((name) => !ids.has(name));
+    if (unknown) throw new Error(`${file}: model ${model.id} falls back to '${unknown}', which is not a model of the catalog`);
   }
   return parsed.data;
 }

@@ -137,6 +137,8 @@ export class UpstreamError extends ApiError {
     status: number,
     message: string,
     readonly retryAfterSeconds?: number,
+    /** False when another try on the same deployment would fail the same way (its credentials refused). */
+    readonly retryHere = true,
   ) {
     const type = status === 429 ? "rate_limit_error" : status < 500 ? "invalid_request_error" : "server_error";
     super(status, type, message, "upstream_error", null, {

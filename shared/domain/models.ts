@@ -1,13 +1,27 @@
-import type { CatalogModel, Endpoint, Tokenizer } from "../schemas/model.js";
+import type { CatalogModel, CatalogRouting, Endpoint, Tokenizer } from "../schemas/model.js";
 import { BadRequest } from "./errors.js";
 
 /** A model as the catalog stores it: a base model seeded from the catalog file, or a registered fine-tuned one. */
+/** A provider that serves a model, and the model's id there (docs/routing.md). */
+export interface DeploymentEntry {
+  provider: string;
+  upstream: string;
+  weight: number;
+  maxConcurrent?: number;
+}
+
 export interface ModelEntry {
   id: string;
   type: "base" | "fine-tuned";
   aliases: string[];
+  /** The first deployment's (the only one of most models). */
   provider: string;
   upstream: string;
+  /** Every deployment, when the catalog lists them (`deployments`); otherwise `provider` + `upstream` alone. */
+  deployments?: DeploymentEntry[];
+  /** Models tried in this order when every deployment of this one failed upstream. */
+  fallbacks?: string[];
+  routing?: CatalogRouting;
   endpoints: Endpoint[];
   capabilities: CatalogModel["capabilities"];
   maxContextLength: number;
@@ -27,12 +41,16 @@ export interface ModelEntry {
 }
 
 export function fromCatalog(model: CatalogModel, created: number): ModelEntry {
+  const deployments = model.deployments?.map((d) => ({ provider: d.provider, upstream: d.upstream, weight: d.weight, ...(d.max_concurrent !== undefined ? { maxConcurrent: d.max_concurrent } : {}) }));
   return {
     id: model.id,
     type: "base",
     aliases: model.aliases,
-    provider: model.provider,
-    upstream: model.upstream,
+    provider: model.provider ?? deployments![0]!.provider,
+    upstream: model.upstream ?? deployments![0]!.upstream,
+    ...(deployments ? { deployments } : {}),
+    ...(model.fallbacks?.length ? { fallbacks: model.fallbacks } : {}),
+    ...(model.routing ? { routing: model.routing } : {}),
     endpoints: model.endpoints,
     capabilities: model.capabilities,
     maxContextLength: model.max_context_length,
@@ -139,3 +157,7 @@ export const certainlyOverTokens = (bytes: number, tokenizer: Tokenizer, tokens:
  * the front (no normalizer of theirs expands text). A prompt this small is not counted for its context check.
  */
 export const certainlyWithinTokens = (bytes: number, tokens: number): boolean => bytes + 1 <= tokens;
+
+/** The deployments that serve `model`: the catalog's list, or its provider and upstream. */
+export const deploymentsOf = (model: Pick<ModelEntry, "provider" | "upstream" | "deployments">): DeploymentEntry[] =>
+  model.deployments ?? [{ provider: model.provider, upstream: model.upstream, weight: 1 }];

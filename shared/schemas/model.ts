@@ -18,12 +18,38 @@ export const CapabilityFlags = z.strictObject({
 export const Tokenizer = z.enum(["v1", "v2", "v3", "tekken"]);
 export type Tokenizer = z.infer<typeof Tokenizer>;
 
-/** One model of the catalog file (config/models.*.json). */
+/** One deployment of a model (docs/routing.md): a provider of the catalog and the model id it knows the model by. */
+export const CatalogDeployment = z.strictObject({
+  provider: z.string().min(1),
+  upstream: z.string().min(1),
+  /** Its share of the model's calls, relative to the other deployments'. */
+  weight: z.number().positive().default(1),
+  /** Calls in flight one process sends it at most; past that the other deployments take the calls. */
+  max_concurrent: z.number().int().positive().optional(),
+});
+export type CatalogDeployment = z.infer<typeof CatalogDeployment>;
+
+/** How the router treats a model's calls (docs/routing.md); every field has a default. */
+export const CatalogRouting = z.strictObject({
+  strategy: z.enum(["weighted-round-robin", "least-busy"]).default("weighted-round-robin"),
+  /** Tries again on one deployment after an upstream failure (429, 5xx, timeout, broken connection). */
+  retries: z.number().int().min(0).max(5).default(1),
+});
+export type CatalogRouting = z.infer<typeof CatalogRouting>;
+
+/**
+ * One model of the catalog file (config/models.*.json). Served by `provider` + `upstream` (one deployment, the
+ * format of every catalog before routing) or by `deployments` (one or more), not both.
+ */
 export const CatalogModel = z.strictObject({
   id: z.string().min(1),
   aliases: z.array(z.string().min(1)).default([]),
-  provider: z.string().min(1),
-  upstream: z.string().min(1),
+  provider: z.string().min(1).optional(),
+  upstream: z.string().min(1).optional(),
+  deployments: z.array(CatalogDeployment).min(1).optional(),
+  /** Other models of the catalog, tried in this order when every deployment of this one failed upstream. */
+  fallbacks: z.array(z.string().min(1)).optional(),
+  routing: CatalogRouting.optional(),
   endpoints: z.array(Endpoint).min(1),
   capabilities: CapabilityFlags.default({ function_calling: false, vision: false, fine_tuning: false, classification: false }),
   max_context_length: z.number().int().positive(),
@@ -34,8 +60,19 @@ export const CatalogModel = z.strictObject({
   /** Embedding sizes the model can return (`output_dimension`); the first is its default. */
   dimensions: z.array(z.number().int().positive()).optional(),
   default_model_temperature: z.number().nullish(),
+}).superRefine((model, ctx) => {
+  const single = model.provider !== undefined || model.upstream !== undefined;
+  if (single && model.deployments) ctx.addIssue({ code: "custom", path: ["deployments"], message: "Give either provider and upstream, or deployments, not both" });
+  else if (!model.deployments && (model.provider === undefined || model.upstream === undefined)) {
+    ctx.addIssue({ code: "custom", path: [model.provider === undefined ? "provider" : "upstream"], message: "A model needs provider and upstream, or deployments" });
+  }
+  if (model.fallbacks?.includes(model.id)) ctx.addIssue({ code: "custom", path: ["fallbacks"], message: "A model is not its own fallback" });
 });
 export type CatalogModel = z.infer<typeof CatalogModel>;
+
+/** The provider and upstream id of each deployment of a catalog model (its `deployments`, or its provider and upstream). */
+export const catalogDeployments = (model: CatalogModel): { provider: string; upstream: string }[] =>
+  model.deployments ?? [{ provider: model.provider!, upstream: model.upstream! }];
 
 export const ProviderConfigSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("offline") }),

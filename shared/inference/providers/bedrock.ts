@@ -26,14 +26,16 @@ import { completionEvents } from "./bedrock/stream.js";
 /** InvokeModel calls in flight at once for one embeddings request. */
 const EMBED_CONCURRENCY = 8;
 
-/** One client per region per process, created on first use. */
+/** One client per region per process, created on first use (exported for its test). */
 const clients = new Map<string, BedrockRuntimeClient>();
 
-function sharedClient(region: string | undefined): BedrockRuntimeClient {
+export function sharedClient(region: string | undefined): BedrockRuntimeClient {
   const key = region ?? "";
   let client = clients.get(key);
   if (!client) {
-    client = new BedrockRuntimeClient(region ? { region } : {});
+    // The router owns retries (docs/routing.md): the SDK's own three tries would multiply its and hold a
+    // deployment the router would rather leave.
+    client = new BedrockRuntimeClient({ ...(region ? { region } : {}), maxAttempts: 1 });
     clients.set(key, client);
   }
   return client;

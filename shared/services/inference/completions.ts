@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { logger } from "../../observability/logger.js";
 import { countTokens } from "../../inference/tokenizer.js";
 import { providerNamed } from "../../inference/registry.js";
-import type { Completion, CompletionEvent, InferenceProvider } from "../../inference/types.js";
+import type { CallOptions, Completion, CompletionEvent, InferenceProvider } from "../../inference/types.js";
 import type { ChatCompletionRequest, CompletionChunk, ContentChunkOut, CompletionOut, FimCompletionRequest, Message } from "../../schemas/inference.js";
 import type { Endpoint } from "../../schemas/model.js";
 import { BadRequest } from "../../domain/errors.js";
@@ -14,13 +14,20 @@ import { assertWithinSpendLimit } from "../usage/spend.js";
 import { failuresRecorded, recordUsage, type CallContext } from "./usage.js";
 import { chatSpan, completionEnd, fimSpan } from "../observability/model-spans.js";
 import { startSpan, type ModelSpan, type SpanStart } from "../observability/span-writer.js";
+import { RoutingExhausted, type Attempt } from "../../domain/routing/route-call.js";
+import { routed, type RoutedCall } from "./routing.js";
 
 /** What the route needs to call a provider for one request, after every check that can fail early. */
 interface Prepared {
   /** The call's span (ended when the answer or the stream is done). */
   span: ModelSpan;
+  /** The model asked for; once routed, the one that answered (a fallback, maybe): its price, its id in the answer. */
   model: ModelEntry;
+  /** The first deployment's provider; once routed, the one that answered. */
   provider: InferenceProvider;
+  endpoint: Endpoint;
+  /** The prompt's tokens when the router must know them: over the first model's context, a fallback may hold it. */
+  routingTokens?: number;
   /** The prompt's tokens, counted on first use: not at all when the upstream reports usage and the bytes settle the context check. */
   promptTokens: () => number;
   count: (text: string) => number;
@@ -75,6 +82,12 @@ async function prepare(ctx: CallContext, span: ModelSpan, modelName: string, end
   const count = (text: string) => countTokens(model.tokenizer, text);
   const promptBytes = Buffer.byteLength(promptText);
   const room = model.maxContextLength - (maxTokens ?? 0);
+  if (model.fallbacks?.length && !certainlyWithinTokens(promptBytes, room)) {
+    // Too long for this model may fit a fallback (the context-window fallback): the router decides, by the count.
+    let counted: number | undefined;
+    const promptTokens = () => (counted ??= count(promptText));
+    return { span, model, endpoint, routingTokens: promptTokens() + (maxTokens ?? 0), provider: await providerNamed(model.provider), promptTokens, count, admitted, since };
+  }
   if (certainlyOverTokens(promptBytes, model.tokenizer, room)) {
     throw new BadRequest(
       `Prompt (${promptBytes} bytes, more than ${Math.floor(promptBytes / MAX_BYTES_PER_TOKEN[model.tokenizer])} tokens) plus max_tokens (${maxTokens ?? 0}) is over the ${model.maxContextLength}-token context of '${model.id}'`,
@@ -95,7 +108,26 @@ async function prepare(ctx: CallContext, span: ModelSpan, modelName: string, end
       );
     }
   }
-  return { span, model, provider: await providerNamed(model.provider), promptTokens, count, admitted, since };
+  return { span, model, endpoint, provider: await providerNamed(model.provider), promptTokens, count, admitted, since };
+}
+
+/**
+ * Calls the model through the router (docs/routing.md): deployments, retries, fallbacks. The answer's model and
+ * provider become the call's (its price, its id in the answer, its backend header); the attempts go on its span.
+ */
+async function routedCall<T>(ctx: CallContext, prepared: Prepared, call: (provider: InferenceProvider, upstream: string, model: ModelEntry) => Promise<T>): Promise<RoutedCall<T>> {
+  const result = await routed(ctx.caller, prepared.model, prepared.endpoint, { ...(prepared.routingTokens !== undefined ? { promptTokens: prepared.routingTokens } : {}), ...(ctx.signal ? { signal: ctx.signal } : {}) }, call);
+  prepared.model = result.model;
+  prepared.provider = result.provider;
+  return result;
+}
+
+/** The span attributes of a routed call: the deployment that answered, and every attempt when there was more than one. */
+export function routingAttributes(result: { deployment?: { id: string }; attempts: Attempt[] }): Record<string, string> {
+  return {
+    ...(result.deployment ? { "platform.routing.deployment": result.deployment.id } : {}),
+    ...(result.attempts.length > 1 ? { "platform.routing.attempts": JSON.stringify(result.attempts.map((a) => ({ ...a, ms: Math.round(a.ms) }))) } : {}),
+  };
 }
 
 /** The span of a model call, started now and ended with the error when the call fails before answering. */
@@ -108,7 +140,7 @@ export async function spanned<T>(span: ModelSpan, steps: () => Promise<T>): Prom
   try {
     return await steps();
   } catch (error) {
-    await span.end({ error });
+    await span.end({ error, ...(error instanceof RoutingExhausted ? { attributes: routingAttributes(error) } : {}) });
     throw error;
   }
 }
@@ -118,11 +150,10 @@ export async function chat(ctx: CallContext, request: ChatCompletionRequest, ope
   return spanned(span, async () => {
     requireAnswerableEnd(request.messages);
     const prepared = await prepare(ctx, span, request.model, "chat", chatPromptText(request), request.max_tokens);
-    const upstream = { ...request, model: prepared.model.upstream };
-    const options = { signal: ctx.signal, countTokens: prepared.count };
+    const options: CallOptions = { signal: ctx.signal, countTokens: prepared.count };
     return request.stream
-      ? streamed(ctx, prepared, prepared.provider.chatStream(upstream, options))
-      : answered(ctx, prepared, () => prepared.provider.chat(upstream, options));
+      ? streamed(ctx, prepared, (provider, upstream) => provider.chatStream({ ...request, model: upstream }, options))
+      : answered(ctx, prepared, (provider, upstream) => provider.chat({ ...request, model: upstream }, options));
   });
 }
 
@@ -130,19 +161,19 @@ export async function fim(ctx: CallContext, request: FimCompletionRequest): Prom
   const span = spanOf(ctx, fimSpan(request));
   return spanned(span, async () => {
     const prepared = await prepare(ctx, span, request.model, "fim", request.prompt + (request.suffix ?? ""), request.max_tokens);
-    const upstream = { ...request, model: prepared.model.upstream };
-    const options = { signal: ctx.signal, countTokens: prepared.count };
+    const options: CallOptions = { signal: ctx.signal, countTokens: prepared.count };
     return request.stream
-      ? streamed(ctx, prepared, prepared.provider.fimStream(upstream, options))
-      : answered(ctx, prepared, () => prepared.provider.fim(upstream, options));
+      ? streamed(ctx, prepared, (provider, upstream) => provider.fimStream({ ...request, model: upstream }, options))
+      : answered(ctx, prepared, (provider, upstream) => provider.fim({ ...request, model: upstream }, options));
   });
 }
 
-async function answered(ctx: CallContext, prepared: Prepared, call: () => Promise<Completion>): Promise<ModelAnswer<CompletionOut>> {
+async function answered(ctx: CallContext, prepared: Prepared, call: (provider: InferenceProvider, upstream: string) => Promise<Completion>): Promise<ModelAnswer<CompletionOut>> {
   const started = Date.now();
   await prepared.admitted;
   const upstreamStart = performance.now();
-  const result = await failuresRecorded(ctx, prepared, started, call, prepared.admitted);
+  const routing = await failuresRecorded(ctx, prepared, started, () => routedCall(ctx, prepared, call), prepared.admitted);
+  const result = routing.value;
   const upstreamEnd = performance.now();
   const completionText = result.choices.map((c) => (c.thinking ?? "") + c.content + c.toolCalls.map((t) => JSON.stringify(t.function)).join("")).join("");
   // n completions bill the prompt once.
@@ -167,7 +198,7 @@ async function answered(ctx: CallContext, prepared: Prepared, call: () => Promis
   const usageTokens = { input: usage.prompt_tokens, output: usage.completion_tokens };
   await Promise.all([
     recordUsage(ctx, prepared, { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, started, status: 200 }),
-    prepared.span.end({ ...completionEnd({ model: prepared.model.id, id: out.id, choices: result.choices, usage: usageTokens }), attributes: { "platform.inference.backend": prepared.provider.backend } }),
+    prepared.span.end({ ...completionEnd({ model: prepared.model.id, id: out.id, choices: result.choices, usage: usageTokens }), attributes: { "platform.inference.backend": prepared.provider.backend, ...routingAttributes(routing) } }),
   ]);
   const timing = { before: upstreamStart - prepared.since, upstream: upstreamEnd - upstreamStart, after: performance.now() - upstreamEnd };
   return { kind: "answer", body: out, backend: prepared.provider.backend, timing };
@@ -178,14 +209,26 @@ async function answered(ctx: CallContext, prepared: Prepared, call: () => Promis
  * upstream reports up front (bad key, throttling, bad request) still get a normal status. After the
  * first byte an error can only end the stream: a last chunk with finish_reason "error", then [DONE].
  */
-async function streamed(ctx: CallContext, prepared: Prepared, events: AsyncIterable<CompletionEvent>): Promise<ModelStream> {
+async function streamed(ctx: CallContext, prepared: Prepared, open: (provider: InferenceProvider, upstream: string) => AsyncIterable<CompletionEvent>): Promise<ModelStream> {
   const started = Date.now();
   await prepared.admitted;
   // The headers leave once the upstream's first event is in: the platform's time before the upstream is all they can tell.
   const before = performance.now() - prepared.since;
-  const iterator = events[Symbol.asyncIterator]();
-  const first = await failuresRecorded(ctx, prepared, started, () => iterator.next(), prepared.admitted);
-  return { kind: "stream", frames: sseFrames(ctx, prepared, iterator, first, started), backend: prepared.provider.backend, timing: { before } };
+  // A stream is routed (retried, sent to another deployment or a fallback) only up to its first event: after that
+  // the caller has bytes, and a failure can only end the stream.
+  const routing = await failuresRecorded(
+    ctx,
+    prepared,
+    started,
+    () =>
+      routedCall(ctx, prepared, async (provider, upstream) => {
+        const iterator = open(provider, upstream)[Symbol.asyncIterator]();
+        return { iterator, first: await iterator.next() };
+      }),
+    prepared.admitted,
+  );
+  const { iterator, first } = routing.value;
+  return { kind: "stream", frames: sseFrames(ctx, prepared, iterator, first, started, routingAttributes(routing)), backend: prepared.provider.backend, timing: { before } };
 }
 
 async function* sseFrames(
@@ -194,6 +237,7 @@ async function* sseFrames(
   iterator: AsyncIterator<CompletionEvent>,
   first: IteratorResult<CompletionEvent>,
   started: number,
+  routing: Record<string, string>,
 ): AsyncGenerator<string> {
   const id = completionId();
   const created = Math.floor(started / 1000);
@@ -214,7 +258,7 @@ async function* sseFrames(
         usage,
       }),
       ...(status === "stream_error" ? { error: new Error("The stream failed after its first byte") } : {}),
-      attributes: { "platform.inference.backend": prepared.provider.backend, "gen_ai.request.stream": "true", ...extra },
+      attributes: { "platform.inference.backend": prepared.provider.backend, "gen_ai.request.stream": "true", ...routing, ...extra },
     });
 
   try {

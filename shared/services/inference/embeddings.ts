@@ -12,6 +12,7 @@ import { invocationStartedAt } from "../../observability/after-answer.js";
 import { assertWithinSpendLimit } from "../usage/spend.js";
 import { embeddingsSpan } from "../observability/model-spans.js";
 import { spanned, spanOf } from "./completions.js";
+import { routed } from "./routing.js";
 
 /** Inputs per provider call, and provider calls in flight at once for one request. */
 const BATCH_SIZE = 32;
@@ -39,18 +40,24 @@ export async function embed(ctx: CallContext, request: EmbeddingRequest): Promis
     }
     const tokens = tokensPerInput(model, inputs);
 
-    const provider = await providerNamed(model.provider);
+    // The first deployment's provider names the backend of a call that fails before any batch is answered.
+    let provider = await providerNamed(model.provider);
     const started = Date.now();
     const batches = Array.from({ length: Math.ceil(inputs.length / BATCH_SIZE) }, (_, i) => inputs.slice(i * BATCH_SIZE, (i + 1) * BATCH_SIZE));
     await admitted;
     const upstreamStart = performance.now();
-    const results = await failuresRecorded(
+    // Each batch is routed over the model's deployments (docs/routing.md), never to a fallback: one request's
+    // vectors all come from the one model asked for.
+    const routing = { withFallbacks: false, ...(ctx.signal ? { signal: ctx.signal } : {}) };
+    const answers = await failuresRecorded(
       ctx,
       { model, provider },
       started,
-      () => mapBounded(batches, CONCURRENCY, (batch) => provider.embed({ model: model.upstream, inputs: batch, dimensions }, { signal: ctx.signal })),
+      () => mapBounded(batches, CONCURRENCY, (batch) => routed(ctx.caller, model, "embeddings", routing, (upstreamProvider, upstream) => upstreamProvider.embed({ model: upstream, inputs: batch, dimensions }, { signal: ctx.signal }))),
       admitted,
     );
+    provider = answers[0]?.provider ?? provider;
+    const results = answers.map((answer) => answer.value);
     const upstreamEnd = performance.now();
     const vectors = results.flatMap((r) => r.vectors);
     const reported = results.every((r) => r.promptTokens !== undefined) ? results.reduce((sum, r) => sum + r.promptTokens!, 0) : undefined;

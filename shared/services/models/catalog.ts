@@ -1,5 +1,5 @@
 import type { Caller } from "../../domain/caller.js";
-import type { CatalogFile, Endpoint } from "../../schemas/model.js";
+import { catalogDeployments, type CatalogFile, type Endpoint } from "../../schemas/model.js";
 import { modelStore } from "../../store/models.js";
 import { BadRequest, Conflict, NotFound } from "../../domain/errors.js";
 import { fromCatalog, requireEndpoint, type ModelEntry } from "../../domain/models.js";
@@ -91,7 +91,9 @@ export async function setArchived(caller: Caller, id: string, archived: boolean)
 export async function seed(catalog: CatalogFile): Promise<ModelEntry[]> {
   const created = nowSeconds();
   for (const model of catalog.models) {
-    if (!catalog.providers[model.provider]) throw new Error(`Model ${model.id} names provider '${model.provider}', which the catalog does not define`);
+    for (const { provider } of catalogDeployments(model)) {
+      if (!catalog.providers[provider]) throw new Error(`Model ${model.id} names provider '${provider}', which the catalog does not define`);
+    }
   }
   const entries = catalog.models.map((m) => fromCatalog(m, created));
   await modelStore.replaceBase(entries);
@@ -116,8 +118,10 @@ export interface FineTunedRegistration {
 export async function registerFineTuned(registration: FineTunedRegistration): Promise<ModelEntry> {
   const root = await resolve({ workspace: registration.workspace }, registration.root);
   if (root.type !== "base") throw new BadRequest(`The root '${registration.root}' must be a base model`, "invalid_root");
+  // A fine-tuned model is served by its own provider and upstream id: never by its root's deployments or fallbacks.
+  const { deployments: _deployments, fallbacks: _fallbacks, routing: _routing, ...inherited } = root;
   const entry: ModelEntry & { workspace: string } = {
-    ...root,
+    ...inherited,
     id: registration.id,
     type: "fine-tuned",
     aliases: [],

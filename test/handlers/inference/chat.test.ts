@@ -381,7 +381,9 @@ describe("POST /v1/chat/completions", () => {
       const response = await invokeStream(handler, chat(hello({ stream: true })));
 
       expect(response.metadata?.statusCode).toBe(429);
-      expect(response.json).toMatchObject({ object: "error", type: "rate_limit_error", message: "Upstream is throttling" });
+      // Tried twice (the router's default: one more try on the same deployment) before the caller gets the failure.
+      expect(offline.chatStream).toHaveBeenCalledTimes(2);
+      expect(response.json).toMatchObject({ object: "error", type: "rate_limit_error", message: "Upstream is throttling (after 2 attempts)" });
       expect(usageRecords()[0]!.args[0].input.Item).toMatchObject({ status: 429, promptTokens: 0, completionTokens: 0 });
     });
 

@@ -138,12 +138,14 @@ describe("POST /v1/observability/dataset-records/{dataset_record_id}/live-judgin
   });
 
   it("answers an upstream failure as JUDGE_MISTRAL_API_ERROR with its status", async () => {
-    vi.spyOn(await providerNamed("offline"), "chat").mockRejectedValue(new UpstreamError(429, "Upstream is throttling"));
+    const chat = vi.spyOn(await providerNamed("offline"), "chat").mockRejectedValue(new UpstreamError(429, "Upstream is throttling"));
 
     const response = await invoke(handler, judge(record.id, classification()));
 
     expect(response.statusCode).toBe(429);
-    expect(response.json.detail).toEqual({ message: "Upstream is throttling", error_code: "JUDGE_MISTRAL_API_ERROR" });
+    // The judge's model call goes through the router: tried once more before the failure is the judge's.
+    expect(chat).toHaveBeenCalledTimes(2);
+    expect(response.json.detail).toEqual({ message: "Upstream is throttling (after 2 attempts)", error_code: "JUDGE_MISTRAL_API_ERROR" });
   });
 
   it.each([

@@ -188,9 +188,10 @@ describe("throttling", () => {
 
     const { job: ended } = await runJob(job, { chunk: { retry: quickRetry } });
 
-    expect(chat).toHaveBeenCalledTimes(quickRetry.attempts);
+    // Each of the batch's attempts is a routed call, which tries the model's deployment twice (docs/routing.md).
+    expect(chat).toHaveBeenCalledTimes(quickRetry.attempts * 2);
     expect(ended).toMatchObject({ status: "SUCCESS", failedRequests: 1, outputFile: null });
-    expect((await downloadLines(files, ended.errorFile!))[0].error).toEqual({ message: "Too many requests", code: 429 });
+    expect((await downloadLines(files, ended.errorFile!))[0].error).toEqual({ message: "Too many requests (after 2 attempts)", code: 429 });
   });
 
   it("does not retry an upstream refusal that is not throttling", async () => {

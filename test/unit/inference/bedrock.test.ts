@@ -859,3 +859,11 @@ describe("BedrockProvider embed: other models", () => {
     expect(result).toEqual({ vectors: [[0.1]], promptTokens: 2 });
   });
 });
+
+describe("the Bedrock client", () => {
+  it("tries each call once: the router owns retries (docs/routing.md)", async () => {
+    const { sharedClient } = await import("../../../shared/inference/providers/bedrock.js");
+
+    expect(await sharedClient("eu-west-1").config.maxAttempts()).toBe(1);
+  });
+});

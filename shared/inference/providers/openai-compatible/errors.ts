@@ -4,7 +4,7 @@ import { isRecord, truncate } from "./json.js";
 export function httpFailure(status: number, body: string, retryAfter: string | null): UpstreamError {
   const detail = upstreamMessage(body);
   if (status === 401 || status === 403) {
-    return new UpstreamError(502, `The upstream refused our credentials (HTTP ${status}); its API key is missing or wrong in this deployment`);
+    return new UpstreamError(502, `The upstream refused our credentials (HTTP ${status}); its API key is missing or wrong in this deployment`, undefined, false);
   }
   if (status === 429) {
     return new UpstreamError(429, `The upstream is rate limiting requests${detail ? `: ${detail}` : ""}`, retryAfterSeconds(retryAfter));
