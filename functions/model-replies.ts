@@ -22,9 +22,12 @@ import * as moderations from "../shared/services/inference/moderations.js";
 import type { CallContext } from "../shared/services/inference/usage.js";
 
 const BACKEND_HEADER = "x-inference-backend";
+/** Which of the model's deployments answered (its catalog provider: docs/routing.md). */
+const DEPLOYMENT_HEADER = "x-inference-deployment";
 
 export function toReply(answer: completions.ModelAnswer<unknown> | completions.ModelStream): Reply {
   const headers: Record<string, string> = { [BACKEND_HEADER]: answer.backend };
+  if (answer.deployment) headers[DEPLOYMENT_HEADER] = answer.deployment;
   if (answer.timing) headers[SERVER_TIMING_HEADER] = serverTiming(answer.timing);
   return answer.kind === "stream" ? Reply.events(answer.frames, headers) : Reply.json(200, answer.body, headers);
 }

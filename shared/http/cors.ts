@@ -10,7 +10,7 @@ export const CORS_ORIGINS_ENV = "CORS_ORIGINS";
 /** Request headers a browser client may send: the key (either header), bodies, the event stream's resume point. */
 export const CORS_ALLOW_HEADERS = ["Authorization", "Content-Type", "x-api-key", "Last-Event-ID", "Accept"];
 /** Response headers a browser client may read besides the safelisted ones. */
-export const CORS_EXPOSE_HEADERS = ["x-request-id", "Location", "Retry-After", "x-inference-backend"];
+export const CORS_EXPOSE_HEADERS = ["x-request-id", "Location", "Retry-After", "x-inference-backend", "x-inference-deployment"];
 /** How long a browser may reuse a preflight answer. */
 export const CORS_MAX_AGE_SECONDS = 600;
 

@@ -49,6 +49,8 @@ export interface ModelAnswer<T> {
   kind: "answer";
   body: T;
   backend: string;
+  /** The catalog provider (deployment) that answered, when the call was routed (the x-inference-deployment header). */
+  deployment?: string;
   timing?: CallTiming;
 }
 
@@ -57,6 +59,7 @@ export interface ModelStream {
   kind: "stream";
   frames: AsyncIterable<string>;
   backend: string;
+  deployment?: string;
   timing?: CallTiming;
 }
 
@@ -201,7 +204,7 @@ async function answered(ctx: CallContext, prepared: Prepared, call: (provider: I
     prepared.span.end({ ...completionEnd({ model: prepared.model.id, id: out.id, choices: result.choices, usage: usageTokens }), attributes: { "platform.inference.backend": prepared.provider.backend, ...routingAttributes(routing) } }),
   ]);
   const timing = { before: upstreamStart - prepared.since, upstream: upstreamEnd - upstreamStart, after: performance.now() - upstreamEnd };
-  return { kind: "answer", body: out, backend: prepared.provider.backend, timing };
+  return { kind: "answer", body: out, backend: prepared.provider.backend, deployment: routing.deployment.provider, timing };
 }
 
 /**
@@ -228,7 +231,13 @@ async function streamed(ctx: CallContext, prepared: Prepared, open: (provider: I
     prepared.admitted,
   );
   const { iterator, first } = routing.value;
-  return { kind: "stream", frames: sseFrames(ctx, prepared, iterator, first, started, routingAttributes(routing)), backend: prepared.provider.backend, timing: { before } };
+  return {
+    kind: "stream",
+    frames: sseFrames(ctx, prepared, iterator, first, started, routingAttributes(routing)),
+    backend: prepared.provider.backend,
+    deployment: routing.deployment.provider,
+    timing: { before },
+  };
 }
 
 async function* sseFrames(

@@ -77,7 +77,7 @@ export async function embed(ctx: CallContext, request: EmbeddingRequest): Promis
       recordUsage(ctx, { model, provider }, { promptTokens, completionTokens: 0, started, status: 200 }),
       span.end({ responseModel: model.id, responseId: out.id, usage: { input: promptTokens, output: 0 }, attributes: { "platform.inference.backend": provider.backend } }),
     ]);
-    return { kind: "answer", body: out, backend: provider.backend, timing: { before: upstreamStart - since, upstream: upstreamEnd - upstreamStart, after: performance.now() - upstreamEnd } };
+    return { kind: "answer", body: out, backend: provider.backend, ...(answers[0] ? { deployment: answers[0].deployment.provider } : {}), timing: { before: upstreamStart - since, upstream: upstreamEnd - upstreamStart, after: performance.now() - upstreamEnd } };
   });
 }
 

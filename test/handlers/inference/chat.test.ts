@@ -113,10 +113,11 @@ describe("POST /v1/chat/completions", () => {
       expect(response.json.created).toBeTypeOf("number");
     });
 
-    it("says which backend answered in x-inference-backend", async () => {
+    it("says which backend answered in x-inference-backend, and which deployment in x-inference-deployment", async () => {
       const response = await invokeStream(handler, chat(hello()));
 
       expect(response.metadata?.headers?.["x-inference-backend"]).toBe("offline");
+      expect(response.metadata?.headers?.["x-inference-deployment"]).toBe("offline");
     });
 
     it("counts usage with the model's tokenizer", async () => {

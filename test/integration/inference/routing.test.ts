@@ -72,6 +72,7 @@ describe("a model with two deployments", () => {
 
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ model, choices: [{ message: { content: "from the west" } }] });
+    expect(reply.headers.get("x-inference-deployment")).toBe("routing-west");
     expect(requestsSince(east, eastBefore)).toHaveLength(2);
     expect(requestsSince(west, westBefore)).toStrictEqual([expect.stringMatching(/^west-model-/)]);
     const [span] = await spansOf(trace);
