@@ -13,6 +13,7 @@ import type { CallTiming, ModelAnswer } from "./completions.js";
 import { invocationStartedAt } from "../../observability/after-answer.js";
 import { assertWithinSpendLimit } from "../usage/spend.js";
 import { failuresRecorded, recordUsage, type CallContext } from "./usage.js";
+import { routed } from "./routing.js";
 import { tokensPerInput } from "./embeddings.js";
 import { bodyModel } from "../models/catalog.js";
 import { requireEndpoint } from "../../domain/models.js";
@@ -23,6 +24,7 @@ interface Moderated {
   model: string;
   results: Moderation[];
   backend: string;
+  deployment: string;
   timing: CallTiming;
 }
 
@@ -38,22 +40,33 @@ async function moderateTexts(ctx: CallContext, modelName: string, inputs: string
   const model = await bodyModel(ctx.caller, modelName);
   requireEndpoint(model, "moderations");
   const tokens = tokensPerInput(model, inputs);
-  const provider = await providerNamed(model.provider);
+  // The first deployment's provider names the backend of a call that fails before any answer.
+  let provider = await providerNamed(model.provider);
   const started = Date.now();
   await admitted;
   const upstreamStart = performance.now();
-  const results = await failuresRecorded(ctx, { model, provider }, started, () => provider.moderate({ model: model.upstream, inputs }, { signal: ctx.signal }), admitted);
+  // Routed over the model's own deployments (docs/routing.md), never to a fallback: the scores are this model's.
+  const routing = { withFallbacks: false, ...(ctx.signal ? { signal: ctx.signal } : {}) };
+  const answer = await failuresRecorded(
+    ctx,
+    { model, provider },
+    started,
+    () => routed(ctx.caller, model, "moderations", routing, (upstreamProvider, upstream) => upstreamProvider.moderate({ model: upstream, inputs }, { signal: ctx.signal })),
+    admitted,
+  );
+  provider = answer.provider;
   const upstreamEnd = performance.now();
   const promptTokens = tokens().reduce((a, b) => a + b, 0);
   await recordUsage(ctx, { model, provider }, { promptTokens, completionTokens: 0, started, status: 200 });
   const timing = { before: upstreamStart - since, upstream: upstreamEnd - upstreamStart, after: performance.now() - upstreamEnd };
-  return { id: `mod-${randomUUID().replaceAll("-", "")}`, model: model.id, results, backend: provider.backend, timing };
+  return { id: `mod-${randomUUID().replaceAll("-", "")}`, model: model.id, results: answer.value, backend: provider.backend, deployment: answer.deployment.provider, timing };
 }
 
 const asModeration = (m: Moderated): ModelAnswer<ModerationOut> => ({
   kind: "answer",
   body: { id: m.id, model: m.model, results: m.results.map((r) => ({ categories: r.categories, category_scores: r.categoryScores })) },
   backend: m.backend,
+  deployment: m.deployment,
   timing: m.timing,
 });
 
@@ -61,6 +74,7 @@ const asClassification = (m: Moderated): ModelAnswer<ClassificationOut> => ({
   kind: "answer",
   body: { id: m.id, model: m.model, results: m.results.map((r) => moderationAsClassification(r.categoryScores)) },
   backend: m.backend,
+  deployment: m.deployment,
   timing: m.timing,
 });
 

@@ -32,6 +32,7 @@ describe("POST /v1/moderations", () => {
 
     expect(response.statusCode).toBe(200);
     expect(response.headers?.["x-inference-backend"]).toBe("offline");
+    expect(response.headers?.["x-inference-deployment"]).toBe("offline");
     expect(response.json.id).toMatch(/^mod-[0-9a-f]{32}$/);
     expect(response.json.model).toBe("mistral-moderation-latest");
     expect(response.json.results.map((r: { categories: Record<string, boolean> }) => flagged(r.categories))).toStrictEqual([[], ["violence_and_threats"]]);
