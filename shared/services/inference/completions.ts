@@ -85,10 +85,10 @@ async function prepare(ctx: CallContext, span: ModelSpan, modelName: string, end
   const count = (text: string) => countTokens(model.tokenizer, text);
   const promptBytes = Buffer.byteLength(promptText);
   const room = model.maxContextLength - (maxTokens ?? 0);
+  let counted: number | undefined;
+  const promptTokens = () => (counted ??= count(promptText));
   if (model.fallbacks?.length && !certainlyWithinTokens(promptBytes, room)) {
     // Too long for this model may fit a fallback (the context-window fallback): the router decides, by the count.
-    let counted: number | undefined;
-    const promptTokens = () => (counted ??= count(promptText));
     return { span, model, endpoint, routingTokens: promptTokens() + (maxTokens ?? 0), provider: await providerNamed(model.provider), promptTokens, count, admitted, since };
   }
   if (certainlyOverTokens(promptBytes, model.tokenizer, room)) {
@@ -98,8 +98,6 @@ async function prepare(ctx: CallContext, span: ModelSpan, modelName: string, end
       "max_tokens",
     );
   }
-  let counted: number | undefined;
-  const promptTokens = () => (counted ??= count(promptText));
   // Counted only when the bytes leave the answer open: a prompt of n bytes has at most n + 1 tokens.
   if (!certainlyWithinTokens(promptBytes, room)) {
     const wanted = promptTokens() + (maxTokens ?? 0);

@@ -4,7 +4,7 @@ import { handler } from "../../../functions/workers/complete.js";
 import { taskStore } from "../../../shared/store/workflows/tasks.js";
 import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, invoke } from "../../support/builders.js";
-import { aClaimedTask, aTaskCall } from "./task-setup.js";
+import { aClaimedTask, aTaskCall, eventsSeenOnDelivery } from "./task-setup.js";
 
 const machines = vi.hoisted(() => ({ heartbeatTask: vi.fn(), completeTask: vi.fn(), failTask: vi.fn() }));
 vi.mock("../../../shared/engine/workflow-machines.js", () => machines);
@@ -62,15 +62,11 @@ describe("POST /v1/workflows/tasks/{task_id}/complete", () => {
 
   it("writes ACTIVITY_TASK_COMPLETED before the program gets the result, so the run's next events (and its close) come after it", async () => {
     const { task, events } = await aClaimedTask(dynamo, caller);
-    let seenByTheProgram: string[] = [];
-    machines.completeTask.mockImplementation(async () => {
-      seenByTheProgram = events().map((e) => e.event_type);
-      return true;
-    });
+    const seenByTheProgram = eventsSeenOnDelivery(machines.completeTask, events);
 
     await invoke(handler, aTaskCall(caller, task.taskId, "complete", { result: 1 }));
 
-    expect(seenByTheProgram).toStrictEqual(["ACTIVITY_TASK_COMPLETED"]);
+    expect(seenByTheProgram()).toStrictEqual(["ACTIVITY_TASK_COMPLETED"]);
   });
 
   it("keeps the result but answers 409 when Step Functions no longer waits for it", async () => {

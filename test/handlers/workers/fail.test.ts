@@ -4,7 +4,7 @@ import { handler } from "../../../functions/workers/fail.js";
 import { taskStore } from "../../../shared/store/workflows/tasks.js";
 import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, invoke } from "../../support/builders.js";
-import { aClaimedTask, aTaskCall } from "./task-setup.js";
+import { aClaimedTask, aTaskCall, eventsSeenOnDelivery } from "./task-setup.js";
 
 const machines = vi.hoisted(() => ({ heartbeatTask: vi.fn(), completeTask: vi.fn(), failTask: vi.fn() }));
 vi.mock("../../../shared/engine/workflow-machines.js", () => machines);
@@ -36,15 +36,11 @@ describe("POST /v1/workflows/tasks/{task_id}/fail", () => {
 
   it("writes ACTIVITY_TASK_FAILED before the program's Retry or Catch sees the error, so what the run does next comes after it", async () => {
     const { task, events } = await aClaimedTask(dynamo, caller);
-    let seenByTheProgram: string[] = [];
-    machines.failTask.mockImplementation(async () => {
-      seenByTheProgram = events().map((e) => e.event_type);
-      return true;
-    });
+    const seenByTheProgram = eventsSeenOnDelivery(machines.failTask, events);
 
     await invoke(handler, aTaskCall(caller, task.taskId, "fail", { error: { message: "boom" } }));
 
-    expect(seenByTheProgram).toStrictEqual(["ACTIVITY_TASK_FAILED"]);
+    expect(seenByTheProgram()).toStrictEqual(["ACTIVITY_TASK_FAILED"]);
   });
 
   it("names the error ActivityError when the worker gives no type", async () => {

@@ -24,3 +24,16 @@ export async function aClaimedTask(dynamo: AwsClientStub<DynamoDBDocumentClient>
 /** A task call of worker `w1` of deployment `pool` (the body's other fields as given). */
 export const aTaskCall = (caller: Caller, taskId: string, verb: "heartbeat" | "complete" | "fail", body: Record<string, unknown> = {}) =>
   aJsonEvent({ deployment_name: "pool", worker_name: "w1", ...body }, { path: `/v1/workflows/tasks/${taskId}/${verb}`, pathParameters: { task_id: taskId }, caller });
+
+/**
+ * Makes `deliver` (the engine's completeTask or failTask mock) record the run's event types at the moment the program
+ * gets the task's outcome; the returned function reads them after the call.
+ */
+export function eventsSeenOnDelivery(deliver: { mockImplementation(fn: () => Promise<boolean>): unknown }, events: () => { event_type: string }[]): () => string[] {
+  let seen: string[] = [];
+  deliver.mockImplementation(async () => {
+    seen = events().map((e) => e.event_type);
+    return true;
+  });
+  return () => seen;
+}
