@@ -17,7 +17,7 @@ import { specOf } from "../test/support/envelopes.js";
 import { requestsFor, type FuzzRequest, type RingTarget } from "../test/support/fuzz-ring.js";
 import { newOwner } from "../test/support/route-fixtures.js";
 import type { TestTenant } from "../test/support/tenant.js";
-import { memoryAfterFullGc } from "./soak/heap.js";
+import { memoryAfterFullGc, type CollectedMemory } from "./soak/heap.js";
 
 export interface SoakOptions {
   url: string;
@@ -255,7 +255,8 @@ export async function soak(options: SoakOptions): Promise<boolean> {
   console.log(`  slow probes (over 2 s, or the soak client held over 1 s): ${stalls.length}`);
   for (const stall of stalls.slice(0, 20)) console.log(`    ${stall}`);
   console.log(`  server RSS: ${Math.round(rssCold / MB)} MB cold, start ${Math.round(rssStart / MB)} MB (after one request per route), peak ${Math.round(rssPeak / MB)} MB, after ${rssAfter === undefined ? "gone" : `${Math.round(rssAfter / MB)} MB`} (${options.settleSeconds} s after the load)`);
-  const collected = (m: { rss: number; heapUsed: number }) => `RSS ${Math.round(m.rss / MB)} MB, heap ${Math.round(m.heapUsed / MB)} MB`;
+  const collected = (m: CollectedMemory) =>
+    `RSS ${Math.round(m.rss / MB)} MB, heap ${Math.round(m.heapUsed / MB)} MB, external ${Math.round(m.external / MB)} MB (ArrayBuffers ${Math.round(m.arrayBuffers / MB)} MB)`;
   console.log(`  after a full collection: start ${collected(collectedStart)}; after ${collectedAfter ? collected(collectedAfter) : "gone"}`);
   for (const problem of problems) console.log(`  FAIL ${problem}`);
   console.log(problems.length ? "soak: FAILED" : "soak: passed");

@@ -10,6 +10,10 @@ import WebSocket from "ws";
 export interface CollectedMemory {
   rss: number;
   heapUsed: number;
+  /** Memory of JavaScript objects bound to native memory (Buffers among them), as V8 counts it. */
+  external: number;
+  /** The part of `external` held by ArrayBuffers and Buffers. */
+  arrayBuffers: number;
 }
 
 const INSPECTOR = "http://127.0.0.1:9229/json/list";
@@ -39,8 +43,8 @@ export async function memoryAfterFullGc(pid: number): Promise<CollectedMemory> {
     await call("HeapProfiler.enable");
     await call("HeapProfiler.collectGarbage");
     const read = await call("Runtime.evaluate", { expression: "JSON.stringify(process.memoryUsage())", returnByValue: true });
-    const usage = JSON.parse(read.result.value as string) as { rss: number; heapUsed: number };
-    return { rss: usage.rss, heapUsed: usage.heapUsed };
+    const usage = JSON.parse(read.result.value as string) as CollectedMemory;
+    return { rss: usage.rss, heapUsed: usage.heapUsed, external: usage.external, arrayBuffers: usage.arrayBuffers };
   } finally {
     // The inspector is closed from inside, once this session is gone: inspector.close() blocks the server's event
     // loop until no session is connected, so it must not run while this one waits for its answer.

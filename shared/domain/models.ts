@@ -1,15 +1,17 @@
 import type { CatalogModel, CatalogRouting, Endpoint, Tokenizer } from "../schemas/model.js";
 import { BadRequest } from "./errors.js";
 
-/** A model as the catalog stores it: a base model seeded from the catalog file, or a registered fine-tuned one. */
 /** A provider that serves a model, and the model's id there (docs/routing.md). */
 export interface DeploymentEntry {
   provider: string;
   upstream: string;
   weight: number;
   maxConcurrent?: number;
+  /** One try's wait for the answer (a stream's first event), when the catalog bounds it. */
+  timeoutMs?: number;
 }
 
+/** A model as the catalog stores it: a base model seeded from the catalog file, or a registered fine-tuned one. */
 export interface ModelEntry {
   id: string;
   type: "base" | "fine-tuned";
@@ -41,7 +43,13 @@ export interface ModelEntry {
 }
 
 export function fromCatalog(model: CatalogModel, created: number): ModelEntry {
-  const deployments = model.deployments?.map((d) => ({ provider: d.provider, upstream: d.upstream, weight: d.weight, ...(d.max_concurrent !== undefined ? { maxConcurrent: d.max_concurrent } : {}) }));
+  const deployments = model.deployments?.map((d) => ({
+    provider: d.provider,
+    upstream: d.upstream,
+    weight: d.weight,
+    ...(d.max_concurrent !== undefined ? { maxConcurrent: d.max_concurrent } : {}),
+    ...(d.timeout_ms !== undefined ? { timeoutMs: d.timeout_ms } : {}),
+  }));
   return {
     id: model.id,
     type: "base",

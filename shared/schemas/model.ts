@@ -26,6 +26,11 @@ export const CatalogDeployment = z.strictObject({
   weight: z.number().positive().default(1),
   /** Calls in flight one process sends it at most; past that the other deployments take the calls. */
   max_concurrent: z.number().int().positive().optional(),
+  /**
+   * How long one try waits for the answer (for a stream, its first event) before it counts as a timeout: retried
+   * or passed to the next deployment like a 504. Unset, the provider's own bound applies.
+   */
+  timeout_ms: z.number().int().min(100).max(900_000).optional(),
 });
 export type CatalogDeployment = z.infer<typeof CatalogDeployment>;
 

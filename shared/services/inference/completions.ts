@@ -116,7 +116,7 @@ async function prepare(ctx: CallContext, span: ModelSpan, modelName: string, end
  * Calls the model through the router (docs/routing.md): deployments, retries, fallbacks. The answer's model and
  * provider become the call's (its price, its id in the answer, its backend header); the attempts go on its span.
  */
-async function routedCall<T>(ctx: CallContext, prepared: Prepared, call: (provider: InferenceProvider, upstream: string, model: ModelEntry) => Promise<T>): Promise<RoutedCall<T>> {
+async function routedCall<T>(ctx: CallContext, prepared: Prepared, call: (provider: InferenceProvider, upstream: string, model: ModelEntry, signal: AbortSignal | undefined) => Promise<T>): Promise<RoutedCall<T>> {
   const result = await routed(ctx.caller, prepared.model, prepared.endpoint, { ...(prepared.routingTokens !== undefined ? { promptTokens: prepared.routingTokens } : {}), ...(ctx.signal ? { signal: ctx.signal } : {}) }, call);
   prepared.model = result.model;
   prepared.provider = result.provider;
@@ -151,10 +151,10 @@ export async function chat(ctx: CallContext, request: ChatCompletionRequest, ope
   return spanned(span, async () => {
     requireAnswerableEnd(request.messages);
     const prepared = await prepare(ctx, span, request.model, "chat", chatPromptText(request), request.max_tokens);
-    const options: CallOptions = { signal: ctx.signal, countTokens: prepared.count };
+    const options: CallOptions = { countTokens: prepared.count };
     return request.stream
-      ? streamed(ctx, prepared, (provider, upstream) => provider.chatStream({ ...request, model: upstream }, options))
-      : answered(ctx, prepared, (provider, upstream) => provider.chat({ ...request, model: upstream }, options));
+      ? streamed(ctx, prepared, (provider, upstream, signal) => provider.chatStream({ ...request, model: upstream }, { ...options, signal }))
+      : answered(ctx, prepared, (provider, upstream, signal) => provider.chat({ ...request, model: upstream }, { ...options, signal }));
   });
 }
 
@@ -162,18 +162,21 @@ export async function fim(ctx: CallContext, request: FimCompletionRequest): Prom
   const span = spanOf(ctx, fimSpan(request));
   return spanned(span, async () => {
     const prepared = await prepare(ctx, span, request.model, "fim", request.prompt + (request.suffix ?? ""), request.max_tokens);
-    const options: CallOptions = { signal: ctx.signal, countTokens: prepared.count };
+    const options: CallOptions = { countTokens: prepared.count };
     return request.stream
-      ? streamed(ctx, prepared, (provider, upstream) => provider.fimStream({ ...request, model: upstream }, options))
-      : answered(ctx, prepared, (provider, upstream) => provider.fim({ ...request, model: upstream }, options));
+      ? streamed(ctx, prepared, (provider, upstream, signal) => provider.fimStream({ ...request, model: upstream }, { ...options, signal }))
+      : answered(ctx, prepared, (provider, upstream, signal) => provider.fim({ ...request, model: upstream }, { ...options, signal }));
   });
 }
 
-async function answered(ctx: CallContext, prepared: Prepared, call: (provider: InferenceProvider, upstream: string) => Promise<Completion>): Promise<ModelAnswer<CompletionOut>> {
+/** Calls a model's provider for one try: the signal is the caller's, bounded by the deployment's timeout when it has one. */
+type TryCall<T> = (provider: InferenceProvider, upstream: string, signal: AbortSignal | undefined) => T;
+
+async function answered(ctx: CallContext, prepared: Prepared, call: TryCall<Promise<Completion>>): Promise<ModelAnswer<CompletionOut>> {
   const started = Date.now();
   await prepared.admitted;
   const upstreamStart = performance.now();
-  const routing = await failuresRecorded(ctx, prepared, started, () => routedCall(ctx, prepared, call), prepared.admitted);
+  const routing = await failuresRecorded(ctx, prepared, started, () => routedCall(ctx, prepared, (provider, upstream, _model, signal) => call(provider, upstream, signal)), prepared.admitted);
   const result = routing.value;
   const upstreamEnd = performance.now();
   const completionText = result.choices.map((c) => (c.thinking ?? "") + c.content + c.toolCalls.map((t) => JSON.stringify(t.function)).join("")).join("");
@@ -210,7 +213,7 @@ async function answered(ctx: CallContext, prepared: Prepared, call: (provider: I
  * upstream reports up front (bad key, throttling, bad request) still get a normal status. After the
  * first byte an error can only end the stream: a last chunk with finish_reason "error", then [DONE].
  */
-async function streamed(ctx: CallContext, prepared: Prepared, open: (provider: InferenceProvider, upstream: string) => AsyncIterable<CompletionEvent>): Promise<ModelStream> {
+async function streamed(ctx: CallContext, prepared: Prepared, open: TryCall<AsyncIterable<CompletionEvent>>): Promise<ModelStream> {
   const started = Date.now();
   await prepared.admitted;
   // The headers leave once the upstream's first event is in: the platform's time before the upstream is all they can tell.
@@ -222,8 +225,8 @@ async function streamed(ctx: CallContext, prepared: Prepared, open: (provider: I
     prepared,
     started,
     () =>
-      routedCall(ctx, prepared, async (provider, upstream) => {
-        const iterator = open(provider, upstream)[Symbol.asyncIterator]();
+      routedCall(ctx, prepared, async (provider, upstream, _model, signal) => {
+        const iterator = open(provider, upstream, signal)[Symbol.asyncIterator]();
         return { iterator, first: await iterator.next() };
       }),
     prepared.admitted,

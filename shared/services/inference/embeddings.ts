@@ -53,7 +53,7 @@ export async function embed(ctx: CallContext, request: EmbeddingRequest): Promis
       ctx,
       { model, provider },
       started,
-      () => mapBounded(batches, CONCURRENCY, (batch) => routed(ctx.caller, model, "embeddings", routing, (upstreamProvider, upstream) => upstreamProvider.embed({ model: upstream, inputs: batch, dimensions }, { signal: ctx.signal }))),
+      () => mapBounded(batches, CONCURRENCY, (batch) => routed(ctx.caller, model, "embeddings", routing, (upstreamProvider, upstream, _model, signal) => upstreamProvider.embed({ model: upstream, inputs: batch, dimensions }, { signal }))),
       admitted,
     );
     provider = answers[0]?.provider ?? provider;

@@ -51,7 +51,7 @@ async function moderateTexts(ctx: CallContext, modelName: string, inputs: string
     ctx,
     { model, provider },
     started,
-    () => routed(ctx.caller, model, "moderations", routing, (upstreamProvider, upstream) => upstreamProvider.moderate({ model: upstream, inputs }, { signal: ctx.signal })),
+    () => routed(ctx.caller, model, "moderations", routing, (upstreamProvider, upstream, _model, signal) => upstreamProvider.moderate({ model: upstream, inputs }, { signal })),
     admitted,
   );
   provider = answer.provider;

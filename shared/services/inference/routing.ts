@@ -5,6 +5,7 @@ import { Balancer } from "../../domain/routing/balance.js";
 import { Cooldowns } from "../../domain/routing/cooldown.js";
 import { routeCall, type Attempt, type RoutedDeployment, type RoutedModel } from "../../domain/routing/route-call.js";
 import type { RetryPolicy } from "../../domain/routing/retry.js";
+import { UpstreamError } from "../../domain/errors.js";
 import type { Endpoint } from "../../schemas/model.js";
 import { providerNamed } from "../../inference/registry.js";
 import type { InferenceProvider } from "../../inference/types.js";
@@ -62,7 +63,7 @@ const signatures = new WeakMap<readonly Deployment[], string>();
 function balancerOf(model: Model): Balancer<Deployment> {
   let signature = signatures.get(model.deployments);
   if (signature === undefined) {
-    signature = `${model.strategy} ${model.deployments.map((d) => `${d.id}*${d.weight}/${d.maxConcurrent ?? ""}`).join(" ")}`;
+    signature = `${model.strategy} ${model.deployments.map((d) => `${d.id}*${d.weight}/${d.maxConcurrent ?? ""}/${d.timeoutMs ?? ""}`).join(" ")}`;
     signatures.set(model.deployments, signature);
   }
   const known = balancers.get(model.name);
@@ -91,7 +92,7 @@ export async function routed<T>(
   first: ModelEntry,
   endpoint: Endpoint,
   options: { promptTokens?: number; signal?: AbortSignal; withFallbacks?: boolean },
-  call: (provider: InferenceProvider, upstream: string, model: ModelEntry) => Promise<T>,
+  call: (provider: InferenceProvider, upstream: string, model: ModelEntry, signal: AbortSignal | undefined) => Promise<T>,
 ): Promise<RoutedCall<T>> {
   const providers = new Map<string, InferenceProvider>();
   const model = routedModel(first);
@@ -113,10 +114,29 @@ export async function routed<T>(
     async (model, deployment) => {
       const provider = await providerNamed(deployment.provider);
       providers.set(deployment.id, provider);
-      return call(provider, deployment.upstream, model.entry);
+      if (deployment.timeoutMs === undefined) return call(provider, deployment.upstream, model.entry, options.signal);
+      return withinTimeout(deployment, options.signal, (signal) => call(provider, deployment.upstream, model.entry, signal));
     },
   );
   return { value: result.value, model: result.model.entry, provider: providers.get(result.deployment.id)!, deployment: result.deployment, attempts: result.attempts };
+}
+
+/**
+ * One try bounded by its deployment's `timeout_ms`: past it the try is aborted and fails as a 504, which the router
+ * retries or passes on. Only the wait for the answer is bounded (a stream's first event): the timer is cleared once
+ * `call` resolves, so a stream that started goes on under the caller's signal alone.
+ */
+async function withinTimeout<T>(deployment: Deployment, callerSignal: AbortSignal | undefined, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(), deployment.timeoutMs);
+  try {
+    return await call(callerSignal ? AbortSignal.any([callerSignal, timeout.signal]) : timeout.signal);
+  } catch (error) {
+    if (timeout.signal.aborted && !callerSignal?.aborted) throw new UpstreamError(504, `Deployment ${deployment.id} did not answer within ${deployment.timeoutMs} ms`);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** For tests: forget the breakers and balancers (a process starting afresh). */

@@ -11,7 +11,7 @@ import { PROVIDERS_ENV } from "../../../shared/inference/registry.js";
 import { resolve } from "../../../shared/services/models/catalog.js";
 import { modelStore } from "../../../shared/store/models.js";
 import { useEmbeddedApi } from "../../support/api.js";
-import { FakeUpstream, json, sse } from "../../support/fake-upstream.js";
+import { FakeUpstream, hang, json, sse } from "../../support/fake-upstream.js";
 import { filesClient } from "../../support/files-client.js";
 import { inferenceClient, usageRecordsOf, userSays } from "../../support/inference-client.js";
 
@@ -125,6 +125,39 @@ describe("a model with two deployments", () => {
 
     expect(east.requests.length - eastBefore).toBe(3);
     expect(west.requests.length - westBefore).toBe(4);
+  });
+});
+
+describe("a deployment with a timeout", () => {
+  it("gives up on a deployment that does not answer within its timeout_ms and answers from the next", async () => {
+    const model = await aRoutedModel([{ ...eastDeployment, timeoutMs: 300 }, westDeployment]);
+    east.reply(hang(), hang());
+    west.reply(answer("in time"));
+    const trace = randomBytes(16).toString("hex");
+
+    const reply = await http.request("POST", "/v1/chat/completions", { json: userSays(model, "hello"), headers: { traceparent: `00-${trace}-${randomBytes(8).toString("hex")}-01` } });
+
+    expect(reply.status).toBe(200);
+    expect(reply.body.choices[0].message.content).toBe("in time");
+    const [span] = await spansOf(trace);
+    const attempts = JSON.parse(span!.span_attributes["platform.routing.attempts"]!) as { deployment: string; status?: number; ms: number }[];
+    expect(attempts.map((a) => [a.deployment.split("/")[0], a.status])).toStrictEqual([
+      ["routing-east", 504],
+      ["routing-east", 504],
+      ["routing-west", undefined],
+    ]);
+    expect(attempts[0]!.ms).toBeGreaterThanOrEqual(290);
+  });
+
+  it("bounds a stream's wait for its first event only: a stream that started runs past the timeout", async () => {
+    const model = await aRoutedModel([{ ...westDeployment, timeoutMs: 300 }]);
+    const chunk = (content: string) => ({ id: "w", object: "chat.completion.chunk", choices: [{ index: 0, delta: { content }, finish_reason: null }] });
+    west.reply(sse([chunk("slow "), chunk("but "), chunk("whole")], { delayMs: 250 }));
+
+    const reply = await client.chatStreamed({ ...userSays(model, "hello"), stream: true });
+
+    expect(reply.status).toBe(200);
+    expect(reply.text).toBe("slow but whole");
   });
 });
 

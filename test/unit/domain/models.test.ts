@@ -210,4 +210,31 @@ describe("fromCatalog", () => {
       archived: false,
     });
   });
+
+  it("keeps each deployment's weight, concurrency and timeout, and names the first as the model's provider", () => {
+    const model = CatalogModel.parse({
+      id: "mistral-large-latest",
+      deployments: [
+        { provider: "bedrock-eu", upstream: "mistral.large", max_concurrent: 20, timeout_ms: 30_000 },
+        { provider: "vllm", upstream: "large", weight: 2 },
+      ],
+      endpoints: ["chat"],
+      max_context_length: 131072,
+    });
+
+    const entry = fromCatalog(model, 1_700_000_000);
+
+    expect([entry.provider, entry.upstream]).toStrictEqual(["bedrock-eu", "mistral.large"]);
+    expect(entry.deployments).toStrictEqual([
+      { provider: "bedrock-eu", upstream: "mistral.large", weight: 1, maxConcurrent: 20, timeoutMs: 30_000 },
+      { provider: "vllm", upstream: "large", weight: 2 },
+    ]);
+  });
+
+  it("refuses a deployment timeout under 100 ms", () => {
+    const parsed = CatalogModel.safeParse({ id: "m", deployments: [{ provider: "p", upstream: "u", timeout_ms: 5 }], endpoints: ["chat"], max_context_length: 8 });
+
+    expect(parsed.success).toBe(false);
+    expect(parsed.error!.issues[0]!.path).toStrictEqual(["deployments", 0, "timeout_ms"]);
+  });
 });
