@@ -19,7 +19,10 @@ export interface Grants {
   files?: ObjectAccess;
   /** Sets tags on the objects it writes (s3:PutObjectTagging, same prefix): voice samples carry the tag the voices lifecycle rule selects. */
   tagObjects?: true;
-  /** Calls models through the providers: Bedrock invoke rights on the catalog's Bedrock models only. */
+  /**
+   * Calls models through the providers: Bedrock invoke rights on the catalog's Bedrock models only, and the shared
+   * breakers of model deployments (read, put, delete in the rates table's `BREAKERS` partition, nothing else there).
+   */
   models?: "invoke";
   /**
    * Calls speech models through the providers (their settings and keys, never Bedrock rights): `transcribe`

@@ -1,7 +1,7 @@
 import * as cdk from "aws-cdk-lib";
 import * as iam from "aws-cdk-lib/aws-iam";
 import type { Access, Grants, ObjectAccess } from "../functions/routes.js";
-import { tables, type TableDefinition, type TableName } from "../shared/store/tables.js";
+import { BREAKERS_PARTITION, tables, type TableDefinition, type TableName } from "../shared/store/tables.js";
 import type { DataRefs } from "./data-refs.js";
 import { telemetryStatements } from "./telemetry.js";
 
@@ -156,6 +156,16 @@ export function grantStatements(grants: Grants, data: DataRefs, stateMachines: S
   // store always sends it, shared/store/audit.ts); no writer may update or delete an event (test/infra).
   if (grants.appendAudit) statements.push(new iam.PolicyStatement({ actions: ["dynamodb:PutItem"], resources: [data.tables.audit.tableArn] }));
   if (grants.rateCounters) statements.push(new iam.PolicyStatement({ actions: ["dynamodb:UpdateItem"], resources: [data.tables.rates.tableArn] }));
+  if (grants.models) {
+    // The routers' shared breakers (shared/store/breakers.ts): their one partition of the rates table, never a key's counters.
+    statements.push(
+      new iam.PolicyStatement({
+        actions: ["dynamodb:Query", "dynamodb:PutItem", "dynamodb:DeleteItem"],
+        resources: [data.tables.rates.tableArn],
+        conditions: { "ForAllValues:StringEquals": { "dynamodb:LeadingKeys": [BREAKERS_PARTITION] } },
+      }),
+    );
+  }
   if (grants.files) {
     statements.push(new iam.PolicyStatement({ actions: OBJECT_ACTIONS[grants.files], resources: [data.bucket.arnForObjects(`${WORKSPACE_PREFIX}*`)] }));
   }

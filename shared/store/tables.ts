@@ -103,7 +103,12 @@ export const batchTable = {
   globalIndexes: [{ name: "active", partitionKey: { name: "activeKey", type: "S" }, sortKey: { name: "createdKey", type: "S" } }],
 } as const satisfies TableDefinition;
 
-/** Per-key request counters, one item per key and minute, gone after two minutes (per-key rate limits). */
+/**
+ * Per-key request counters, one item per key and minute, gone after two minutes (per-key rate limits); and, in the
+ * `BREAKERS` partition, the model deployments cooling down (shared/store/breakers.ts).
+ */
+export const BREAKERS_PARTITION = "BREAKERS";
+
 export const ratesTable = {
   name: "rates",
   partitionKey: { name: "key", type: "S" },

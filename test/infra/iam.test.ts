@@ -67,11 +67,13 @@ describe("IAM", () => {
     }
   });
 
-  it("lets every keyed row update the rate counters and nothing else of that table; public rows not at all", () => {
+  it("lets every keyed row update the rate counters, model-calling rows also keep the breakers' partition, and nothing else of that table; public rows not at all", () => {
+    const breakers = [["dynamodb:DeleteItem", "dynamodb:PutItem", "dynamodb:Query"], 1, { "ForAllValues:StringEquals": { "dynamodb:LeadingKeys": ["BREAKERS"] } }];
     for (const keyed of routes) {
       const onRates = roleStatements(keyed).filter((st) => list<Json>(st.Resource).some((r) => refName(r) === "RatesTableArn"));
+      const shapes = onRates.map((st) => [list<string>(st.Action).toSorted(), list<Json>(st.Resource).length, st.Condition]);
       if (keyed.auth === "public") expect(onRates, keyed.handler).toHaveLength(0);
-      else expect(onRates.map((st) => [list<string>(st.Action), list<Json>(st.Resource).length]), keyed.handler).toEqual([[["dynamodb:UpdateItem"], 1]]);
+      else expect(shapes, keyed.handler).toEqual([[["dynamodb:UpdateItem"], 1, undefined], ...(keyed.grants.models ? [breakers] : [])]);
     }
   });
 

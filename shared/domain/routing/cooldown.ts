@@ -19,6 +19,8 @@ interface BreakerState {
   openUntil?: number;
   /** The one call let through after a cooldown is in flight. */
   probing?: boolean;
+  /** Opened by another process (taken from the store), not by this one's failures. */
+  shared?: boolean;
 }
 
 /** What a recorded outcome changed, for the caller to share (the store) when it is a change. */
@@ -66,15 +68,26 @@ export class Cooldowns {
     return state.failedAt.length >= this.policy.failures ? this.open(state, now) : undefined;
   }
 
-  /** Another process's news (read from the store): `id` is open until `until`, or closed (undefined). */
-  adopt(id: string, until: number | undefined): void {
-    if (until === undefined) this.states.delete(id);
-    else this.states.set(id, { failedAt: [], openUntil: until });
+  /**
+   * The breakers other processes opened (read from the store: deployment → until). One opened there and later here
+   * is skipped until the later time; one this process took from there and that is gone from there was closed by
+   * another process's successful call, so it closes here too. Breakers this process opened itself stay as they are:
+   * its own write may not have landed yet.
+   */
+  share(open: ReadonlyMap<string, number>): void {
+    const now = this.now();
+    for (const [id, until] of open) {
+      const state = this.states.get(id);
+      if (until > now && (state?.openUntil === undefined || state.openUntil < until)) this.states.set(id, { failedAt: [], openUntil: until, shared: true });
+    }
+    for (const [id, state] of this.states) {
+      if (state.shared && !open.has(id)) this.states.delete(id);
+    }
   }
 
   private open(state: BreakerState, now: number): BreakerChange {
     const until = now + this.policy.cooldownMs;
-    Object.assign(state, { failedAt: [], openUntil: until, probing: false });
+    Object.assign(state, { failedAt: [], openUntil: until, probing: false, shared: false });
     return { opened: true, until };
   }
 }

@@ -10,6 +10,7 @@ import type { Endpoint } from "../../schemas/model.js";
 import { providerNamed } from "../../inference/registry.js";
 import type { InferenceProvider } from "../../inference/types.js";
 import { logger } from "../../observability/logger.js";
+import { breakerStore } from "../../store/breakers.js";
 import { bodyModel } from "../models/catalog.js";
 
 /**
@@ -29,6 +30,14 @@ interface Model extends RoutedModel<Deployment> {
 export const DEFAULT_RETRY: Omit<RetryPolicy, "attempts"> = { baseMs: 250, maxMs: 5_000 };
 
 let cooldowns = new Cooldowns();
+
+/**
+ * Breakers other processes opened are read from the store at most every SHARE_EVERY_MS, in the background: a call
+ * never waits for that read, except a process's first routed call, which has nothing else to go on.
+ */
+const SHARE_EVERY_MS = 5_000;
+let sharedAt = Number.NEGATIVE_INFINITY;
+let sharing: Promise<void> | undefined;
 const balancers = new Map<string, { signature: string; balancer: Balancer<Deployment> }>();
 
 export const deploymentId = (deployment: Pick<DeploymentEntry, "provider" | "upstream">): string => `${deployment.provider}/${deployment.upstream}`;
@@ -95,9 +104,12 @@ export async function routed<T>(
   call: (provider: InferenceProvider, upstream: string, model: ModelEntry, signal: AbortSignal | undefined) => Promise<T>,
 ): Promise<RoutedCall<T>> {
   const providers = new Map<string, InferenceProvider>();
-  const model = routedModel(first);
+  const own = routedModel(first);
+  const model = options.withFallbacks === false && own.fallbacks ? { ...own, fallbacks: [] } : own;
+  // Only a model with somewhere else to go has breakers worth sharing (route-call.ts).
+  if (model.deployments.length > 1 || model.fallbacks?.length) await sharedBreakersRecent();
   const result = await routeCall(
-    options.withFallbacks === false && model.fallbacks ? { ...model, fallbacks: [] } : model,
+    model,
     options.promptTokens,
     {
       modelNamed: async (name) => {
@@ -106,7 +118,12 @@ export async function routed<T>(
       },
       balancerOf,
       cooldowns,
-      changed: (deployment, change) => logger.warn("model deployment", { deployment: deployment.id, ...("opened" in change ? { coolingDownUntil: new Date(change.until).toISOString() } : { recovered: true }) }),
+      changed: (deployment, change) => {
+        logger.warn("model deployment", { deployment: deployment.id, ...("opened" in change ? { coolingDownUntil: new Date(change.until).toISOString() } : { recovered: true }) });
+        const written = "opened" in change ? breakerStore.open(deployment.id, change.until) : breakerStore.close(deployment.id);
+        // Not awaited: the call goes on to the next deployment meanwhile. A lost write only delays the news for others.
+        written.catch((error: unknown) => logger.warn("model deployment breaker not shared", { deployment: deployment.id, error: error as Error }));
+      },
       sleep: (ms, signal) => sleep(ms, undefined, { signal }),
       now: () => performance.now(),
       ...(options.signal ? { signal: options.signal } : {}),
@@ -119,6 +136,28 @@ export async function routed<T>(
     },
   );
   return { value: result.value, model: result.model.entry, provider: providers.get(result.deployment.id)!, deployment: result.deployment, attempts: result.attempts };
+}
+
+/** Brings in the breakers other processes opened or closed (docs/routing.md, "State"); one read at a time. */
+export function refreshSharedBreakers(): Promise<void> {
+  sharing ??= breakerStore
+    .openAt(Date.now())
+    .then(
+      (open) => cooldowns.share(new Map(open.map((breaker) => [breaker.deployment, breaker.until]))),
+      (error: unknown) => logger.warn("model deployment breakers not read", { error: error as Error }),
+    )
+    .finally(() => {
+      sharedAt = Date.now();
+      sharing = undefined;
+    });
+  return sharing;
+}
+
+async function sharedBreakersRecent(): Promise<void> {
+  if (Date.now() - sharedAt < SHARE_EVERY_MS) return;
+  const first = sharedAt === Number.NEGATIVE_INFINITY;
+  const read = refreshSharedBreakers();
+  if (first) await read;
 }
 
 /**
@@ -143,4 +182,5 @@ async function withinTimeout<T>(deployment: Deployment, callerSignal: AbortSigna
 export function forgetRouting(): void {
   balancers.clear();
   cooldowns = new Cooldowns();
+  sharedAt = Number.NEGATIVE_INFINITY;
 }

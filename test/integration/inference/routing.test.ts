@@ -4,11 +4,13 @@
  * what the caller got, and what the call's span says.
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { DeploymentEntry, ModelEntry } from "../../../shared/domain/models.js";
 import type { SpanRow } from "../../../shared/domain/observability/records.js";
 import { PROVIDERS_ENV } from "../../../shared/inference/registry.js";
+import { refreshSharedBreakers } from "../../../shared/services/inference/routing.js";
 import { resolve } from "../../../shared/services/models/catalog.js";
+import { breakerStore } from "../../../shared/store/breakers.js";
 import { modelStore } from "../../../shared/store/models.js";
 import { useEmbeddedApi } from "../../support/api.js";
 import { FakeUpstream, hang, json, sse } from "../../support/fake-upstream.js";
@@ -125,6 +127,45 @@ describe("a model with two deployments", () => {
 
     expect(east.requests.length - eastBefore).toBe(3);
     expect(west.requests.length - westBefore).toBe(4);
+  });
+});
+
+describe("breakers shared between processes", () => {
+  const idOf = async (model: string, provider: string) => {
+    const entry = await resolve({ workspace: tenant.caller.workspace }, model);
+    return entry.deployments!.filter((d) => d.provider === provider).map((d) => `${d.provider}/${d.upstream}`)[0]!;
+  };
+
+  it("writes a breaker to the store when it opens", async () => {
+    const model = await aRoutedModel([eastDeployment, westDeployment]);
+    const east = await idOf(model, "routing-east");
+    for (let i = 0; i < 4 && !(await breakerStore.openAt(Date.now())).some((b) => b.deployment === east); i += 1) {
+      west.reply(answer("meanwhile"));
+      expect((await client.chat(userSays(model, "hello"))).status).toBe(200);
+    }
+
+    await vi.waitFor(async () => expect((await breakerStore.openAt(Date.now())).map((b) => b.deployment)).toContain(east));
+  });
+
+  it("skips a deployment another process opened, and calls it again once that process closed it", async () => {
+    const model = await aRoutedModel([eastDeployment, westDeployment]);
+    const eastId = await idOf(model, "routing-east");
+    await breakerStore.open(eastId, Date.now() + 60_000);
+    await refreshSharedBreakers();
+    const eastBefore = east.requests.length;
+
+    for (let i = 0; i < 3; i += 1) {
+      west.reply(answer(`call ${i}`));
+      expect((await client.chat(userSays(model, "hello"))).status).toBe(200);
+    }
+    expect(east.requests.length).toBe(eastBefore);
+
+    await breakerStore.close(eastId);
+    await refreshSharedBreakers();
+    east.reply(answer("east again"));
+    west.reply(answer("west again"));
+    const replies = [await client.chat(userSays(model, "one")), await client.chat(userSays(model, "two"))];
+    expect(replies.map((r) => r.body.choices[0].message.content).toSorted()).toStrictEqual(["east again", "west again"]);
   });
 });
 

@@ -51,12 +51,27 @@ describe("Cooldowns", () => {
     expect(cooldowns.succeeded("a")).toBeUndefined();
   });
 
-  it("takes another process's news: open until a time, or closed", () => {
+  it("takes the breakers other processes opened, and closes those they closed", () => {
     const { clock, cooldowns } = clocked();
 
-    cooldowns.adopt("a", clock.now + 5_000);
-    expect(cooldowns.available("a")).toBe(false);
-    cooldowns.adopt("a", undefined);
+    cooldowns.share(new Map([["a", clock.now + 5_000], ["b", clock.now - 1]]));
+    expect([cooldowns.available("a"), cooldowns.available("b")]).toStrictEqual([false, true]);
+    expect(cooldowns.openUntil("a")).toBe(clock.now + 5_000);
+
+    cooldowns.share(new Map());
     expect(cooldowns.available("a")).toBe(true);
+  });
+
+  it("keeps a breaker it opened itself when the store does not show it yet, and the later of two cooldowns", () => {
+    const { clock, cooldowns } = clocked();
+    for (let i = 0; i < 3; i += 1) cooldowns.failed("a");
+    const ownUntil = clock.now + 30_000;
+
+    cooldowns.share(new Map());
+    expect(cooldowns.openUntil("a")).toBe(ownUntil);
+    cooldowns.share(new Map([["a", ownUntil - 10_000]]));
+    expect(cooldowns.openUntil("a")).toBe(ownUntil);
+    cooldowns.share(new Map([["a", ownUntil + 10_000]]));
+    expect(cooldowns.openUntil("a")).toBe(ownUntil + 10_000);
   });
 });
