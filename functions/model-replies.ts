@@ -5,6 +5,7 @@
  */
 import { Reply } from "../shared/http/reply.js";
 import { SERVER_TIMING_HEADER, serverTiming } from "../shared/http/server-timing.js";
+import { RESPONSE_CACHE_HEADER } from "../shared/domain/routing/response-cache.js";
 import type { AgentsCompletionRequest } from "../shared/schemas/agent.js";
 import type {
   ChatClassificationRequest,
@@ -29,6 +30,7 @@ export function toReply(answer: completions.ModelAnswer<unknown> | completions.M
   const headers: Record<string, string> = { [BACKEND_HEADER]: answer.backend };
   if (answer.deployment) headers[DEPLOYMENT_HEADER] = answer.deployment;
   if (answer.timing) headers[SERVER_TIMING_HEADER] = serverTiming(answer.timing);
+  if ("cache" in answer && answer.cache) headers[RESPONSE_CACHE_HEADER] = answer.cache;
   return answer.kind === "stream" ? Reply.events(answer.frames, headers) : Reply.json(200, answer.body, headers);
 }
 

@@ -20,8 +20,9 @@ export interface Grants {
   /** Sets tags on the objects it writes (s3:PutObjectTagging, same prefix): voice samples carry the tag the voices lifecycle rule selects. */
   tagObjects?: true;
   /**
-   * Calls models through the providers: Bedrock invoke rights on the catalog's Bedrock models only, and the shared
-   * breakers of model deployments (read, put, delete in the rates table's `BREAKERS` partition, nothing else there).
+   * Calls models through the providers: Bedrock invoke rights on the catalog's Bedrock models only, the shared
+   * breakers of model deployments (read, put, delete in the rates table's `BREAKERS` partition, nothing else there)
+   * and the response cache (get and put in the responses table).
    */
   models?: "invoke";
   /**

@@ -165,6 +165,8 @@ export function grantStatements(grants: Grants, data: DataRefs, stateMachines: S
         conditions: { "ForAllValues:StringEquals": { "dynamodb:LeadingKeys": [BREAKERS_PARTITION] } },
       }),
     );
+    // The response cache (shared/store/responses.ts): a read before the call and a put after, nothing else.
+    statements.push(new iam.PolicyStatement({ actions: ["dynamodb:GetItem", "dynamodb:PutItem"], resources: [data.tables.responses.tableArn] }));
   }
   if (grants.files) {
     statements.push(new iam.PolicyStatement({ actions: OBJECT_ACTIONS[grants.files], resources: [data.bucket.arnForObjects(`${WORKSPACE_PREFIX}*`)] }));

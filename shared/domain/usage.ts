@@ -16,5 +16,7 @@ export interface UsageRecord {
   keyId?: string;
   /** What it cost, in micro-units of the price file's currency (shared/domain/pricing.ts). */
   costMicros?: number;
+  /** Answered from the response cache (docs/routing.md): no upstream was called, so it cost nothing. */
+  cached?: boolean;
   at: string;
 }

@@ -7,10 +7,10 @@
  */
 export const CORS_ORIGINS_ENV = "CORS_ORIGINS";
 
-/** Request headers a browser client may send: the key (either header), bodies, the event stream's resume point. */
-export const CORS_ALLOW_HEADERS = ["Authorization", "Content-Type", "x-api-key", "Last-Event-ID", "Accept"];
+/** Request headers a browser client may send: the key (either header), bodies, the event stream's resume point, the response cache's word. */
+export const CORS_ALLOW_HEADERS = ["Authorization", "Content-Type", "x-api-key", "Last-Event-ID", "Accept", "x-response-cache", "x-response-cache-ttl"];
 /** Response headers a browser client may read besides the safelisted ones. */
-export const CORS_EXPOSE_HEADERS = ["x-request-id", "Location", "Retry-After", "x-inference-backend", "x-inference-deployment"];
+export const CORS_EXPOSE_HEADERS = ["x-request-id", "Location", "Retry-After", "x-inference-backend", "x-inference-deployment", "x-response-cache"];
 /** How long a browser may reuse a preflight answer. */
 export const CORS_MAX_AGE_SECONDS = 600;
 

@@ -64,12 +64,17 @@ export const CreateWorkspaceBody = z.object({
 });
 export type CreateWorkspaceBody = z.output<typeof CreateWorkspaceBody>;
 
+/** The response cache keeps an answer a week at most: it is the workspace's content, kept no longer than an operator expects. */
+export const MAX_CACHE_TTL_SECONDS = 604_800;
+
 export const UpdateWorkspaceBody = z.object({
   name: z.string().min(1).max(255).nullish(),
   description: z.string().max(255).nullish(),
   icon: codePoints(2).nullish(),
   /** Extension: whether model-call spans keep message content (docs/decisions/0039); null returns to the deployment's default. */
   telemetry_content_capture: z.boolean().nullish(),
+  /** Extension: keep model answers this long and answer identical calls from them (docs/routing.md, "Response cache"); null turns it off. */
+  response_cache_ttl_seconds: z.number().int().min(1).max(MAX_CACHE_TTL_SECONDS).nullish(),
 });
 export type UpdateWorkspaceBody = z.output<typeof UpdateWorkspaceBody>;
 

@@ -234,7 +234,18 @@ export const auditTable = {
   timeToLive: "ttl",
 } as const satisfies TableDefinition;
 
-export const tables = [tenancyTable, filesTable, modelsTable, usageTable, batchTable, registryTable, agentsTable, ratesTable, workflowsTable, executionsTable, retrievalTable, audioTable, connectorsTable, telemetryTable, datasetsTable, auditTable] as const;
+/**
+ * The response cache (docs/routing.md, "Response cache"): model answers kept for a workspace that opted in, under a
+ * hash of the request (`sk`), until their `ttl`.
+ */
+export const responsesTable = {
+  name: "responses",
+  partitionKey: { name: "workspace", type: "S" },
+  sortKey: { name: "sk", type: "S" },
+  timeToLive: "ttl",
+} as const satisfies TableDefinition;
+
+export const tables = [tenancyTable, filesTable, modelsTable, usageTable, batchTable, registryTable, agentsTable, ratesTable, workflowsTable, executionsTable, retrievalTable, audioTable, connectorsTable, telemetryTable, datasetsTable, auditTable, responsesTable] as const;
 
 export type TableName = (typeof tables)[number]["name"];
 

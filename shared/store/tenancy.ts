@@ -62,7 +62,7 @@ export const tenancyStore = {
   },
 
   /** Changes the given fields of an existing workspace; undefined when there is none. */
-  async updateWorkspace(organization: string, id: string, fields: Partial<Pick<Workspace, "name" | "description" | "icon" | "archivedAt" | "spendLimit" | "telemetryContentCapture" | "updatedAt">>): Promise<Workspace | undefined> {
+  async updateWorkspace(organization: string, id: string, fields: Partial<Pick<Workspace, "name" | "description" | "icon" | "archivedAt" | "spendLimit" | "telemetryContentCapture" | "responseCacheTtlSeconds" | "updatedAt">>): Promise<Workspace | undefined> {
     if (Object.values(fields).every((v) => v === undefined)) return this.getWorkspace(organization, id, { consistent: true });
     const out = await ifConditionHolds(
       documents.send(

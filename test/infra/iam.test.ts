@@ -112,7 +112,8 @@ describe("IAM", () => {
         statements.filter((st) => list<string>(st.Action).some((a) => a.startsWith("dynamodb:"))).flatMap((st) => list<Json>(st.Resource).map(refName)),
       );
       // Rows that record a privileged change also append to the audit log (PutItem alone: test/infra/audit.test.ts).
-      const granted = [...Object.keys(r.grants.tables ?? {}), ...(r.grants.appendAudit ? ["audit"] : [])].map((t) => `${t[0]!.toUpperCase()}${t.slice(1)}TableArn`);
+      // Model-calling rows also read and put the response cache (checked below).
+      const granted = [...Object.keys(r.grants.tables ?? {}), ...(r.grants.appendAudit ? ["audit"] : []), ...(r.grants.models ? ["responses"] : [])].map((t) => `${t[0]!.toUpperCase()}${t.slice(1)}TableArn`);
       expect([...tablesTouched].toSorted(), r.handler).toEqual(granted.toSorted());
       // Telemetry grants reach the telemetry bucket only (test/infra/telemetry.test.ts).
       if (!r.grants.files && !r.grants.telemetry) expect(actions.filter((a) => a.startsWith("s3:")), r.handler).toEqual([]);
@@ -137,6 +138,13 @@ describe("IAM", () => {
       const arns = list<Json>(bedrock[0]!.Resource).map((resource) => JSON.stringify(resource));
       expect(arns, r.handler).toHaveLength(expected.length);
       for (const id of expected) expect(arns.some((arn) => arn.includes(`foundation-model/${id}`)), id).toBe(true);
+    }
+  });
+
+  it("lets model-calling rows get and put response-cache items, and no other row touch that table", () => {
+    for (const r of routes) {
+      const onResponses = roleStatements(r).filter((st) => list<Json>(st.Resource).some((resource) => refName(resource) === "ResponsesTableArn"));
+      expect(onResponses.map((st) => list<string>(st.Action).toSorted()), r.handler).toEqual(r.grants.models ? [["dynamodb:GetItem", "dynamodb:PutItem"]] : []);
     }
   });
 

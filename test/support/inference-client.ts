@@ -137,6 +137,8 @@ export interface StreamReply {
 
 export interface ChatOptions {
   signal?: AbortSignal;
+  /** More request headers (the key and content type are set). */
+  headers?: Record<string, string>;
 }
 
 /** The models and inference routes of one running server as one tenant sees them, over plain HTTP. */
@@ -148,7 +150,7 @@ export function inferenceClient(api: Pick<RunningApi, "url">, tenant: Pick<TestT
     const response = await within(
       fetch(`${api.url}${path}`, {
         method: "POST",
-        headers: { authorization: `Bearer ${tenant.key}`, "content-type": "application/json" },
+        headers: { ...options.headers, authorization: `Bearer ${tenant.key}`, "content-type": "application/json" },
         body: JSON.stringify({ ...body, stream: true }),
         signal: options.signal,
       }),
@@ -161,8 +163,8 @@ export function inferenceClient(api: Pick<RunningApi, "url">, tenant: Pick<TestT
   }
 
   /** A whole streamed call read to its end: frames, chunks and the text of choice 0. */
-  async function streamed(path: string, body: Record<string, unknown>) {
-    const reply = await stream(path, body);
+  async function streamed(path: string, body: Record<string, unknown>, options: ChatOptions = {}) {
+    const reply = await stream(path, body, options);
     if (!reply.reader) throw new Error(`POST ${path} did not stream: ${reply.status} ${JSON.stringify(reply.body)}`);
     const frames = await reply.reader.rest();
     const chunks = chunksOf(frames);
@@ -179,7 +181,7 @@ export function inferenceClient(api: Pick<RunningApi, "url">, tenant: Pick<TestT
     embeddings: (body: Record<string, unknown>) => post("/v1/embeddings", body),
     chatStream: (body: Record<string, unknown>, options?: ChatOptions) => stream("/v1/chat/completions", body, options),
     fimStream: (body: Record<string, unknown>, options?: ChatOptions) => stream("/v1/fim/completions", body, options),
-    chatStreamed: (body: Record<string, unknown>) => streamed("/v1/chat/completions", body),
+    chatStreamed: (body: Record<string, unknown>, options?: ChatOptions) => streamed("/v1/chat/completions", body, options),
     fimStreamed: (body: Record<string, unknown>) => streamed("/v1/fim/completions", body),
 
     listModels: (query: Query = {}) => within(request("GET", "/v1/models", { query }), "GET /v1/models"),

@@ -20,6 +20,8 @@ export interface Workspace {
   spendLimit?: SpendLimit | null;
   /** Whether model-call spans keep message content (docs/decisions/0039); unset follows the deployment's default. */
   telemetryContentCapture?: boolean | null;
+  /** Model answers are kept this long and identical calls answered from them; unset or null: off. */
+  responseCacheTtlSeconds?: number | null;
   /** Kept exact by the membership writes (one transaction each). */
   membersCount?: number;
 }

@@ -102,6 +102,7 @@ export async function update(caller: Caller, id: string, body: UpdateWorkspaceBo
     description: body.description,
     icon: body.icon,
     telemetryContentCapture: body.telemetry_content_capture,
+    responseCacheTtlSeconds: body.response_cache_ttl_seconds,
     updatedAt: new Date().toISOString(),
   });
   if (!updated) throw workspaceNotFound(id);
@@ -118,6 +119,7 @@ const workspaceValues = (w: Workspace) => ({
   archived_at: w.archivedAt ?? null,
   spend_limit: w.spendLimit ?? null,
   telemetry_content_capture: w.telemetryContentCapture ?? null,
+  response_cache_ttl_seconds: w.responseCacheTtlSeconds ?? null,
 });
 
 /**

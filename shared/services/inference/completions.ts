@@ -16,9 +16,10 @@ import { chatSpan, completionEnd, fimSpan } from "../observability/model-spans.j
 import { startSpan, type ModelSpan, type SpanStart } from "../observability/span-writer.js";
 import { RoutingExhausted, type Attempt } from "../../domain/routing/route-call.js";
 import { routed, type RoutedCall } from "./routing.js";
+import { cachedAnswer, cachingFor, eventsOf, keepAnswer, RESPONSE_CACHE_BACKEND, type CacheableCall } from "./response-cache.js";
 
 /** What the route needs to call a provider for one request, after every check that can fail early. */
-interface Prepared {
+interface Prepared extends CacheableCall {
   /** The call's span (ended when the answer or the stream is done). */
   span: ModelSpan;
   /** The model asked for; once routed, the one that answered (a fallback, maybe): its price, its id in the answer. */
@@ -52,6 +53,8 @@ export interface ModelAnswer<T> {
   /** The catalog provider (deployment) that answered, when the call was routed (the x-inference-deployment header). */
   deployment?: string;
   timing?: CallTiming;
+  /** Whether the response cache answered, when the call used it (the x-response-cache header). */
+  cache?: "hit" | "miss";
 }
 
 /** Server-sent event frames, written as the model produces them. */
@@ -61,6 +64,7 @@ export interface ModelStream {
   backend: string;
   deployment?: string;
   timing?: CallTiming;
+  cache?: "hit" | "miss";
 }
 
 function messageText(message: Message): string {
@@ -150,7 +154,10 @@ export async function chat(ctx: CallContext, request: ChatCompletionRequest, ope
   const span = spanOf(ctx, chatSpan(request, operation));
   return spanned(span, async () => {
     requireAnswerableEnd(request.messages);
+    const caching = cachingFor(ctx);
     const prepared = await prepare(ctx, span, request.model, "chat", chatPromptText(request), request.max_tokens);
+    const hit = await cachedAnswer(ctx, prepared, await caching, request);
+    if (hit) return replayed(ctx, prepared, hit, request.stream);
     const options: CallOptions = { countTokens: prepared.count };
     return request.stream
       ? streamed(ctx, prepared, (provider, upstream, signal) => provider.chatStream({ ...request, model: upstream }, { ...options, signal }))
@@ -161,7 +168,10 @@ export async function chat(ctx: CallContext, request: ChatCompletionRequest, ope
 export async function fim(ctx: CallContext, request: FimCompletionRequest): Promise<ModelAnswer<CompletionOut> | ModelStream> {
   const span = spanOf(ctx, fimSpan(request));
   return spanned(span, async () => {
+    const caching = cachingFor(ctx);
     const prepared = await prepare(ctx, span, request.model, "fim", request.prompt + (request.suffix ?? ""), request.max_tokens);
+    const hit = await cachedAnswer(ctx, prepared, await caching, request);
+    if (hit) return replayed(ctx, prepared, hit, request.stream);
     const options: CallOptions = { countTokens: prepared.count };
     return request.stream
       ? streamed(ctx, prepared, (provider, upstream, signal) => provider.fimStream({ ...request, model: upstream }, { ...options, signal }))
@@ -177,8 +187,18 @@ async function answered(ctx: CallContext, prepared: Prepared, call: TryCall<Prom
   await prepared.admitted;
   const upstreamStart = performance.now();
   const routing = await failuresRecorded(ctx, prepared, started, () => routedCall(ctx, prepared, (provider, upstream, _model, signal) => call(provider, upstream, signal)), prepared.admitted);
-  const result = routing.value;
   const upstreamEnd = performance.now();
+  const answer = await completed(ctx, prepared, routing.value, started, routingAttributes(routing));
+  await keepAnswer(ctx, prepared, answer.completion);
+  const timing = { before: upstreamStart - prepared.since, upstream: upstreamEnd - upstreamStart, after: performance.now() - upstreamEnd };
+  return { kind: "answer", body: answer.body, backend: prepared.provider.backend, deployment: routing.deployment.provider, timing, ...(prepared.cache ? { cache: "miss" as const } : {}) };
+}
+
+/**
+ * The answer's body from the provider's completion (or the cache's), its usage recorded and its span ended. The
+ * completion is returned with the usage the caller saw, as the cache keeps it.
+ */
+async function completed(ctx: CallContext, prepared: Prepared, result: Completion, started: number, attributes: Record<string, string>): Promise<{ body: CompletionOut; completion: Completion }> {
   const completionText = result.choices.map((c) => (c.thinking ?? "") + c.content + c.toolCalls.map((t) => JSON.stringify(t.function)).join("")).join("");
   // n completions bill the prompt once.
   const usage = {
@@ -202,10 +222,9 @@ async function answered(ctx: CallContext, prepared: Prepared, call: TryCall<Prom
   const usageTokens = { input: usage.prompt_tokens, output: usage.completion_tokens };
   await Promise.all([
     recordUsage(ctx, prepared, { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, started, status: 200 }),
-    prepared.span.end({ ...completionEnd({ model: prepared.model.id, id: out.id, choices: result.choices, usage: usageTokens }), attributes: { "platform.inference.backend": prepared.provider.backend, ...routingAttributes(routing) } }),
+    prepared.span.end({ ...completionEnd({ model: prepared.model.id, id: out.id, choices: result.choices, usage: usageTokens }), attributes: { "platform.inference.backend": backendOf(prepared), ...attributes } }),
   ]);
-  const timing = { before: upstreamStart - prepared.since, upstream: upstreamEnd - upstreamStart, after: performance.now() - upstreamEnd };
-  return { kind: "answer", body: out, backend: prepared.provider.backend, deployment: routing.deployment.provider, timing };
+  return { body: out, completion: { choices: result.choices, usage: { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens } } };
 }
 
 /**
@@ -238,6 +257,7 @@ async function streamed(ctx: CallContext, prepared: Prepared, open: TryCall<Asyn
     backend: prepared.provider.backend,
     deployment: routing.deployment.provider,
     timing: { before },
+    ...(prepared.cache ? { cache: "miss" as const } : {}),
   };
 }
 
@@ -268,7 +288,7 @@ async function* sseFrames(
         usage,
       }),
       ...(status === "stream_error" ? { error: new Error("The stream failed after its first byte") } : {}),
-      attributes: { "platform.inference.backend": prepared.provider.backend, "gen_ai.request.stream": "true", ...routing, ...extra },
+      attributes: { "platform.inference.backend": backendOf(prepared), "gen_ai.request.stream": "true", ...routing, ...extra },
     });
 
   try {
@@ -309,6 +329,7 @@ async function* sseFrames(
     await Promise.all([
       recordUsage(ctx, prepared, { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, started, status }),
       spanEnd({ input: usage.prompt_tokens, output: usage.completion_tokens }),
+      status === 200 ? keepAnswer(ctx, prepared, { choices: [...texts].map(([index, text]) => ({ ...text, thinking: text.thinking || undefined, finishReason: finishes.get(index) ?? "stop" })), usage: { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens } }) : undefined,
     ]);
     finished = true;
   } finally {
@@ -316,6 +337,25 @@ async function* sseFrames(
     if (!finished) await spanEnd({ input: reported?.promptTokens ?? prepared.promptTokens(), output: reported?.completionTokens ?? prepared.count(completionText) }, { "platform.stream.abandoned": "true" });
   }
 }
+
+/**
+ * An answer from the response cache, in the shape the caller asked for (a stream for a streamed call): no upstream,
+ * no spend check (it costs nothing), recorded as a cached call.
+ */
+async function replayed(ctx: CallContext, prepared: Prepared, hit: Completion, stream: boolean | null | undefined): Promise<ModelAnswer<CompletionOut> | ModelStream> {
+  const started = Date.now();
+  const attributes = { "platform.response_cache": "hit" };
+  const timing = { before: performance.now() - prepared.since };
+  if (!stream) {
+    const { body } = await completed(ctx, prepared, hit, started, attributes);
+    return { kind: "answer", body, backend: RESPONSE_CACHE_BACKEND, timing, cache: "hit" };
+  }
+  const iterator = eventsOf(hit)[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  return { kind: "stream", frames: sseFrames(ctx, prepared, iterator, first, started, attributes), backend: RESPONSE_CACHE_BACKEND, timing, cache: "hit" };
+}
+
+const backendOf = (prepared: Prepared): string => (prepared.cacheHit ? RESPONSE_CACHE_BACKEND : prepared.provider.backend);
 
 /** Mistral's reasoning shape: a `thinking` chunk (itself text chunks), then the answer as a text chunk. */
 const thinkingChunk = (text: string): ContentChunkOut => ({ type: "thinking", thinking: [{ type: "text", text }] });

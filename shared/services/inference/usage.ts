@@ -5,6 +5,8 @@ import { asApiError, CLIENT_CLOSED } from "../../domain/errors.js";
 import type { InferenceProvider } from "../../inference/types.js";
 import { afterAnswer } from "../../observability/after-answer.js";
 import type { UsageRecord } from "../../domain/usage.js";
+import type { CacheRequest } from "../../domain/routing/response-cache.js";
+import { RESPONSE_CACHE_BACKEND } from "./response-cache.js";
 import type { SpanParent } from "../observability/span-writer.js";
 import { addToDay, addToMonth, writeRecord } from "./usage-writes.js";
 import { assertWithinSpendLimit, costOf, totalsOf } from "../usage/spend.js";
@@ -24,12 +26,16 @@ export interface CallContext {
   trace?: SpanParent;
   /** Span fields the caller knows and the call does not (an agent's id, name and version). */
   spanFields?: Partial<SpanRow>;
+  /** What the caller's headers say of the response cache (chat and FIM routes); the workspace's setting otherwise. */
+  responseCache?: CacheRequest;
 }
 
 /** The model and backend a call went to, as its usage record names them (a fine-tuned model is priced as its root). */
 export interface ModelCall {
   model: Pick<ModelEntry, "id" | "root">;
   provider: Pick<InferenceProvider, "backend">;
+  /** Answered from the response cache: recorded, at no cost (no upstream was called). */
+  cacheHit?: boolean;
 }
 
 /**
@@ -62,7 +68,7 @@ export async function recordUsage(
 ): Promise<void> {
   const at = new Date();
   const tokens = { promptTokens: call.promptTokens, completionTokens: call.completionTokens };
-  const cost = costOf(prepared.model, tokens);
+  const cost = prepared.cacheHit ? 0 : costOf(prepared.model, tokens);
   const record: UsageRecord = {
     workspace: ctx.caller.workspace,
     organization: ctx.caller.organization,
@@ -75,9 +81,10 @@ export async function recordUsage(
     // To the answer: the bookkeeping after it is not the caller's wait.
     latencyMs: Date.now() - call.started,
     status: call.status,
-    backend: prepared.provider.backend,
+    backend: prepared.cacheHit ? RESPONSE_CACHE_BACKEND : prepared.provider.backend,
     keyId: ctx.caller.keyId,
     costMicros: cost,
+    ...(prepared.cacheHit ? { cached: true } : {}),
     at: at.toISOString(),
   };
   const totals = totalsOf(ctx.caller, prepared.model, { ...tokens, costMicros: cost }, at);

@@ -8,6 +8,7 @@ import { BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand, UpdateComma
 import { PROCESS_CACHE_TTL_MS } from "../../../shared/domain/process-cache.js";
 import { ResponseStream } from "../../../infra/local/lambda-streaming.js";
 import { mockDynamo } from "../../support/aws-mocks.js";
+import { physicalName, serveTables } from "../../support/fake-table.js";
 import {
   aCaller,
   aContext,
@@ -509,5 +510,53 @@ describe("the model-call path: answer first, caches, Server-Timing (decision 004
 
     expect(response.metadata?.statusCode).toBe(400);
     expect(response.json).toMatchObject({ code: "context_length_exceeded", param: "max_tokens" });
+  });
+});
+
+describe("the response cache (docs/routing.md)", () => {
+  const cached = (extra: Record<string, string> = {}) =>
+    aJsonEvent(hello(), { path: "/v1/chat/completions", resource: "/v1/chat/completions", caller, headers: { "x-response-cache": "on", ...extra } });
+  const responsesPut = () => dynamo.commandCalls(PutCommand).filter((c) => c.args[0].input.TableName === physicalName("responses"));
+
+  beforeEach(() => {
+    serveTables(dynamo, { models: [aModelItem(small), anAliasItem("mistral-small", small.id)] }, { writes: true });
+  });
+
+  it("keeps the answer under the workspace when the call asks, for the TTL it names", async () => {
+    const response = await invokeStream(handler, cached({ "x-response-cache-ttl": "120" }));
+
+    expect(response.metadata?.headers?.["x-response-cache"]).toBe("miss");
+    const [put] = responsesPut();
+    const item = put!.args[0].input.Item!;
+    expect(item.workspace).toBe(caller.workspace);
+    expect(item.ttl - Math.floor(Date.now() / 1000)).toBeGreaterThanOrEqual(118);
+    expect(JSON.parse(item.answer as string)).toMatchObject({ choices: [{ content: ECHO, finishReason: "stop" }] });
+  });
+
+  it("answers the same call from the kept answer: no provider, a cached usage record at no cost", async () => {
+    await invokeStream(handler, cached());
+    const provider = await providerNamed("offline");
+    const called = vi.spyOn(provider, "chat");
+
+    const response = await invokeStream(handler, cached());
+
+    expect(response.metadata?.headers?.["x-response-cache"]).toBe("hit");
+    expect(response.metadata?.headers?.["x-inference-backend"]).toBe("response-cache");
+    expect(response.json.choices[0].message.content).toBe(ECHO);
+    expect(called).not.toHaveBeenCalled();
+    const records = usageRecords().map((c) => c.args[0].input.Item);
+    expect(records.map((r) => [r.cached, r.costMicros === 0])).toStrictEqual([
+      [undefined, false],
+      [true, true],
+    ]);
+    expect(responsesPut()).toHaveLength(1);
+  });
+
+  it("leaves the cache alone without the header (and no workspace setting)", async () => {
+    const response = await invokeStream(handler, chat(hello()));
+
+    expect(response.metadata?.headers?.["x-response-cache"]).toBeUndefined();
+    expect(responsesPut()).toHaveLength(0);
+    expect(dynamo.commandCalls(GetCommand).filter((c) => c.args[0].input.TableName === physicalName("responses"))).toHaveLength(0);
   });
 });

@@ -29,7 +29,7 @@ describe("CORS headers", () => {
     expect(preflightHeaders({ origin: "https://x.test" }, ["GET", "POST"], "*")).toMatchObject({
       "access-control-allow-origin": "*",
       "access-control-allow-methods": "GET, POST, OPTIONS",
-      "access-control-allow-headers": "Authorization, Content-Type, x-api-key, Last-Event-ID, Accept",
+      "access-control-allow-headers": "Authorization, Content-Type, x-api-key, Last-Event-ID, Accept, x-response-cache, x-response-cache-ttl",
     });
   });
 });
