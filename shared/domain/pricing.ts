@@ -5,6 +5,8 @@
 export interface ModelPrice {
   input_per_million: number;
   output_per_million: number;
+  /** Prompt tokens the upstream read from its prompt cache (Bedrock bills them at a tenth or so); the input price when absent. */
+  cached_input_per_million?: number;
 }
 
 export interface PriceList {
@@ -21,10 +23,13 @@ export function priceOf(list: PriceList, model: { id: string; root?: string }): 
 }
 
 /** A call's cost in micro-units, rounded up so that many small calls never add up to less than they cost. */
-export function costMicros(price: ModelPrice | undefined, tokens: { promptTokens: number; completionTokens: number }): number {
+export function costMicros(price: ModelPrice | undefined, tokens: { promptTokens: number; completionTokens: number; cachedTokens?: number | undefined }): number {
   if (!price) return 0;
+  const cached = Math.min(tokens.cachedTokens ?? 0, tokens.promptTokens);
   // Price per million tokens × tokens ÷ 1e6 × 1e6 micro-units per unit: the per-million price is micro-units per token.
-  return Math.ceil(price.input_per_million * tokens.promptTokens + price.output_per_million * tokens.completionTokens);
+  return Math.ceil(
+    price.input_per_million * (tokens.promptTokens - cached) + (price.cached_input_per_million ?? price.input_per_million) * cached + price.output_per_million * tokens.completionTokens,
+  );
 }
 
 /** The calendar month (UTC) a moment falls in, as spend counters are keyed: `2026-11`. */

@@ -7,6 +7,8 @@ export interface UsageRecord {
   model: string;
   route: string;
   promptTokens: number;
+  /** Of the prompt's tokens, those the upstream read from its prompt cache (priced as the price file says). */
+  cachedTokens?: number;
   completionTokens: number;
   latencyMs: number;
   /** The HTTP status the caller saw, or "stream_error" when a stream failed after its first byte. */

@@ -26,6 +26,8 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Counts tokens the way the model does (its Mistral tokenizer), for providers that must count themselves. */
   countTokens?: (text: string) => number;
+  /** Mark the prompt's stable prefix for the upstream's prompt cache, where the provider needs marks (Bedrock). */
+  promptCaching?: boolean;
 }
 
 export interface CompletionChoiceResult {
@@ -39,14 +41,21 @@ export interface CompletionChoiceResult {
 export interface Completion {
   choices: CompletionChoiceResult[];
   /** Token counts as the upstream reported them; the route counts with the tokenizer when absent. */
-  usage?: { promptTokens: number; completionTokens: number };
+  usage?: UpstreamUsage;
+}
+
+/** Tokens as an upstream reports them: `cachedTokens` of the prompt's were read from its prompt cache. */
+export interface UpstreamUsage {
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens?: number;
 }
 
 /** One step of a streamed completion, per choice index. */
 export type CompletionEvent =
   | { type: "delta"; index: number; content?: string; thinking?: string; toolCalls?: ToolCall[] }
   | { type: "finish"; index: number; reason: FinishReason }
-  | { type: "usage"; promptTokens: number; completionTokens: number };
+  | ({ type: "usage" } & UpstreamUsage);
 
 export interface EmbedRequest {
   model: string;

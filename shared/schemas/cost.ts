@@ -42,7 +42,8 @@ export const CostLoad = z.strictObject({
   /** The REQUEST authorizer: the share of keyed requests API Gateway answers from its cache, and one invocation's duration. */
   authorizer: z.strictObject({ cache_hit_ratio: ratio.optional(), avg_ms: positive.optional() }).optional(),
   /** Tokens through the model providers, per model id of config/prices.json. */
-  models: z.record(z.string(), z.strictObject({ input_tokens: count, output_tokens: count.optional() })).optional(),
+  /** `cached_input_tokens`: of the input tokens, those read from the upstream's prompt cache (priced at `cached_input_per_million`). */
+  models: z.record(z.string(), z.strictObject({ input_tokens: count, cached_input_tokens: count.optional(), output_tokens: count.optional() })).optional(),
   storage: z
     .strictObject({
       /** Files bucket, current versions. */

@@ -121,6 +121,8 @@ export const Usage = z.object({
   prompt_tokens: z.number().int(),
   completion_tokens: z.number().int(),
   total_tokens: z.number().int(),
+  /** The SDK's PromptTokensDetails: how many prompt tokens the upstream read from its prompt cache (only when some were). */
+  prompt_tokens_details: z.object({ cached_tokens: z.number().int() }).optional(),
 });
 export type Usage = z.infer<typeof Usage>;
 

@@ -13,6 +13,11 @@ export const CapabilityFlags = z.strictObject({
   reasoning: z.boolean().optional(),
   /** Takes audio input in chat messages. */
   audio: z.boolean().optional(),
+  /**
+   * Takes Bedrock prompt-cache points (Converse `cachePoint`): its Bedrock deployments get one after the system
+   * prompt, the tools and the conversation so far (docs/routing.md, "Prompt caching").
+   */
+  prompt_caching: z.boolean().optional(),
 });
 
 export const Tokenizer = z.enum(["v1", "v2", "v3", "tekken"]);

@@ -175,7 +175,7 @@ export function scaleLoad(load: CostLoad, requests: number): CostLoad {
   return {
     ...load,
     requests: Object.fromEntries(Object.entries(load.requests).map(([key, f]) => [key, { ...f, requests: f.requests * k }])),
-    models: load.models && Object.fromEntries(Object.entries(load.models).map(([id, t]) => [id, times(t, ["input_tokens", "output_tokens"])!])),
+    models: load.models && Object.fromEntries(Object.entries(load.models).map(([id, t]) => [id, times(t, ["input_tokens", "cached_input_tokens", "output_tokens"])!])),
     storage: times(load.storage, ["s3_gb", "s3_noncurrent_gb", "dynamodb_gb", "s3_downloaded_gb"]),
     batch: times(load.batch, ["jobs", "lines"]),
     workflows: times(load.workflows, ["executions", "state_transitions", "tasks"]),
@@ -392,7 +392,7 @@ export function monthlyCost(load: CostLoad, resources: StackResources, aws: AwsP
   for (const [id, tokens] of Object.entries(load.models ?? {})) {
     const price = priceOf(models, { id });
     if (!price) throw new CostLoadError(`Model "${id}" has no price in config/prices.json (models section)`);
-    const usd = costMicros(price, { promptTokens: tokens.input_tokens, completionTokens: tokens.output_tokens ?? 0 }) / MICROS_PER_UNIT;
+    const usd = costMicros(price, { promptTokens: tokens.input_tokens, completionTokens: tokens.output_tokens ?? 0, cachedTokens: tokens.cached_input_tokens }) / MICROS_PER_UNIT;
     lines.push({ service: "Models", item: `${id} input + output tokens`, quantity: tokens.input_tokens + (tokens.output_tokens ?? 0), unit: "token", usd, fixed: false, price: "model" });
   }
 

@@ -41,7 +41,6 @@ const MISTRAL_ONLY_CHAT_FIELDS = new Set([
   "reasoning_effort",
   "service_tier",
   "metadata",
-  "prompt_cache_key",
 ]);
 
 

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { logger } from "../../observability/logger.js";
 import { countTokens } from "../../inference/tokenizer.js";
 import { providerNamed } from "../../inference/registry.js";
-import type { CallOptions, Completion, CompletionEvent, InferenceProvider } from "../../inference/types.js";
-import type { ChatCompletionRequest, CompletionChunk, ContentChunkOut, CompletionOut, FimCompletionRequest, Message } from "../../schemas/inference.js";
+import type { CallOptions, Completion, CompletionEvent, InferenceProvider, UpstreamUsage } from "../../inference/types.js";
+import type { ChatCompletionRequest, CompletionChunk, ContentChunkOut, CompletionOut, FimCompletionRequest, Message, Usage } from "../../schemas/inference.js";
 import type { Endpoint } from "../../schemas/model.js";
 import { BadRequest } from "../../domain/errors.js";
 import { requireAnswerableEnd } from "../../domain/messages.js";
@@ -160,8 +160,8 @@ export async function chat(ctx: CallContext, request: ChatCompletionRequest, ope
     if (hit) return replayed(ctx, prepared, hit, request.stream);
     const options: CallOptions = { countTokens: prepared.count };
     return request.stream
-      ? streamed(ctx, prepared, (provider, upstream, signal) => provider.chatStream({ ...request, model: upstream }, { ...options, signal }))
-      : answered(ctx, prepared, (provider, upstream, signal) => provider.chat({ ...request, model: upstream }, { ...options, signal }));
+      ? streamed(ctx, prepared, (provider, upstream, tried) => provider.chatStream({ ...request, model: upstream }, { ...options, ...tried }))
+      : answered(ctx, prepared, (provider, upstream, tried) => provider.chat({ ...request, model: upstream }, { ...options, ...tried }));
   });
 }
 
@@ -174,19 +174,27 @@ export async function fim(ctx: CallContext, request: FimCompletionRequest): Prom
     if (hit) return replayed(ctx, prepared, hit, request.stream);
     const options: CallOptions = { countTokens: prepared.count };
     return request.stream
-      ? streamed(ctx, prepared, (provider, upstream, signal) => provider.fimStream({ ...request, model: upstream }, { ...options, signal }))
-      : answered(ctx, prepared, (provider, upstream, signal) => provider.fim({ ...request, model: upstream }, { ...options, signal }));
+      ? streamed(ctx, prepared, (provider, upstream, tried) => provider.fimStream({ ...request, model: upstream }, { ...options, ...tried }))
+      : answered(ctx, prepared, (provider, upstream, tried) => provider.fim({ ...request, model: upstream }, { ...options, ...tried }));
   });
 }
 
-/** Calls a model's provider for one try: the signal is the caller's, bounded by the deployment's timeout when it has one. */
-type TryCall<T> = (provider: InferenceProvider, upstream: string, signal: AbortSignal | undefined) => T;
+/**
+ * Calls a model's provider for one try: the signal is the caller's, bounded by the deployment's timeout when it has
+ * one; the options say what the model (the one asked for, or a fallback) takes.
+ */
+type TryCall<T> = (provider: InferenceProvider, upstream: string, options: Pick<CallOptions, "signal" | "promptCaching">) => T;
+
+const tryOptions = (model: ModelEntry, signal: AbortSignal | undefined): Pick<CallOptions, "signal" | "promptCaching"> => ({
+  ...(signal ? { signal } : {}),
+  ...(model.capabilities.prompt_caching ? { promptCaching: true } : {}),
+});
 
 async function answered(ctx: CallContext, prepared: Prepared, call: TryCall<Promise<Completion>>): Promise<ModelAnswer<CompletionOut>> {
   const started = Date.now();
   await prepared.admitted;
   const upstreamStart = performance.now();
-  const routing = await failuresRecorded(ctx, prepared, started, () => routedCall(ctx, prepared, (provider, upstream, _model, signal) => call(provider, upstream, signal)), prepared.admitted);
+  const routing = await failuresRecorded(ctx, prepared, started, () => routedCall(ctx, prepared, (provider, upstream, model, signal) => call(provider, upstream, tryOptions(model, signal))), prepared.admitted);
   const upstreamEnd = performance.now();
   const answer = await completed(ctx, prepared, routing.value, started, routingAttributes(routing));
   await keepAnswer(ctx, prepared, answer.completion);
@@ -200,13 +208,7 @@ async function answered(ctx: CallContext, prepared: Prepared, call: TryCall<Prom
  */
 async function completed(ctx: CallContext, prepared: Prepared, result: Completion, started: number, attributes: Record<string, string>): Promise<{ body: CompletionOut; completion: Completion }> {
   const completionText = result.choices.map((c) => (c.thinking ?? "") + c.content + c.toolCalls.map((t) => JSON.stringify(t.function)).join("")).join("");
-  // n completions bill the prompt once.
-  const usage = {
-    prompt_tokens: result.usage?.promptTokens ?? prepared.promptTokens(),
-    completion_tokens: result.usage?.completionTokens ?? prepared.count(completionText),
-    total_tokens: 0,
-  };
-  usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
+  const usage = usageOut(prepared, result.usage, completionText);
   const out: CompletionOut = {
     id: completionId(),
     object: "chat.completion",
@@ -221,7 +223,7 @@ async function completed(ctx: CallContext, prepared: Prepared, result: Completio
   };
   const usageTokens = { input: usage.prompt_tokens, output: usage.completion_tokens };
   await Promise.all([
-    recordUsage(ctx, prepared, { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, started, status: 200 }),
+    recordUsage(ctx, prepared, { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, cachedTokens: usage.prompt_tokens_details?.cached_tokens, started, status: 200 }),
     prepared.span.end({ ...completionEnd({ model: prepared.model.id, id: out.id, choices: result.choices, usage: usageTokens }), attributes: { "platform.inference.backend": backendOf(prepared), ...attributes } }),
   ]);
   return { body: out, completion: { choices: result.choices, usage: { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens } } };
@@ -244,8 +246,8 @@ async function streamed(ctx: CallContext, prepared: Prepared, open: TryCall<Asyn
     prepared,
     started,
     () =>
-      routedCall(ctx, prepared, async (provider, upstream, _model, signal) => {
-        const iterator = open(provider, upstream, signal)[Symbol.asyncIterator]();
+      routedCall(ctx, prepared, async (provider, upstream, model, signal) => {
+        const iterator = open(provider, upstream, tryOptions(model, signal))[Symbol.asyncIterator]();
         return { iterator, first: await iterator.next() };
       }),
     prepared.admitted,
@@ -274,7 +276,7 @@ async function* sseFrames(
   const chunk = (choices: CompletionChunk["choices"], usage?: CompletionChunk["usage"]): string =>
     `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: prepared.model.id, choices, ...(usage ? { usage } : {}) } satisfies CompletionChunk)}\n\n`;
   let completionText = "";
-  let reported: { promptTokens: number; completionTokens: number } | undefined;
+  let reported: UpstreamUsage | undefined;
   const finishes = new Map<number, CompletionChunk["choices"][number]["finish_reason"]>();
   let status: number | "stream_error" = 200;
   let finished = false;
@@ -309,7 +311,8 @@ async function* sseFrames(
         } else if (event.type === "finish") {
           finishes.set(event.index, event.reason);
         } else {
-          reported = { promptTokens: event.promptTokens, completionTokens: event.completionTokens };
+          const { type: _usage, ...tokens } = event;
+          reported = tokens;
         }
       }
     } catch (error) {
@@ -317,17 +320,12 @@ async function* sseFrames(
       status = "stream_error";
       finishes.set(0, "error");
     }
-    const usage = {
-      prompt_tokens: reported?.promptTokens ?? prepared.promptTokens(),
-      completion_tokens: reported?.completionTokens ?? prepared.count(completionText),
-      total_tokens: 0,
-    };
-    usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
+    const usage = usageOut(prepared, reported, completionText);
     const last = [...(finishes.size ? finishes : new Map([[0, "stop" as const]]))].map(([index, reason]) => ({ index, delta: {}, finish_reason: reason }));
     yield chunk(last, usage);
     yield "data: [DONE]\n\n";
     await Promise.all([
-      recordUsage(ctx, prepared, { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, started, status }),
+      recordUsage(ctx, prepared, { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, cachedTokens: usage.prompt_tokens_details?.cached_tokens, started, status }),
       spanEnd({ input: usage.prompt_tokens, output: usage.completion_tokens }),
       status === 200 ? keepAnswer(ctx, prepared, { choices: [...texts].map(([index, text]) => ({ ...text, thinking: text.thinking || undefined, finishReason: finishes.get(index) ?? "stop" })), usage: { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens } }) : undefined,
     ]);
@@ -356,6 +354,18 @@ async function replayed(ctx: CallContext, prepared: Prepared, hit: Completion, s
 }
 
 const backendOf = (prepared: Prepared): string => (prepared.cacheHit ? RESPONSE_CACHE_BACKEND : prepared.provider.backend);
+
+/** The answer's usage: the upstream's counts (with its prompt-cache reads), or the model's tokenizer's. n completions bill the prompt once. */
+function usageOut(prepared: Prepared, reported: UpstreamUsage | undefined, completionText: string): Usage {
+  const usage: Usage = {
+    prompt_tokens: reported?.promptTokens ?? prepared.promptTokens(),
+    completion_tokens: reported?.completionTokens ?? prepared.count(completionText),
+    total_tokens: 0,
+    ...(reported?.cachedTokens ? { prompt_tokens_details: { cached_tokens: reported.cachedTokens } } : {}),
+  };
+  usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
+  return usage;
+}
 
 /** Mistral's reasoning shape: a `thinking` chunk (itself text chunks), then the answer as a text chunk. */
 const thinkingChunk = (text: string): ContentChunkOut => ({ type: "thinking", thinking: [{ type: "text", text }] });

@@ -64,10 +64,10 @@ export async function failuresRecorded<T>(ctx: CallContext, prepared: ModelCall,
 export async function recordUsage(
   ctx: CallContext,
   prepared: ModelCall,
-  call: { promptTokens: number; completionTokens: number; started: number; status: number | "stream_error" },
+  call: { promptTokens: number; completionTokens: number; cachedTokens?: number | undefined; started: number; status: number | "stream_error" },
 ): Promise<void> {
   const at = new Date();
-  const tokens = { promptTokens: call.promptTokens, completionTokens: call.completionTokens };
+  const tokens = { promptTokens: call.promptTokens, completionTokens: call.completionTokens, ...(call.cachedTokens ? { cachedTokens: call.cachedTokens } : {}) };
   const cost = prepared.cacheHit ? 0 : costOf(prepared.model, tokens);
   const record: UsageRecord = {
     workspace: ctx.caller.workspace,
@@ -78,6 +78,7 @@ export async function recordUsage(
     route: ctx.route,
     promptTokens: call.promptTokens,
     completionTokens: call.completionTokens,
+    ...(call.cachedTokens ? { cachedTokens: call.cachedTokens } : {}),
     // To the answer: the bookkeeping after it is not the caller's wait.
     latencyMs: Date.now() - call.started,
     status: call.status,

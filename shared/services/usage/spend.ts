@@ -26,7 +26,7 @@ export async function assertWithinSpendLimit(caller: Pick<Caller, "organization"
   if (spendLimitReached({ limit, spentMicros })) throw new SpendLimitReached(limit.value, limit.currency ?? priceList.currency);
 }
 
-type Tokens = { promptTokens: number; completionTokens: number };
+type Tokens = { promptTokens: number; completionTokens: number; cachedTokens?: number | undefined };
 
 /** What a call cost, in micro-units of the price file's currency. */
 export const costOf = (model: { id: string; root?: string }, tokens: Tokens): number => costMicros(priceOf(priceList, model), tokens);

@@ -240,3 +240,19 @@ describe("a model with a fallback", () => {
     expect(reply.body).toMatchObject({ code: "context_length_exceeded" });
   });
 });
+
+describe("provider prompt caching", () => {
+  it("passes prompt_cache_key to the upstream, and reports its cached tokens in the answer and the usage record", async () => {
+    const model = await aRoutedModel([eastDeployment]);
+    const before = east.requests.length;
+    east.reply(json({ id: "up", object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }], usage: { prompt_tokens: 1500, completion_tokens: 2, total_tokens: 1502, num_cached_tokens: 1024 } }));
+
+    const reply = await client.chat(userSays(model, "hello", { prompt_cache_key: "conversation-7" }));
+
+    expect(reply.status).toBe(200);
+    expect((east.requests[before]!.body as { prompt_cache_key?: string }).prompt_cache_key).toBe("conversation-7");
+    expect(reply.body.usage).toStrictEqual({ prompt_tokens: 1500, completion_tokens: 2, total_tokens: 1502, prompt_tokens_details: { cached_tokens: 1024 } });
+    const [record] = await usageRecordsOf(tenant.caller.workspace, reply.headers.get("x-request-id")!);
+    expect(record).toMatchObject({ promptTokens: 1500, cachedTokens: 1024, completionTokens: 2 });
+  });
+});

@@ -15,6 +15,15 @@ describe("pricing", () => {
     expect(costMicros(undefined, { promptTokens: 10, completionTokens: 10 })).toBe(0);
   });
 
+  it("prices prompt tokens read from the upstream's cache at the cached price, at the input price without one", () => {
+    const cachedPrice = { input_per_million: 3, output_per_million: 15, cached_input_per_million: 0.3 };
+
+    expect(costMicros(cachedPrice, { promptTokens: 1_000_000, completionTokens: 0, cachedTokens: 800_000 })).toBe(200_000 * 3 + 800_000 * 0.3);
+    expect(costMicros(list.models.small, { promptTokens: 1_000_000, completionTokens: 0, cachedTokens: 800_000 })).toBe(100_000);
+    // An upstream that reports more cached tokens than the prompt has is not paid back.
+    expect(costMicros(cachedPrice, { promptTokens: 10, completionTokens: 0, cachedTokens: 50 })).toBe(Math.ceil(10 * 0.3));
+  });
+
   it("reaches a limit when the month's spend equals or passes it, never without a limit", () => {
     const limit = { value: 1, currency: "USD", noMonthlyLimit: false };
     expect(spendLimitReached({ limit, spentMicros: 999_999 })).toBe(false);

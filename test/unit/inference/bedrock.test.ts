@@ -67,7 +67,7 @@ const toolHistory = [
 function converseOutput(
   content: ContentBlock[],
   stopReason: StopReason = "end_turn",
-  usage = { inputTokens: 12, outputTokens: 5 },
+  usage: { inputTokens: number; outputTokens: number; cacheReadInputTokens?: number; cacheWriteInputTokens?: number } = { inputTokens: 12, outputTokens: 5 },
 ): ConverseCommandOutput {
   return {
     $metadata: { httpStatusCode: 200 },
@@ -865,5 +865,41 @@ describe("the Bedrock client", () => {
     const { sharedClient } = await import("../../../shared/inference/providers/bedrock.js");
 
     expect(await sharedClient("eu-west-1").config.maxAttempts()).toBe(1);
+  });
+});
+
+describe("prompt caching (a model whose catalog entry says prompt_caching)", () => {
+  const cachePoint = { cachePoint: { type: "default" } };
+
+  it("ends the system prompt, the tools and the conversation with a cache point when asked, and only then", async () => {
+    bedrock.on(ConverseCommand).resolves(converseOutput([text("ok")]));
+    const request = chatRequest({ messages: [system("Be brief."), user("Hello")], tools: [weatherTool] });
+
+    await provider().chat(request, { promptCaching: true });
+    await provider().chat(request, {});
+
+    const [cached, plain] = [sentConverse(0), sentConverse(1)];
+    expect(cached.system).toStrictEqual([{ text: "Be brief." }, cachePoint]);
+    expect(cached.toolConfig!.tools!.at(-1)).toStrictEqual(cachePoint);
+    expect(cached.messages!.at(-1)!.content).toStrictEqual([{ text: "Hello" }, cachePoint]);
+    expect(JSON.stringify(plain)).not.toContain("cachePoint");
+  });
+
+  it("counts the tokens read from and written to the cache in the prompt, the ones read as cached", async () => {
+    bedrock.on(ConverseCommand).resolves(converseOutput([text("ok")], "end_turn", { inputTokens: 40, outputTokens: 3, cacheReadInputTokens: 1500, cacheWriteInputTokens: 60 }));
+
+    const result = await provider().chat(chatRequest(), { promptCaching: true });
+
+    expect(result.usage).toStrictEqual({ promptTokens: 1600, completionTokens: 3, cachedTokens: 1500 });
+  });
+
+  it("reports a stream's cached tokens in its usage event", async () => {
+    const usage: ConverseStreamOutput = { metadata: { usage: { inputTokens: 10, outputTokens: 2, totalTokens: 1012, cacheReadInputTokens: 1000 }, metrics: { latencyMs: 80 } } };
+    bedrock.on(ConverseStreamCommand).resolves(streamOutput(messageStart(), textDelta("hi"), messageStop(), usage));
+
+    const events = await collect(provider().chatStream(chatRequest(), { promptCaching: true }));
+
+    expect(events.at(-1)).toStrictEqual({ type: "usage", promptTokens: 1010, completionTokens: 2, cachedTokens: 1000 });
+    expect(JSON.stringify(bedrock.commandCalls(ConverseStreamCommand)[0]!.args[0].input.messages)).toContain("cachePoint");
   });
 });

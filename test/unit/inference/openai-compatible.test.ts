@@ -80,11 +80,16 @@ describe("chat request (openai dialect)", () => {
       reasoning_effort: "high",
       service_tier: "priority",
       metadata: { a: 1 },
-      prompt_cache_key: "k",
     };
     await provider().chat(chatRequest({ ...mistralOnly, temperature: 0.2, max_tokens: 5, stop: ["\n"] }), {});
     for (const field of Object.keys(mistralOnly)) expect(body()).not.toHaveProperty(field);
     expect(body()).toMatchObject({ model: "up-model", temperature: 0.2, max_tokens: 5, stop: ["\n"] });
+  });
+
+  it("passes prompt_cache_key on, which OpenAI's API takes too (routes the call to a server holding the prefix)", async () => {
+    upstream.reply(completion({ content: "ok" }));
+    await provider().chat(chatRequest({ prompt_cache_key: "tenant-42" }), {});
+    expect(body().prompt_cache_key).toBe("tenant-42");
   });
 
   it("always sends stream false on a plain chat", async () => {
@@ -152,6 +157,14 @@ describe("chat response", () => {
       choices: [{ content: "Hello!", toolCalls: [], finishReason: "stop" }],
       usage: { promptTokens: 3, completionTokens: 2 },
     });
+  });
+
+  it.each([
+    ["OpenAI's prompt_tokens_details", { prompt_tokens: 1200, completion_tokens: 2, total_tokens: 1202, prompt_tokens_details: { cached_tokens: 1024 } }],
+    ["Mistral's num_cached_tokens", { prompt_tokens: 1200, completion_tokens: 2, total_tokens: 1202, num_cached_tokens: 1024 }],
+  ])("reads the cached prompt tokens from %s", async (_, usage) => {
+    upstream.reply(completion({ content: "Hello!" }, { usage }));
+    expect((await provider().chat(chatRequest(), {})).usage).toStrictEqual({ promptTokens: 1200, completionTokens: 2, cachedTokens: 1024 });
   });
 
   it("leaves usage out when the upstream sends none", async () => {

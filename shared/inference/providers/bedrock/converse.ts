@@ -11,6 +11,7 @@ import type {
   ToolChoice as ConverseToolChoice,
   ToolConfiguration,
   ToolUseBlock,
+  TokenUsage,
 } from "@aws-sdk/client-bedrock-runtime";
 import type { ChatCompletionRequest, FinishReason, Message, ToolCall } from "../../../schemas/inference.js";
 import { UpstreamError, type CompletionChoiceResult } from "../../types.js";
@@ -33,8 +34,12 @@ const IMAGE_FORMATS: Record<string, ImageFormat> = {
  * Fields with no Converse equivalent (random_seed, presence/frequency_penalty, safe_prompt, prompt_mode,
  * prediction, parallel_tool_calls, reasoning_effort, guardrails, service_tier, prompt_cache_key, metadata)
  * are ignored; `n` is handled by the caller with parallel calls.
+ *
+ * `cachePoints` (a model whose catalog entry says `prompt_caching`): a cache point ends the system prompt, the tools
+ * and the conversation so far, so the next call that repeats that prefix reads it from Bedrock's prompt cache
+ * (three of the four points a request may carry).
  */
-export function toConverseInput(request: ChatCompletionRequest): ConverseCommandInput {
+export function toConverseInput(request: ChatCompletionRequest, options: { cachePoints?: boolean } = {}): ConverseCommandInput {
   const systemTexts: string[] = [];
   const turns: Turn[] = [];
   const pendingToolCalls: { id: string; name: string }[] = [];
@@ -79,7 +84,17 @@ export function toConverseInput(request: ChatCompletionRequest): ConverseCommand
   if (inferenceConfig) input.inferenceConfig = inferenceConfig;
   const toolConfig = toToolConfig(request, historyUsesTools(messages) ? toolNamesIn(messages) : undefined);
   if (toolConfig) input.toolConfig = toolConfig;
+  if (options.cachePoints) addCachePoints(input);
   return input;
+}
+
+const CACHE_POINT = { cachePoint: { type: "default" as const } };
+
+function addCachePoints(input: ConverseCommandInput): void {
+  if (input.system?.length) input.system.push(CACHE_POINT);
+  if (input.toolConfig?.tools?.length) input.toolConfig.tools.push(CACHE_POINT);
+  const last = input.messages?.at(-1);
+  if (last?.content?.length) last.content.push(CACHE_POINT);
 }
 
 /** The message's text and images as Converse blocks; text chunks are joined into one text block. */
@@ -265,4 +280,13 @@ export function fromConverseOutput(output: ConverseCommandOutput): CompletionCho
     toolCalls: blocks.flatMap((block) => (block.toolUse ? [toToolCall(block.toolUse.toolUseId, block.toolUse.name, block.toolUse.input)] : [])),
     finishReason: toFinishReason(output.stopReason),
   };
+}
+
+/**
+ * The prompt's tokens from a Converse usage: Bedrock counts the tokens read from and written to its prompt cache
+ * apart from `inputTokens`, so the prompt is their sum, and the ones read are the cached ones.
+ */
+export function promptUsage(usage: Pick<TokenUsage, "inputTokens" | "cacheReadInputTokens" | "cacheWriteInputTokens">): { promptTokens: number; cachedTokens?: number } {
+  const read = usage.cacheReadInputTokens ?? 0;
+  return { promptTokens: (usage.inputTokens ?? 0) + read + (usage.cacheWriteInputTokens ?? 0), ...(read > 0 ? { cachedTokens: read } : {}) };
 }

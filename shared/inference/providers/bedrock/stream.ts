@@ -1,7 +1,7 @@
 import type { ConverseStreamOutput } from "@aws-sdk/client-bedrock-runtime";
 import type { ToolCall } from "../../../schemas/inference.js";
 import { UpstreamError, type CompletionEvent } from "../../types.js";
-import { toFinishReason } from "./converse.js";
+import { promptUsage, toFinishReason } from "./converse.js";
 import { STREAM_EXCEPTIONS, upstreamErrorNamed } from "./errors.js";
 
 interface ToolBuffer {
@@ -62,8 +62,7 @@ export async function* completionEvents(stream: AsyncIterable<ConverseStreamOutp
       stopped = true;
       yield { type: "finish", index: 0, reason: toFinishReason(event.messageStop.stopReason) };
     } else if (event.metadata?.usage) {
-      const { inputTokens, outputTokens } = event.metadata.usage;
-      yield { type: "usage", promptTokens: inputTokens ?? 0, completionTokens: outputTokens ?? 0 };
+      yield { type: "usage", ...promptUsage(event.metadata.usage), completionTokens: event.metadata.usage.outputTokens ?? 0 };
     }
   }
   if (!stopped) throw new UpstreamError(502, "The bedrock stream ended before the model finished its message");

@@ -1,4 +1,4 @@
-import { UpstreamError, type Completion, type CompletionChoiceResult, type CompletionEvent } from "../../types.js";
+import { UpstreamError, type Completion, type CompletionChoiceResult, type CompletionEvent, type UpstreamUsage } from "../../types.js";
 import type { FinishReason, ToolCall } from "../../../schemas/inference.js";
 import { malformed, messageIn } from "./errors.js";
 import { isRecord } from "./json.js";
@@ -142,7 +142,14 @@ export function finishReasonOf(value: unknown): FinishReason {
   return (typeof value === "string" && FINISH_REASONS.get(value)) || "stop";
 }
 
-export function usageOf(value: unknown): { promptTokens: number; completionTokens: number } | undefined {
+/** The answer's usage; cached prompt tokens as OpenAI (`prompt_tokens_details.cached_tokens`) or Mistral (`num_cached_tokens`) report them. */
+export function usageOf(value: unknown): UpstreamUsage | undefined {
   if (!isRecord(value) || typeof value.prompt_tokens !== "number") return undefined;
-  return { promptTokens: value.prompt_tokens, completionTokens: typeof value.completion_tokens === "number" ? value.completion_tokens : 0 };
+  const details = isRecord(value.prompt_tokens_details) ? value.prompt_tokens_details : undefined;
+  const cached = typeof details?.cached_tokens === "number" ? details.cached_tokens : typeof value.num_cached_tokens === "number" ? value.num_cached_tokens : 0;
+  return {
+    promptTokens: value.prompt_tokens,
+    completionTokens: typeof value.completion_tokens === "number" ? value.completion_tokens : 0,
+    ...(cached > 0 ? { cachedTokens: Math.min(cached, value.prompt_tokens) } : {}),
+  };
 }
