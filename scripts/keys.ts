@@ -2,8 +2,8 @@
  * API key administration, against the tables of a deployment or of the running local stack:
  *
  *   npm run keys -- bootstrap [--org-name NAME] [--workspace-name NAME]
- *   npm run keys -- create --org ORG_ID --workspace WORKSPACE_ID [--name NAME] [--admin] [--roles a,b] [--rate-limit N]
- *   npm run keys -- create --org ORG_ID --service-account SERVICE_ACCOUNT_ID [--name NAME] [--rate-limit N]
+ *   npm run keys -- create --org ORG_ID --workspace WORKSPACE_ID [--name NAME] [--admin] [--roles a,b] [--rate-limit N] [--models a,b] [--expires ISO_TIME]
+ *   npm run keys -- create --org ORG_ID --service-account SERVICE_ACCOUNT_ID [--name NAME] [--rate-limit N] [--models a,b] [--expires ISO_TIME]
  *   npm run keys -- list [--org ORG_ID] [--service-account SERVICE_ACCOUNT_ID]
  *   npm run keys -- revoke KEY_ID
  *   npm run keys -- rotate-url-secret [--no-overlap] [--force]
@@ -20,8 +20,8 @@ import { cliArgs, fail, useTablesOrLocalStack } from "./cli-target.js";
 
 const USAGE = `Usage:
   npm run keys -- bootstrap [--org-name NAME] [--workspace-name NAME]
-  npm run keys -- create --org ORG_ID --workspace WORKSPACE_ID [--name NAME] [--admin] [--roles a,b] [--rate-limit N]
-  npm run keys -- create --org ORG_ID --service-account SERVICE_ACCOUNT_ID [--name NAME] [--rate-limit N]
+  npm run keys -- create --org ORG_ID --workspace WORKSPACE_ID [--name NAME] [--admin] [--roles a,b] [--rate-limit N] [--models a,b] [--expires ISO_TIME]
+  npm run keys -- create --org ORG_ID --service-account SERVICE_ACCOUNT_ID [--name NAME] [--rate-limit N] [--models a,b] [--expires ISO_TIME]
   npm run keys -- list [--org ORG_ID] [--service-account SERVICE_ACCOUNT_ID]
   npm run keys -- revoke KEY_ID
   npm run keys -- rotate-url-secret [--no-overlap] [--force]
@@ -41,6 +41,8 @@ const { positionals, values } = cliArgs(USAGE, {
     admin: { type: "boolean", default: false },
     roles: { type: "string" },
     "rate-limit": { type: "string" },
+    models: { type: "string" },
+    expires: { type: "string" },
     "service-account": { type: "string" },
     "org-name": { type: "string", default: "Default organization" },
     "workspace-name": { type: "string", default: "Default workspace" },
@@ -59,6 +61,21 @@ const { overlapEndsAt } = await import("../shared/domain/signed-urls.js");
 const { identityStore } = await import("../shared/store/identity.js");
 const serviceAccounts = await import("../shared/services/identity/service-accounts.js");
 const { NotFound } = await import("../shared/domain/errors.js");
+
+/** The key's limits from --rate-limit, --models and --expires (each checked as the service-account route checks it). */
+function limitsOf(options: { "rate-limit"?: string; models?: string; expires?: string }) {
+  const rate = options["rate-limit"] === undefined ? undefined : Number(options["rate-limit"]);
+  if (rate !== undefined && !(Number.isInteger(rate) && rate >= 1)) fail("--rate-limit takes a whole number of requests per minute, at least 1");
+  const models = options.models?.split(",").map((m) => m.trim()).filter(Boolean);
+  if (options.models !== undefined && !models?.length) fail("--models takes model ids or aliases, separated by commas");
+  const expires = options.expires === undefined ? undefined : Date.parse(options.expires);
+  if (expires !== undefined && !(expires > Date.now())) fail("--expires takes a time in the future (ISO 8601, e.g. 2027-01-31T00:00:00Z)");
+  return {
+    ...(rate ? { rateLimitPerMinute: rate } : {}),
+    ...(models ? { models } : {}),
+    ...(expires ? { expiresAt: new Date(expires).toISOString() } : {}),
+  };
+}
 
 function printNewKey(key: string, record: { keyId: string; organization: string; workspace: string }): void {
   console.log(`Key id:       ${record.keyId}`);
@@ -83,7 +100,7 @@ switch (command) {
       const account = await identityStore.getServiceAccount(values.org, values["service-account"]);
       if (!account) fail(`No service account ${values["service-account"]} in organization ${values.org}`);
       if (account.deletedAt) fail(`Service account ${account.id} is deleted`);
-      const issued = await serviceAccounts.issueKey(account, values.name ?? `${account.name} key`, values["rate-limit"] ? Number(values["rate-limit"]) : undefined);
+      const issued = await serviceAccounts.issueKey(account, values.name ?? `${account.name} key`, limitsOf(values));
       printNewKey(issued.key, { keyId: issued.id, organization: account.organization, workspace: account.workspace });
       console.log(`Service account: ${account.id} (roles: ${account.roles.join(", ") || "none yet"})`);
       break;
@@ -97,7 +114,7 @@ switch (command) {
       name: values.name ?? "api key",
       admin: values.admin,
       roles: values.roles?.split(",").filter(Boolean),
-      rateLimitPerMinute: values["rate-limit"] ? Number(values["rate-limit"]) : undefined,
+      ...limitsOf(values),
     });
     printNewKey(key, record);
     break;
@@ -116,6 +133,8 @@ switch (command) {
         admin: k.admin,
         created: k.createdAt,
         revoked: k.revokedAt ?? "",
+        expires: k.expiresAt ?? "",
+        models: k.models?.join(",") ?? "",
       })),
     );
     break;

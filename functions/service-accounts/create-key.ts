@@ -5,5 +5,15 @@ import { route } from "../route.js";
 
 // Extension. 201 with the secret: the only time it is shown.
 export const handler = route({ params: ServiceAccountParams, body: CreateServiceAccountKeyBody, response: NewServiceAccountKeyOut }, async ({ params, body, caller }) =>
-  Reply.json(201, NewServiceAccountKeyOut.parse(await serviceAccounts.createKey(caller, params.service_account_id, body.name, body.rate_limit_per_minute)), { "cache-control": "no-store" }),
+  Reply.json(
+    201,
+    NewServiceAccountKeyOut.parse(
+      await serviceAccounts.createKey(caller, params.service_account_id, body.name, {
+        ...(body.rate_limit_per_minute ? { rateLimitPerMinute: body.rate_limit_per_minute } : {}),
+        ...(body.models ? { models: body.models } : {}),
+        ...(body.expires_at ? { expiresAt: new Date(body.expires_at).toISOString() } : {}),
+      }),
+    ),
+    { "cache-control": "no-store" },
+  ),
 );

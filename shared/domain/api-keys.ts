@@ -12,7 +12,12 @@ export interface ApiKeyRecord extends Caller {
   revokedAt: string | null;
   /** The first characters of the key, so people can tell their keys apart. */
   preview: string;
+  /** From then on the key is refused, as a revoked one (ISO time). */
+  expiresAt?: string;
 }
+
+/** Whether a key has expired at `now`. */
+export const expired = (key: Pick<ApiKeyRecord, "expiresAt">, now = Date.now()): boolean => key.expiresAt !== undefined && Date.parse(key.expiresAt) <= now;
 
 const KEY_PREFIX = "pak_";
 

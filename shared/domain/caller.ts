@@ -11,4 +11,6 @@ export interface Caller {
   keyId: string;
   /** Requests per minute this key may make, when its owner set a limit. */
   rateLimitPerMinute?: number;
+  /** The models this key may call (ids or aliases), when its owner limited it to some (docs/routing.md, "Per-key limits"). */
+  models?: string[];
 }

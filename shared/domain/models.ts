@@ -1,5 +1,6 @@
 import type { CatalogModel, CatalogRouting, Endpoint, Tokenizer } from "../schemas/model.js";
-import { BadRequest } from "./errors.js";
+import type { Caller } from "./caller.js";
+import { BadRequest, Forbidden } from "./errors.js";
 
 /** A provider that serves a model, and the model's id there (docs/routing.md). */
 export interface DeploymentEntry {
@@ -169,3 +170,15 @@ export const certainlyWithinTokens = (bytes: number, tokens: number): boolean =>
 /** The deployments that serve `model`: the catalog's list, or its provider and upstream. */
 export const deploymentsOf = (model: Pick<ModelEntry, "provider" | "upstream" | "deployments">): DeploymentEntry[] =>
   model.deployments ?? [{ provider: model.provider, upstream: model.upstream, weight: 1 }];
+
+/**
+ * A key limited to some models (docs/routing.md, "Per-key limits") may call a model named by any of its names: the
+ * limit lists ids or aliases, and a fine-tuned model is allowed when its base is.
+ */
+export function requireModelAllowed(caller: Pick<Caller, "models">, asked: string, model: Pick<ModelEntry, "id" | "aliases" | "root">): void {
+  const allowed = caller.models;
+  if (!allowed) return;
+  const names = new Set([asked, model.id, ...model.aliases, ...(model.root ? [model.root] : [])]);
+  if (allowed.some((name) => names.has(name))) return;
+  throw new Forbidden(`This API key may not call model '${asked}'; it may call: ${allowed.join(", ")}`, "model_not_allowed");
+}

@@ -6,7 +6,7 @@ import { Unauthorized } from "../domain/errors.js";
  * API Gateway REST passes the authorizer's context as flat string values, so the caller travels as
  * strings and is rebuilt here (see functions/auth/authorizer.ts for the other half).
  */
-export type CallerContext = Record<Exclude<keyof Caller, "rateLimitPerMinute">, string> & { rateLimitPerMinute?: string };
+export type CallerContext = Record<Exclude<keyof Caller, "rateLimitPerMinute" | "models">, string> & { rateLimitPerMinute?: string; models?: string };
 
 export function toCallerContext(caller: Caller): CallerContext {
   return {
@@ -19,6 +19,8 @@ export function toCallerContext(caller: Caller): CallerContext {
     keyId: caller.keyId,
     // Only keys with a limit carry it, so the context of every other key stays as it was.
     ...(caller.rateLimitPerMinute !== undefined ? { rateLimitPerMinute: String(caller.rateLimitPerMinute) } : {}),
+    // Model ids hold no commas (shared/schemas/model.ts).
+    ...(caller.models ? { models: caller.models.join(",") } : {}),
   };
 }
 
@@ -34,5 +36,6 @@ export function callerFrom(event: APIGatewayProxyEvent): Caller {
     admin: context.admin === "true",
     keyId: context.keyId,
     ...(context.rateLimitPerMinute ? { rateLimitPerMinute: Number(context.rateLimitPerMinute) } : {}),
+    ...(context.models ? { models: context.models.split(",") } : {}),
   };
 }

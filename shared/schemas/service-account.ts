@@ -63,6 +63,10 @@ export const CreateServiceAccountKeyBody = z.strictObject({
   name: z.string().min(1).max(256).optional(),
   /** Requests per minute the key may make (docs/spend.md); none when absent. */
   rate_limit_per_minute: z.number().int().min(1).max(1_000_000).optional(),
+  /** The models the key may call, by id or alias (docs/routing.md, "Per-key limits"); any when absent. */
+  models: z.array(z.string().min(1).max(256).regex(/^[^,]+$/, "A model name holds no comma")).min(1).max(100).optional(),
+  /** When the key stops working (an ISO time in the future); never when absent. */
+  expires_at: z.iso.datetime({ offset: true }).refine((at) => Date.parse(at) > Date.now(), "Must be in the future").optional(),
 });
 
 export const ServiceAccountKeyOut = z.object({
@@ -76,6 +80,8 @@ export const ServiceAccountKeyOut = z.object({
   created_at: z.string(),
   revoked_at: z.string().nullable(),
   rate_limit_per_minute: z.number().nullable(),
+  models: z.array(z.string()).nullable(),
+  expires_at: z.string().nullable(),
 });
 export type ServiceAccountKeyOut = z.output<typeof ServiceAccountKeyOut>;
 

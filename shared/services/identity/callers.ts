@@ -1,5 +1,5 @@
 import type { Caller } from "../../domain/caller.js";
-import type { ApiKeyRecord } from "../../domain/api-keys.js";
+import { expired, type ApiKeyRecord } from "../../domain/api-keys.js";
 import { identityStore } from "../../store/identity.js";
 import { tenancyStore } from "../../store/tenancy.js";
 import { findKey } from "../tenancy/tenants.js";
@@ -15,7 +15,7 @@ export const LEGACY_KEY_ROLES = ["workspace_contributor"];
  */
 export async function resolveCaller(secret: string): Promise<Caller | undefined> {
   const key = await findKey(secret);
-  if (!key) return undefined;
+  if (!key || expired(key)) return undefined;
   return callerOf(key, key);
 }
 
@@ -28,7 +28,7 @@ export async function resolveCaller(secret: string): Promise<Caller | undefined>
  */
 export async function resolvePrincipal(who: { organization: string; workspace: string; principal: string; principalType: "user" | "service_account"; keyId: string }): Promise<Caller | undefined> {
   const stored = await tenancyStore.getApiKey(who.keyId);
-  const key = stored && !stored.revokedAt && stored.principal === who.principal && stored.workspace === who.workspace ? stored : undefined;
+  const key = stored && !stored.revokedAt && !expired(stored) && stored.principal === who.principal && stored.workspace === who.workspace ? stored : undefined;
   return callerOf({ ...who, roles: key?.roles ?? [], admin: key?.admin ?? false, ...(key ? {} : { revoked: true }) }, key);
 }
 
@@ -59,5 +59,6 @@ async function callerOf(key: KeyLike, live: ApiKeyRecord | undefined): Promise<C
     admin: key.admin || roles.includes("organization_admin"),
     keyId: key.keyId,
     ...(live?.rateLimitPerMinute ? { rateLimitPerMinute: live.rateLimitPerMinute } : {}),
+    ...(live?.models ? { models: live.models } : {}),
   };
 }

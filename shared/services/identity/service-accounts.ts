@@ -15,7 +15,7 @@ import type {
 import { identityStore } from "../../store/identity.js";
 import { tenancyStore } from "../../store/tenancy.js";
 import { recordAudit } from "../audit/record.js";
-import { createApiKey, keyValues } from "../tenancy/tenants.js";
+import { createApiKey, keyValues, type KeyLimits } from "../tenancy/tenants.js";
 
 /*
  * Service accounts (beta): non-person principals of one workspace that hold API keys and workspace roles.
@@ -49,6 +49,8 @@ const toKeyOut = (key: ApiKeyRecord): ServiceAccountKeyOut => ({
   created_at: key.createdAt,
   revoked_at: key.revokedAt,
   rate_limit_per_minute: key.rateLimitPerMinute ?? null,
+  models: key.models ?? null,
+  expires_at: key.expiresAt ?? null,
 });
 
 /**
@@ -221,7 +223,7 @@ async function keysOf(account: ServiceAccountRecord): Promise<ApiKeyRecord[]> {
  * A new key of a live account, in the account's workspace: shown once, only its hash is stored. Its roles
  * are the account's, read at each authorization. The keys CLI calls this too.
  */
-export async function issueKey(target: ServiceAccountRecord, name: string, rateLimitPerMinute?: number): Promise<ServiceAccountKeyOut & { key: string }> {
+export async function issueKey(target: ServiceAccountRecord, name: string, limits: KeyLimits = {}): Promise<ServiceAccountKeyOut & { key: string }> {
   if (target.deletedAt) throw deleted(target.id);
   const { key, record } = await createApiKey({
     organization: target.organization,
@@ -229,15 +231,15 @@ export async function issueKey(target: ServiceAccountRecord, name: string, rateL
     name,
     admin: false,
     roles: [],
-    rateLimitPerMinute,
+    ...limits,
     principal: { id: target.id, type: "service_account" },
   });
   return { ...toKeyOut(record), key };
 }
 
-export async function createKey(caller: Caller, id: string, name: string | undefined, rateLimitPerMinute?: number): Promise<ServiceAccountKeyOut & { key: string }> {
+export async function createKey(caller: Caller, id: string, name: string | undefined, limits: KeyLimits = {}): Promise<ServiceAccountKeyOut & { key: string }> {
   const target = await liveAccount(caller, id);
-  return issueKey(target, name ?? `${target.name} key`, rateLimitPerMinute);
+  return issueKey(target, name ?? `${target.name} key`, limits);
 }
 
 export async function listKeys(caller: Caller, id: string): Promise<ServiceAccountKeyOut[]> {

@@ -2,7 +2,7 @@ import type { Caller } from "../../domain/caller.js";
 import { catalogDeployments, type CatalogFile, type Endpoint } from "../../schemas/model.js";
 import { modelStore } from "../../store/models.js";
 import { BadRequest, Conflict, NotFound } from "../../domain/errors.js";
-import { fromCatalog, requireEndpoint, type ModelEntry } from "../../domain/models.js";
+import { fromCatalog, requireEndpoint, requireModelAllowed, type ModelEntry } from "../../domain/models.js";
 import { TtlCache } from "../../domain/process-cache.js";
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -31,17 +31,20 @@ const forgetCards = (): void => cards.forget();
  * caller's mistake in a field, so 400 `invalid_model` as Mistral answers it, everywhere, rather than the
  * 404 of a model route (GET /v1/models/{model_id}).
  */
-export async function bodyModel(caller: Pick<Caller, "workspace">, name: string): Promise<ModelEntry> {
+export async function bodyModel(caller: Pick<Caller, "workspace" | "models">, name: string): Promise<ModelEntry> {
+  let model: ModelEntry;
   try {
-    return await resolve(caller, name);
+    model = await resolve(caller, name);
   } catch (error) {
     if (error instanceof NotFound) throw new BadRequest(`Invalid model: no model '${name}' exists in this workspace`, "invalid_model", "model");
     throw error;
   }
+  requireModelAllowed(caller, name, model);
+  return model;
 }
 
 /** A model named in a request body that must also serve `endpoint`. */
-export async function requireBodyModel(caller: Pick<Caller, "workspace">, name: string, endpoint: Endpoint): Promise<ModelEntry> {
+export async function requireBodyModel(caller: Pick<Caller, "workspace" | "models">, name: string, endpoint: Endpoint): Promise<ModelEntry> {
   const model = await bodyModel(caller, name);
   requireEndpoint(model, endpoint);
   return model;

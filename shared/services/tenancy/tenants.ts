@@ -11,6 +11,9 @@ export interface NewKey {
   record: ApiKeyRecord;
 }
 
+/** What a key may do besides its roles: requests per minute, the models it may call, when it stops working. */
+export type KeyLimits = Pick<KeyRequest, "rateLimitPerMinute" | "models" | "expiresAt">;
+
 export interface KeyRequest {
   organization: string;
   workspace: string;
@@ -19,6 +22,10 @@ export interface KeyRequest {
   roles?: string[];
   /** Requests per minute the key may make (none when absent). */
   rateLimitPerMinute?: number;
+  /** The models the key may call (any when absent). */
+  models?: string[];
+  /** When the key stops working (ISO time; never when absent). */
+  expiresAt?: string;
   principal?: { id: string; type: PrincipalType };
   /** Use this exact secret instead of generating one (the dev stack's PLATFORM_API_KEY). */
   key?: string;
@@ -43,6 +50,8 @@ export async function createApiKey(request: KeyRequest): Promise<NewKey> {
     revokedAt: null,
     preview: previewOf(key),
     ...(request.rateLimitPerMinute ? { rateLimitPerMinute: request.rateLimitPerMinute } : {}),
+    ...(request.models ? { models: request.models } : {}),
+    ...(request.expiresAt ? { expiresAt: request.expiresAt } : {}),
   };
   await tenancyStore.putApiKey(record);
   await recordAudit({
@@ -63,6 +72,8 @@ export const keyValues = (record: ApiKeyRecord) => ({
   roles: record.roles,
   admin: record.admin,
   rate_limit_per_minute: record.rateLimitPerMinute ?? null,
+  models: record.models ?? null,
+  expires_at: record.expiresAt ?? null,
 });
 
 /** Revokes a key by id (the keys CLI); revoking a revoked key changes nothing and records nothing. */

@@ -1,4 +1,4 @@
-import { TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { PutCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
 import { handler as createKey } from "../../../functions/service-accounts/create-key.js";
 import { handler as listKeys } from "../../../functions/service-accounts/list-keys.js";
@@ -42,6 +42,8 @@ describe("POST /v1/service-accounts/{service_account_id}/keys", () => {
       created_at: NOW,
       revoked_at: null,
       rate_limit_per_minute: null,
+      models: null,
+      expires_at: null,
       key: expect.stringMatching(/^pak_/),
     });
     const [stored] = dynamo.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
@@ -57,6 +59,34 @@ describe("POST /v1/service-accounts/{service_account_id}/keys", () => {
     expect(response.json.rate_limit_per_minute).toBe(30);
     const [stored] = dynamo.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
     expect(stored!.Put!.Item).toMatchObject({ rateLimitPerMinute: 30 });
+  });
+
+  it("limits the key to the models asked for and ends it at the time asked for, both in the audit event", async () => {
+    const { caller, account } = anAccountServed();
+
+    const response = await invoke(createKey, creating(account.id, caller, { models: ["mistral-small-latest", "codestral"], expires_at: "2026-04-01T00:00:00+02:00" }));
+
+    expect(response.statusCode).toBe(201);
+    expect(response.json).toMatchObject({ models: ["mistral-small-latest", "codestral"], expires_at: "2026-03-31T22:00:00.000Z" });
+    const [stored] = dynamo.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
+    expect(stored!.Put!.Item).toMatchObject({ models: ["mistral-small-latest", "codestral"], expiresAt: "2026-03-31T22:00:00.000Z" });
+    const audit = dynamo.commandCalls(PutCommand).map((c) => c.args[0].input.Item!).find((item) => item.operation === "key.create");
+    expect(audit!.after).toMatchObject({ models: ["mistral-small-latest", "codestral"], expires_at: "2026-03-31T22:00:00.000Z" });
+  });
+
+  it.each([
+    [{ expires_at: "2026-02-28T00:00:00Z" }, "expires_at"],
+    [{ expires_at: "tomorrow" }, "expires_at"],
+    [{ models: [] }, "models"],
+    [{ models: ["a,b"] }, "models"],
+  ])("refuses %j with 422 and creates nothing", async (body, field) => {
+    const { caller, account } = anAccountServed();
+
+    const response = await invoke(createKey, creating(account.id, caller, body));
+
+    expect(response.statusCode).toBe(422);
+    expect(response.json.detail[0].loc).toContain(field);
+    expect(dynamo.commandCalls(TransactWriteCommand)).toHaveLength(0);
   });
 
   it("names the key after the account when no name is given", async () => {
@@ -97,6 +127,8 @@ describe("GET /v1/service-accounts/{service_account_id}/keys", () => {
           created_at: mine!.record.createdAt,
           revoked_at: null,
           rate_limit_per_minute: null,
+          models: null,
+          expires_at: null,
         },
       ],
     });

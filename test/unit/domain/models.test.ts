@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../../shared/domain/errors.js";
-import { fromCatalog, requireEndpoint, toFineTunedModel, toModelCard } from "../../../shared/domain/models.js";
+import { fromCatalog, requireEndpoint, requireModelAllowed, toFineTunedModel, toModelCard } from "../../../shared/domain/models.js";
 import { CatalogModel } from "../../../shared/schemas/model.js";
 import { aFineTunedModelEntry, aModelEntry, thrownBy } from "../../support/builders.js";
 
@@ -236,5 +236,26 @@ describe("fromCatalog", () => {
 
     expect(parsed.success).toBe(false);
     expect(parsed.error!.issues[0]!.path).toStrictEqual(["deployments", 0, "timeout_ms"]);
+  });
+});
+
+describe("requireModelAllowed", () => {
+  const model = { id: "mistral-small-2506", aliases: ["mistral-small-latest"], root: undefined };
+
+  it("lets a key without a model list call anything, and a limited key the models it lists by any of their names", () => {
+    expect(() => requireModelAllowed({}, "mistral-small-latest", model)).not.toThrow();
+    expect(() => requireModelAllowed({ models: ["mistral-small-latest"] }, "mistral-small-2506", model)).not.toThrow();
+    expect(() => requireModelAllowed({ models: ["mistral-small-2506"] }, "mistral-small-latest", model)).not.toThrow();
+    expect(() => requireModelAllowed({ models: ["mistral-small-2506"] }, "ft:x", { id: "ft:mistral-small-2506:acme:1", aliases: [], root: "mistral-small-2506" })).not.toThrow();
+  });
+
+  it("refuses any other model with 403 model_not_allowed, naming what the key may call", () => {
+    let error: unknown;
+    try {
+      requireModelAllowed({ models: ["codestral-latest", "mistral-embed"] }, "mistral-small-latest", model);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toMatchObject({ status: 403, code: "model_not_allowed", message: "This API key may not call model 'mistral-small-latest'; it may call: codestral-latest, mistral-embed" });
   });
 });
