@@ -10,6 +10,8 @@ import { Unprocessable } from "../errors.js";
 
 export const RESPONSE_CACHE_HEADER = "x-response-cache";
 export const RESPONSE_CACHE_TTL_HEADER = "x-response-cache-ttl";
+/** The backend a cached answer came from, as its header, usage record and span name it. */
+export const RESPONSE_CACHE_BACKEND = "response-cache";
 
 /** An hour when neither the call nor the workspace says. */
 export const DEFAULT_CACHE_TTL_SECONDS = 3_600;

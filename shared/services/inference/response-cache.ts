@@ -1,4 +1,5 @@
 import { cachingOf, responseKeyOf, type ResponseCaching } from "../../domain/routing/response-cache.js";
+export { RESPONSE_CACHE_BACKEND } from "../../domain/routing/response-cache.js";
 import type { Completion, CompletionEvent } from "../../inference/types.js";
 import { afterAnswer } from "../../observability/after-answer.js";
 import { logger } from "../../observability/logger.js";
@@ -64,8 +65,5 @@ export async function* eventsOf(completion: Completion): AsyncGenerator<Completi
   }
   if (completion.usage) yield { type: "usage", ...completion.usage };
 }
-
-/** The backend a call's answer came from, as its header, usage record and span name it. */
-export const RESPONSE_CACHE_BACKEND = "response-cache";
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);

@@ -53,7 +53,7 @@ describe("the CLIs' output", { timeout: 120_000 }, () => {
 
     expect(run.code, run.stderr).toBe(0);
     const [header, rule, row] = run.stdout.trim().split("\n");
-    expect(header!.split(/\s+/)).toStrictEqual(["keyId", "name", "preview", "organization", "workspace", "principal", "admin", "created", "revoked"]);
+    expect(header!.split(/\s+/)).toStrictEqual(["keyId", "name", "preview", "organization", "workspace", "principal", "admin", "created", "revoked", "expires", "models"]);
     expect(rule).toMatch(/^[- ]+$/);
     expect(row).toContain(tenant.caller.keyId);
     expect(run.stdout).not.toContain("(index)");
