@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { MAX_CACHE_TTL_SECONDS } from "../../schemas/workspace.js";
 import { Unprocessable } from "../errors.js";
+import { canonicalJson } from "../workflows/program/hash.js";
 
 /**
  * The response cache's rules (docs/routing.md, "Response cache"): whether a call uses it, for how long, and the key
@@ -60,17 +61,5 @@ const DELIVERY_FIELDS = new Set(["stream", "stream_options", "metadata"]);
  */
 export function responseKeyOf(endpoint: string, model: string, request: Record<string, unknown>): string {
   const decisive = Object.fromEntries(Object.entries(request).filter(([field, value]) => !DELIVERY_FIELDS.has(field) && field !== "model" && value !== undefined && value !== null));
-  return createHash("sha256").update(`${endpoint}\n${model}\n${canonical(decisive)}`).digest("base64url");
-}
-
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (value && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    return `{${entries
-      .toSorted(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`)
-      .join(",")}}`;
-  }
-  return JSON.stringify(value);
+  return createHash("sha256").update(`${endpoint}\n${model}\n${canonicalJson(decisive)}`).digest("base64url");
 }
