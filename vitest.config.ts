@@ -39,11 +39,16 @@ function filesMatching(folders: string[], pattern: RegExp): string[] {
 }
 
 /**
- * Most fast files run without isolation: a worker keeps its module cache from file to file, so the handlers, the
- * SDK clients and zod schemas are imported once per worker, not once per file (import was half the project's CPU).
- * A file that replaces modules (vi.mock and its kin) needs its own module graph: it keeps its isolated worker.
+ * Files run without isolation: a worker keeps its module cache from file to file, so the handlers, the SDK
+ * clients and zod schemas are imported once per worker, not once per file (import was half of the CPU of the
+ * `fast` and `stack` projects). A file that changes what the next file in its worker would see needs its own
+ * module graph and keeps an isolated worker: one that replaces modules (vi.mock and its kin), or writes
+ * process.env (directly, or through the helpers that point a provider or the telemetry at a test's own:
+ * the SDK clients and the provider registry read the environment once per process).
  */
-const REPLACES_MODULES = filesMatching(["test/unit", "test/handlers", "test/contract"], /\bvi\.(mock|doMock|resetModules|stubGlobal|stubEnv)\(/);
+const CHANGES_PROCESS =
+  /\bvi\.(mock|doMock|resetModules|stubGlobal|stubEnv)\(|process\.env(\.[A-Z_]+|\[[^\]]+\])\s*(=[^=]|\?\?=)|delete process\.env|Object\.assign\(process\.env|\b(useFakeUpstream|useTelemetryDir)\(/;
+const FAST_ISOLATED = filesMatching(["test/unit", "test/handlers", "test/contract"], CHANGES_PROCESS);
 
 /**
  * The files that read the synthesized CDK app (they import test/infra/synth.ts). They share a worker's module
@@ -60,16 +65,21 @@ const SYNTH = filesMatching(["test/infra"], /from "\.\/synth\.js"/).filter((file
  */
 const STARTS_NPM_START = filesMatching(["test"], /\b(startNpmStart|serveCounted)\(/);
 
+/** The other files: the integration, SDK, fuzz and ring files against the run's embedded backends, and the rest of test/infra. */
+const STACK_FOLDERS = ["test/integration", "test/sdk", "test/sdk-examples", "test/fuzz", "test/ring", "test/infra"];
+const STACK_ISOLATED = filesMatching(STACK_FOLDERS, CHANGES_PROCESS);
+
 export default defineConfig({
   test: {
     globalSetup: ["test/support/global-setup.ts"],
     maxWorkers: WORKERS,
     sequence: { sequencer: LongestFirst },
     projects: [
-      { test: { ...shared, name: "fast", include: FAST, exclude: REPLACES_MODULES, isolate: false } },
-      { test: { ...shared, name: "fast-isolated", include: REPLACES_MODULES } },
+      { test: { ...shared, name: "fast", include: FAST, exclude: FAST_ISOLATED, isolate: false } },
+      { test: { ...shared, name: "fast-isolated", include: FAST_ISOLATED } },
       { test: { ...shared, name: "synth", include: SYNTH, isolate: false } },
-      { test: { ...shared, name: "stack", include: ["test/**/*.test.ts"], exclude: [...FAST, ...SYNTH, ...STARTS_NPM_START] } },
+      { test: { ...shared, name: "stack", include: ["test/**/*.test.ts"], exclude: [...FAST, ...SYNTH, ...STARTS_NPM_START, ...STACK_ISOLATED], isolate: false } },
+      { test: { ...shared, name: "stack-isolated", include: STACK_ISOLATED, exclude: [...SYNTH, ...STARTS_NPM_START] } },
       { test: { ...shared, name: "npm-start", include: STARTS_NPM_START, maxWorkers: Math.min(WORKERS, 2), sequence: { groupOrder: 1 } } },
     ],
   },

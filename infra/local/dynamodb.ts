@@ -1,4 +1,4 @@
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -12,6 +12,7 @@ import {
   type CreateTableCommandInput,
 } from "@aws-sdk/client-dynamodb";
 import type { TableDefinition } from "../../shared/store/tables.js";
+import { DYNAMODB_JVM_OPTIONS, loopbackLaunch } from "./dynamodb-launcher.js";
 import { freePort, waitFor } from "./net.js";
 
 export interface RunningDynamo {
@@ -25,10 +26,8 @@ export const JAVA_MISSING =
   "  Debian/Ubuntu: sudo apt-get install -y openjdk-17-jdk-headless\n" +
   "  macOS:         brew install openjdk@17";
 
-/** Its own main has no bind option and listens on every interface: this single-file program starts it on one address. */
-export const DYNAMODB_LAUNCHER = join(import.meta.dirname, "DynamoDBLoopback.java");
 export const DYNAMODB_HOST = "127.0.0.1";
-/** The JVM, compiling the launcher, then DynamoDB Local: ~5 s on an idle machine, over a minute on a loaded one. */
+/** The JVM, then DynamoDB Local: ~3 s on an idle machine, over a minute on a loaded one. */
 const READY_MS = 180_000;
 
 /**
@@ -39,10 +38,7 @@ export async function startDynamo(options: { dataDir?: string }): Promise<Runnin
   const emulator = join(dirname(createRequire(import.meta.url).resolve("amplify-dynamodb-simulator/package.json")), "emulator");
   const port = await freePort();
   const storage = options.dataDir ? ["-dbPath", mkdirP(options.dataDir)] : ["-inMemory"];
-  const launcher = (await runsJavaSource())
-    ? [`-Ddynamodb.host=${DYNAMODB_HOST}`, "-cp", "DynamoDBLocal.jar", DYNAMODB_LAUNCHER]
-    : (warnEveryInterface(), ["-jar", "DynamoDBLocal.jar"]);
-  const java = ["-Djava.library.path=./DynamoDBLocal_lib", ...launcher];
+  const java = [...DYNAMODB_JVM_OPTIONS, "-Djava.library.path=./DynamoDBLocal_lib", ...(await loopbackLaunch(DYNAMODB_HOST, emulator))];
   const child = spawn("java", [...java, "-port", String(port), "-sharedDb", "-disableTelemetry", ...storage], {
     cwd: emulator,
     stdio: ["ignore", "pipe", "pipe"],
@@ -66,29 +62,6 @@ export async function startDynamo(options: { dataDir?: string }): Promise<Runnin
   client.destroy();
   exited.catch(() => undefined);
   return { endpoint, stop: () => stopChild(child) };
-}
-
-let sourceLaunch: Promise<boolean> | undefined;
-
-/** Whether this Java can run a .java file as a program: it needs the jdk.compiler module, which a stripped JRE may lack. */
-function runsJavaSource(): Promise<boolean> {
-  sourceLaunch ??= new Promise((resolve) =>
-    execFile("java", ["--list-modules"], (error, stdout) =>
-      // No java at all: the start itself says so (JAVA_MISSING), not a warning about interfaces.
-      resolve(error ? (error as NodeJS.ErrnoException).code === "ENOENT" : /^jdk\.compiler@/m.test(stdout)),
-    ),
-  );
-  return sourceLaunch;
-}
-
-let warned = false;
-function warnEveryInterface(): void {
-  if (warned) return;
-  warned = true;
-  console.warn(
-    "WARNING: this Java has no jdk.compiler module to run infra/local/DynamoDBLoopback.java, so DynamoDB Local listens on every interface:\n" +
-      "anyone who reaches this machine on its port reads every tenant's data. Install a full JDK (Debian/Ubuntu: openjdk-17-jdk-headless) to bind it to 127.0.0.1.",
-  );
 }
 
 function mkdirP(dir: string): string {

@@ -4,8 +4,9 @@
  */
 import { createHash } from "node:crypto";
 import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
-import { QueryCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
+import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { tableName } from "../../shared/config.js";
+import type { Caller } from "../../shared/domain/caller.js";
 import { documents } from "../../shared/store/client.js";
 
 const s3 = new S3Client({ forcePathStyle: true, requestChecksumCalculation: "WHEN_REQUIRED" });
@@ -23,18 +24,11 @@ async function partition(table: Parameters<typeof tableName>[0], key: string, va
   return items;
 }
 
-/** Connectors live in their organization's partition: the ones made in this workspace, and their connections (a test-only scan). */
-async function connectors(workspace: string): Promise<Record<string, unknown>[][]> {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await documents.send(
-      new ScanCommand({ TableName: tableName("connectors"), FilterExpression: "#ws = :ws", ExpressionAttributeNames: { "#ws": "workspace" }, ExpressionAttributeValues: { ":ws": workspace }, ExclusiveStartKey: start, ConsistentRead: true }),
-    );
-    items.push(...(out.Items ?? []));
-    start = out.LastEvaluatedKey;
-  } while (start);
-  const heads = items.filter((item) => String(item.sk).startsWith("C#")).sort((a, b) => String(a.sk).localeCompare(String(b.sk)));
+/** Connectors live in their organization's partition: the ones made in this workspace, and their connections. */
+async function connectors(organization: string, workspace: string): Promise<Record<string, unknown>[][]> {
+  const heads = (await partition("connectors", "pk", `ORG#${organization}`))
+    .filter((item) => item.workspace === workspace && String(item.sk).startsWith("C#"))
+    .sort((a, b) => String(a.sk).localeCompare(String(b.sk)));
   return [heads, ...(await Promise.all(heads.map((head) => partition("connectors", "pk", `CONN#${head.id}`))))];
 }
 
@@ -56,7 +50,7 @@ const idsUnder = (items: Record<string, unknown>[], prefix: string) =>
  * The workspace's records and objects. Usage records are left out: a refused model call is still a
  * call, and its usage record (with the status the caller saw) is written by design (shared/services/inference/usage.ts).
  */
-export async function footprint(workspace: string): Promise<Record<string, unknown>> {
+export async function footprint({ organization, workspace }: Pick<Caller, "organization" | "workspace">): Promise<Record<string, unknown>> {
   const [files, batch, models, agentHeads, prompts, skills, retrieval, audio, stored, connectorItems, datasets] = await Promise.all([
     partition("files", "workspace", workspace),
     partition("batch", "workspace", workspace),
@@ -67,7 +61,7 @@ export async function footprint(workspace: string): Promise<Record<string, unkno
     partition("retrieval", "workspace", workspace),
     partition("audio", "workspace", workspace),
     objects(workspace),
-    connectors(workspace),
+    connectors(organization, workspace),
     partition("datasets", "pk", `WS#${workspace}`),
   ]);
   const [agentParts, promptParts, skillParts] = await Promise.all([

@@ -335,8 +335,8 @@ export async function checkRequest(row: RouteRow, target: RingTarget, request: F
   const spec = await specOf(row);
   const seen = uncaught.length;
   const write = WRITES.has(row.method);
-  const workspace = target.owner.tenant.caller.workspace;
-  const before = write ? await footprint(workspace) : undefined;
+  const owner = target.owner.tenant.caller;
+  const before = write ? await footprint(owner) : undefined;
   const started = performance.now();
   const answer = await send(target, row, request);
   const took = performance.now() - started;
@@ -371,7 +371,7 @@ export async function checkRequest(row: RouteRow, target: RingTarget, request: F
     if (!allowed) return `a request its schemas accept got a schema 422: ${JSON.stringify(answer.body).slice(0, 400)}`;
   }
   if (write && answer.status >= 400) {
-    const after = await footprint(workspace);
+    const after = await footprint(owner);
     if (digest(before) !== digest(after)) return `a refused write (${answer.status}) changed the workspace: ${changedSections(before!, after).join(", ")}`;
   }
   return undefined;

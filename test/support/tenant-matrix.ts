@@ -49,9 +49,9 @@ export async function acceptedInput(row: RouteRow): Promise<{ body?: string; que
 export async function crossTenantProblem(url: string, row: RouteRow, owner: FixtureOwner, intruder: FixtureOwner): Promise<string | undefined> {
   const { path } = await fixturePath(owner, row.path);
   const input = await acceptedInput(row);
-  const before = digest(await footprint(owner.tenant.caller.workspace));
+  const before = digest(await footprint(owner.tenant.caller));
   const reply = await callRow(url, row, path, { authorization: `Bearer ${intruder.tenant.key}`, ...input });
-  const after = digest(await footprint(owner.tenant.caller.workspace));
+  const after = digest(await footprint(owner.tenant.caller));
   const scopes = pathParamsOf(row.path).map((p) => fixtureScopes[p] ?? "workspace");
   if (scopes.every((s) => s === "workspace") && reply.status !== 404) return `another workspace's key got ${reply.status} (expected 404): ${reply.text.slice(0, 300)}`;
   if (before !== after) return `another workspace's key changed the owner's records (${reply.status})`;

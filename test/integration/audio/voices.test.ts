@@ -37,23 +37,23 @@ describe("POST /v1/audio/voices", () => {
   });
 
   it("refuses bytes that are not audio with 422 and a detail, storing nothing", async () => {
-    const before = await footprint(tenant.caller.workspace);
+    const before = await footprint(tenant.caller);
 
     const reply = await voices.create(aVoiceBody("text", { sample_audio: Buffer.from("hello, this is text").toString("base64") }));
 
     expect(reply.status).toBe(422);
     expect(reply.body.detail).toEqual([{ loc: ["body", "sample_audio"], msg: expect.stringMatching(/^The sample is not audio/), type: "value_error" }]);
-    expect(await footprint(tenant.caller.workspace)).toEqual(before);
+    expect(await footprint(tenant.caller)).toEqual(before);
   });
 
   it("refuses a sample over 3 MiB with 413, storing nothing", async () => {
-    const before = await footprint(tenant.caller.workspace);
+    const before = await footprint(tenant.caller);
 
     const reply = await voices.create(aVoiceBody("big", { sample_audio: aWav({ seconds: 50, sampleRate: 32_000 }).toString("base64") }));
 
     expect(reply.status).toBe(413);
     expect(reply.body).toMatchObject({ object: "error", code: "sample_too_large" });
-    expect(await footprint(tenant.caller.workspace)).toEqual(before);
+    expect(await footprint(tenant.caller)).toEqual(before);
   });
 
   it("refuses a sample longer than 60 s with 413", async () => {
@@ -166,7 +166,7 @@ describe("PATCH /v1/audio/voices/{voice_id} and DELETE of a preset voice", () =>
 describe("another workspace's key on /v1/audio/voices/{voice_id}", () => {
   it("answers 404 to get, sample, update and delete, and changes nothing", async () => {
     const voice = await voices.created();
-    const before = await footprint(tenant.caller.workspace);
+    const before = await footprint(tenant.caller);
     const intruder = await stranger();
 
     expect((await intruder.get(voice.id)).status).toBe(404);
@@ -174,7 +174,7 @@ describe("another workspace's key on /v1/audio/voices/{voice_id}", () => {
     expect((await intruder.update(voice.id, { name: "taken" })).status).toBe(404);
     expect((await intruder.remove(voice.id)).status).toBe(404);
 
-    expect(await footprint(tenant.caller.workspace)).toEqual(before);
+    expect(await footprint(tenant.caller)).toEqual(before);
     expect((await voices.sampleBytes(voice.id)).status).toBe(200);
   });
 });

@@ -68,10 +68,10 @@ describe("GET /v1/observability/datasets/{dataset_id}", () => {
 describe("PATCH /v1/observability/datasets/{dataset_id}", () => {
   it("leaves another workspace's dataset as it was", async () => {
     const created = await datasets.created();
-    const before = await footprint(tenant.caller.workspace);
+    const before = await footprint(tenant.caller);
 
     expect((await (await stranger()).update(created.id, { name: "taken over" })).status).toBe(404);
-    expect(await footprint(tenant.caller.workspace)).toEqual(before);
+    expect(await footprint(tenant.caller)).toEqual(before);
   });
 });
 
@@ -98,13 +98,13 @@ describe("POST /v1/observability/datasets/{dataset_id}/records", () => {
   });
 
   it("refuses a record into an unknown dataset with 404, storing nothing", async () => {
-    const before = await footprint(tenant.caller.workspace);
+    const before = await footprint(tenant.caller);
 
     const reply = await datasets.createRecord(randomUUID(), { payload: {} });
 
     expect(reply.status).toBe(404);
     expect(reply.body.detail.error_code).toBe("DATASET_NOT_FOUND");
-    expect(await footprint(tenant.caller.workspace)).toEqual(before);
+    expect(await footprint(tenant.caller)).toEqual(before);
   });
 });
 

@@ -135,13 +135,13 @@ describe("DELETE /v1/rag/deployments/{deployment_id}", () => {
 
   it("answers 404 to another workspace's key and leaves the deployment alone", async () => {
     const id = await rag.registered(aDeploymentBody("kept"));
-    const before = await footprint(tenant.caller.workspace);
+    const before = await footprint(tenant.caller);
 
     const stranger = retrievalClient(api, await newTenant({ organization: tenant.caller.organization }));
     expect((await stranger.unregister(id)).status).toBe(404);
     expect((await stranger.metrics(id, { status: "offline", clear_metrics: true })).status).toBe(404);
 
-    expect(await footprint(tenant.caller.workspace)).toStrictEqual(before);
+    expect(await footprint(tenant.caller)).toStrictEqual(before);
   });
 });
 
@@ -199,13 +199,13 @@ describe("PUT /v1/rag/deployments/{deployment_id}/metrics", () => {
 
   it("answers 422 naming an index the deployment does not have, and changes nothing", async () => {
     const id = await rag.registered(aDeploymentBody("m"));
-    const before = await footprint(tenant.caller.workspace);
+    const before = await footprint(tenant.caller);
 
     const reply = await rag.metrics(id, online(1, { docs: 1, nope: 1 }));
 
     expect(reply.status).toBe(422);
     expect(reply.body.detail).toStrictEqual([{ loc: ["body", "index_metrics", 1, "name"], msg: "Attempted to update unknown index 'nope'; the deployment's indexes: 'docs'", type: "value_error" }]);
-    expect(await footprint(tenant.caller.workspace)).toStrictEqual(before);
+    expect(await footprint(tenant.caller)).toStrictEqual(before);
   });
 
   it("answers 422 for a body that is neither variant, and 404 for an unknown deployment", async () => {

@@ -151,12 +151,12 @@ describe("PUT /v1/rag/ingestion_pipeline_configurations/{id}/run_info", () => {
 
   it("answers 404 to another workspace's key and counts nothing", async () => {
     const { id } = await rag.registeredPipeline();
-    const before = await footprint(tenant.caller.workspace);
+    const before = await footprint(tenant.caller);
 
     const stranger = retrievalClient(api, await newTenant({ organization: tenant.caller.organization }));
     expect((await stranger.runInfo(id, run("2025-01-01T00:00:00Z", 1))).status).toBe(404);
 
-    expect(await footprint(tenant.caller.workspace)).toStrictEqual(before);
+    expect(await footprint(tenant.caller)).toStrictEqual(before);
     expect((await rag.pipelines()).body[0].total_chunks_count).toBe(0);
   });
 });
