@@ -330,13 +330,23 @@ const GATEWAY_CODES = ["route_not_found", "method_not_allowed"];
 /** Routes this process has already sent a request to. */
 const warmRoutes = new Set<string>();
 
+/**
+ * By workspace, its footprint after the last refused write, and the route of that write: the same route's next
+ * write starts from it instead of reading the workspace again (the reads were half the ring's CPU). Any other
+ * answer forgets it: an accepted write changed the workspace and may go on changing it (a batch job's run), and
+ * a footprint from before another route's requests is not "just before" this one.
+ */
+const lastFootprint = new Map<string, { route: string; footprint: Record<string, unknown> }>();
+
 export async function checkRequest(row: RouteRow, target: RingTarget, request: FuzzRequest, semantic: SemanticRefusals = {}): Promise<string | undefined> {
   watchUncaught();
   const spec = await specOf(row);
   const seen = uncaught.length;
   const write = WRITES.has(row.method);
   const owner = target.owner.tenant.caller;
-  const before = write ? await footprint(owner) : undefined;
+  const known = lastFootprint.get(owner.workspace);
+  lastFootprint.delete(owner.workspace);
+  const before = write ? (known?.route === routeKey(row) ? known.footprint : await footprint(owner)) : undefined;
   const started = performance.now();
   const answer = await send(target, row, request);
   const took = performance.now() - started;
@@ -373,6 +383,7 @@ export async function checkRequest(row: RouteRow, target: RingTarget, request: F
   if (write && answer.status >= 400) {
     const after = await footprint(owner);
     if (digest(before) !== digest(after)) return `a refused write (${answer.status}) changed the workspace: ${changedSections(before!, after).join(", ")}`;
+    lastFootprint.set(owner.workspace, { route: routeKey(row), footprint: after });
   }
   return undefined;
 }
