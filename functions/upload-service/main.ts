@@ -5,6 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { gatewayAnswers } from "../../shared/http/gateway.js";
 import { logger } from "../../shared/observability/logger.js";
 import { HEALTH_PATH, UPLOAD_PATH, uploadService } from "./server.js";
@@ -28,7 +29,8 @@ function startUploadService(port: number) {
   // task, closes idle connections: a connection the task closed under it would answer a 502.
   server.keepAliveTimeout = 125_000;
   server.headersTimeout = 126_000;
-  server.listen(port, "0.0.0.0", () => logger.info("upload service listening", { port }));
+  // The port bound, not the one asked for: PORT=0 takes any free one (the tests' way to avoid a race for it).
+  server.listen(port, "0.0.0.0", () => logger.info("upload service listening", { port: (server.address() as AddressInfo).port }));
   // ECS stops a task with SIGTERM: uploads under way may finish (until the stop timeout), new ones go to other tasks.
   process.once("SIGTERM", () => server.close(() => process.exit(0)));
   return server;

@@ -6,7 +6,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../../infra/local/net.js";
 import { ROOT_DIR } from "../../../infra/local/stack.js";
 import { until } from "../../support/local-process.js";
 
@@ -14,15 +13,23 @@ let child: ChildProcess;
 let url: string;
 
 beforeAll(async () => {
-  const port = await freePort();
-  url = `http://127.0.0.1:${port}`;
+  // PORT=0 and the port read from its "listening" line: a port found free beforehand could be taken by another
+  // worker's process before the service binds it.
   child = spawn(process.execPath, ["--import", "tsx", join(ROOT_DIR, "functions/upload-service/main.ts")], {
     cwd: ROOT_DIR,
-    env: { ...process.env, PORT: String(port), POWERTOOLS_LOG_LEVEL: "SILENT" },
-    stdio: "ignore",
+    env: { ...process.env, PORT: "0", POWERTOOLS_LOG_LEVEL: "INFO" },
+    stdio: ["ignore", "pipe", "pipe"],
   });
-  await until("the upload service to listen", async () => ((await fetch(`${url}/health`)).ok ? true : undefined), 30_000);
-}, 40_000);
+  const output: string[] = [];
+  child.stdout!.on("data", (chunk: Buffer) => output.push(String(chunk)));
+  child.stderr!.on("data", (chunk: Buffer) => output.push(String(chunk)));
+  const exited = new Promise<never>((_, reject) => child.once("exit", (code) => reject(new Error(`the upload service exited (${code})`))));
+  const listening = until("the upload service to listen", async () => /"message":\s*"upload service listening"[^}]*?"port":\s*(\d+)/.exec(output.join(""))?.[1], 120_000);
+  const port = await Promise.race([listening, exited]).catch((error: Error) => {
+    throw new Error(`${error.message}; it printed:\n${output.join("").slice(-2000)}`);
+  });
+  url = `http://127.0.0.1:${port}`;
+}, 150_000);
 afterAll(() => {
   if (child.exitCode === null) child.kill("SIGKILL");
 });
