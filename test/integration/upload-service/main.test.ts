@@ -13,11 +13,14 @@ let child: ChildProcess;
 let url: string;
 
 beforeAll(async () => {
+  // As a container has it: without the Lambda concurrency setting that the in-process API (infra/local/invoke-store.ts)
+  // leaves in this worker's environment, which tells Powertools to look for a Lambda runtime's InvokeStore.
+  const { AWS_LAMBDA_MAX_CONCURRENCY: _lambdaOnly, ...environment } = process.env;
   // PORT=0 and the port read from its "listening" line: a port found free beforehand could be taken by another
   // worker's process before the service binds it.
   child = spawn(process.execPath, ["--import", "tsx", join(ROOT_DIR, "functions/upload-service/main.ts")], {
     cwd: ROOT_DIR,
-    env: { ...process.env, PORT: "0", POWERTOOLS_LOG_LEVEL: "INFO" },
+    env: { ...environment, PORT: "0", POWERTOOLS_LOG_LEVEL: "INFO" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output: string[] = [];
