@@ -78,7 +78,7 @@ export default defineConfig({
       { test: { ...shared, name: "fast", include: FAST, exclude: FAST_ISOLATED, isolate: false } },
       { test: { ...shared, name: "fast-isolated", include: FAST_ISOLATED } },
       { test: { ...shared, name: "synth", include: SYNTH, isolate: false } },
-      { test: { ...shared, name: "stack", include: ["test/**/*.test.ts"], exclude: [...FAST, ...SYNTH, ...STARTS_NPM_START, ...STACK_ISOLATED], isolate: false } },
+      { test: { ...shared, name: "stack", include: STACK_FOLDERS.map((folder) => `${folder}/**/*.test.ts`), exclude: [...SYNTH, ...STARTS_NPM_START, ...STACK_ISOLATED], isolate: false } },
       { test: { ...shared, name: "stack-isolated", include: STACK_ISOLATED, exclude: [...SYNTH, ...STARTS_NPM_START] } },
       { test: { ...shared, name: "npm-start", include: STARTS_NPM_START, maxWorkers: Math.min(WORKERS, 2), sequence: { groupOrder: 1 } } },
     ],

@@ -5,7 +5,7 @@
  *
  * Compiling the launcher on each start cost the JVM ~3 CPU-seconds of a ~9-second start (the compiler's classes
  * loaded and run, and a `java --list-modules` before it): `npm start`, and every test that starts it, paid that
- * on each boot (docs/decisions/0058-dynamodb-local-start.md).
+ * on each boot (docs/decisions/0058-test-cpu-shared-stack-workers-and-a-cheaper-jvm.md).
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";

@@ -107,9 +107,10 @@ describe("the official SDK's example programs against npm start", () => {
       const copy = join(runDir, example);
       mkdirSync(dirname(copy), { recursive: true });
       copyFileSync(join(PACKAGE_EXAMPLES, example), copy);
-      expect(readFileSync(copy)).toEqual(readFileSync(join(PACKAGE_EXAMPLES, example)));
+      const source = readFileSync(copy);
+      expect(source).toEqual(readFileSync(join(PACKAGE_EXAMPLES, example)));
       const program = copy.replace(/\.ts$/, ".mjs");
-      const stripped = await transform(readFileSync(copy, "utf8"), { loader: "ts", format: "esm", target: "node20", sourcefile: copy, sourcemap: "inline" });
+      const stripped = await transform(source.toString("utf8"), { loader: "ts", format: "esm", target: "node20", sourcefile: copy, sourcemap: "inline" });
       writeFileSync(program, stripped.code);
       const env = {
         PATH: process.env.PATH,
