@@ -16,8 +16,9 @@ export function readCatalog(path: string): CatalogFile {
   if (!parsed.success) throw new Error(`${file} is not a valid model catalog:\n${parsed.error.message}`);
   const ids = new Set(parsed.data.models.map((m) => m.id));
   for (const model of parsed.data.models) {
-    for (const { provider } of catalogDeployments(model)) {
+    for (const { provider, guardrail } of catalogDeployments(model)) {
       if (!parsed.data.providers[provider]) throw new Error(`${file}: model ${model.id} names provider '${provider}', which is not defined`);
+      if (guardrail && parsed.data.providers[provider].type !== "bedrock") throw new Error(`${file}: model ${model.id} gives a guardrail to its deployment on '${provider}', which is not a Bedrock provider`);
     }
     const unknown = model.fallbacks?.find((name) => !ids.has(name));
     if (unknown) throw new Error(`${file}: model ${model.id} falls back to '${unknown}', which is not a model of the catalog`);

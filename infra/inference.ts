@@ -11,10 +11,18 @@ export interface BedrockModel {
   region?: string;
 }
 
+/** A Bedrock Guardrail a deployment of the catalog names (its id or ARN), with the provider's region when it names one. */
+export interface BedrockGuardrailUse {
+  id: string;
+  region?: string;
+}
+
 export interface InferenceSettings {
   env: Record<string, string>;
   /** Upstream ids of the catalog's deployments on a Bedrock provider, with the provider's region when it names one. */
   bedrockModels: BedrockModel[];
+  /** The Bedrock Guardrails the catalog's deployments name (docs/routing.md, "Guardrails"). */
+  bedrockGuardrails: BedrockGuardrailUse[];
   /** Env var name → Secrets Manager secret name, for the keys of openai-compatible providers. */
   keySecrets: Record<string, string>;
 }
@@ -28,14 +36,18 @@ export function inferenceSettings(scope: Construct): InferenceSettings {
   const raw = scope.node.tryGetContext("upstreamKeySecrets") ?? {};
   const keySecrets = (typeof raw === "string" ? JSON.parse(raw) : raw) as Record<string, string>;
   const bedrockModels = new Map<string, BedrockModel>();
-  for (const { provider, upstream } of catalog.models.flatMap(catalogDeployments)) {
+  const bedrockGuardrails = new Map<string, BedrockGuardrailUse>();
+  for (const { provider, upstream, guardrail } of catalog.models.flatMap(catalogDeployments)) {
     const config = catalog.providers[provider];
     if (config?.type !== "bedrock") continue;
-    bedrockModels.set(`${config.region ?? ""} ${upstream}`, { id: upstream, ...(config.region ? { region: config.region } : {}) });
+    const region = config.region ? { region: config.region } : {};
+    bedrockModels.set(`${config.region ?? ""} ${upstream}`, { id: upstream, ...region });
+    if (guardrail) bedrockGuardrails.set(`${config.region ?? ""} ${guardrail.id}`, { id: guardrail.id, ...region });
   }
   return {
     env: providersEnv(catalog),
     bedrockModels: [...bedrockModels.values()],
+    bedrockGuardrails: [...bedrockGuardrails.values()],
     keySecrets,
   };
 }
@@ -43,8 +55,12 @@ export function inferenceSettings(scope: Construct): InferenceSettings {
 /** Cross-region inference profiles are named with a geography prefix; the model id follows it. */
 const PROFILE = /^(us|eu|apac|global|us-gov)\.(.+)$/;
 
-/** Invoke rights on exactly the catalog's Bedrock models (and the regions their inference profiles route to). */
-export function bedrockStatements(models: BedrockModel[]): iam.PolicyStatement[] {
+/**
+ * Invoke rights on exactly the catalog's Bedrock models (and the regions their inference profiles route to), and the
+ * right to apply exactly the guardrails its deployments name (Converse with a guardrailConfig needs
+ * bedrock:ApplyGuardrail on the guardrail).
+ */
+export function bedrockStatements(models: BedrockModel[], guardrails: BedrockGuardrailUse[] = []): iam.PolicyStatement[] {
   if (!models.length) return [];
   const { PARTITION, REGION: STACK_REGION, ACCOUNT_ID } = cdk.Aws;
   const resources = models.flatMap(({ id, region }) => {
@@ -54,7 +70,11 @@ export function bedrockStatements(models: BedrockModel[]): iam.PolicyStatement[]
       ? [`arn:${PARTITION}:bedrock:${REGION}:${ACCOUNT_ID}:inference-profile/${id}`, `arn:${PARTITION}:bedrock:*::foundation-model/${profile[2]}`]
       : [`arn:${PARTITION}:bedrock:${REGION}::foundation-model/${id}`];
   });
-  return [new iam.PolicyStatement({ actions: ["bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream"], resources })];
+  const invoke = new iam.PolicyStatement({ actions: ["bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream"], resources });
+  if (!guardrails.length) return [invoke];
+  // An id names the guardrail in the deployment's region and the stack's account; an ARN names itself.
+  const guardrailArns = guardrails.map(({ id, region }) => (id.startsWith("arn:") ? id : `arn:${PARTITION}:bedrock:${region ?? STACK_REGION}:${ACCOUNT_ID}:guardrail/${id}`));
+  return [invoke, new iam.PolicyStatement({ actions: ["bedrock:ApplyGuardrail"], resources: guardrailArns })];
 }
 
 /**

@@ -90,7 +90,7 @@ export class RouteFunction extends Construct {
             new iam.PolicyStatement({ actions: ["logs:CreateLogStream", "logs:PutLogEvents"], resources: [logGroup.logGroupArn] }),
             ...grantStatements(props.grants, props.data, props.stateMachines, props.workflows),
             // Speech rows get the providers' settings, not Bedrock: their models are Transcribe, Polly or upstreams.
-            ...(props.inference && props.grants.models ? bedrockStatements(props.inference.bedrockModels) : []),
+            ...(props.inference && props.grants.models ? bedrockStatements(props.inference.bedrockModels, props.inference.bedrockGuardrails) : []),
             ...(tracing ? [new iam.PolicyStatement({ actions: XRAY_ACTIONS, resources: ["*"] })] : []),
           ],
         }),

@@ -1,4 +1,5 @@
 import type { AgentTool, CompletionArgs, RequestSource } from "../schemas/agent.js";
+import type { GuardrailConfig } from "../schemas/guardrails.js";
 
 /** The records of an agent: its head, its numbered versions and its aliases (docs/agents.md). */
 
@@ -10,7 +11,7 @@ export interface AgentConfig {
   description: string | null;
   tools: AgentTool[];
   completion_args: CompletionArgs;
-  guardrails: Record<string, unknown>[] | null;
+  guardrails: GuardrailConfig[] | null;
   handoffs: string[] | null;
   metadata: Record<string, unknown> | null;
   deployment_chat: boolean;

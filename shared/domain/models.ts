@@ -10,6 +10,8 @@ export interface DeploymentEntry {
   maxConcurrent?: number;
   /** One try's wait for the answer (a stream's first event), when the catalog bounds it. */
   timeoutMs?: number;
+  /** A Bedrock Guardrail its Converse calls name. */
+  guardrail?: { id: string; version: string };
 }
 
 /** A model as the catalog stores it: a base model seeded from the catalog file, or a registered fine-tuned one. */
@@ -50,6 +52,7 @@ export function fromCatalog(model: CatalogModel, created: number): ModelEntry {
     weight: d.weight,
     ...(d.max_concurrent !== undefined ? { maxConcurrent: d.max_concurrent } : {}),
     ...(d.timeout_ms !== undefined ? { timeoutMs: d.timeout_ms } : {}),
+    ...(d.guardrail ? { guardrail: { id: d.guardrail.id, version: d.guardrail.version } } : {}),
   }));
   return {
     id: model.id,

@@ -1,5 +1,6 @@
 import { ApiError } from "../domain/errors.js";
 import type { ChatCompletionRequest, FimCompletionRequest, FinishReason, ToolCall } from "../schemas/inference.js";
+import type { ModerationScores } from "../domain/guardrails.js";
 
 /**
  * What every inference backend implements. Requests arrive validated, in Mistral's shape, with `model`
@@ -28,6 +29,8 @@ export interface CallOptions {
   countTokens?: (text: string) => number;
   /** Mark the prompt's stable prefix for the upstream's prompt cache, where the provider needs marks (Bedrock). */
   promptCaching?: boolean;
+  /** The deployment's Bedrock Guardrail, named in each Converse call (Bedrock only). */
+  guardrail?: { id: string; version: string };
 }
 
 export interface CompletionChoiceResult {
@@ -74,10 +77,8 @@ export interface ModerateRequest {
   inputs: string[];
 }
 
-export interface Moderation {
-  categories: Record<string, boolean>;
-  categoryScores: Record<string, number>;
-}
+/** One input's moderation: the shape guardrails read (shared/domain/guardrails.ts). */
+export type Moderation = ModerationScores;
 
 export interface TranscribeRequest {
   model: string;

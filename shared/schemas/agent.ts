@@ -2,6 +2,7 @@ import * as z from "zod";
 import { queryInt, repeated } from "./query.js";
 import { pageQuery } from "./common.js";
 import { Message, ResponseFormat, Tool, ToolChoice } from "./inference.js";
+import { GuardrailConfig } from "./guardrails.js";
 
 /**
  * The Agents resource as Mistral's OpenAPI writes it (`CreateAgentRequest`, `UpdateAgentRequest`,
@@ -77,22 +78,6 @@ export const CompletionArgs = z.strictObject({
   reasoning_effort: ReasoningEffort.nullish(),
 });
 export type CompletionArgs = z.infer<typeof CompletionArgs>;
-
-const threshold = z.number().nullish();
-const moderation = <T extends z.ZodRawShape>(defaultModel: string, categories: T) =>
-  z.object({
-    model_name: z.string().default(defaultModel),
-    custom_category_thresholds: z.object(categories).nullish(),
-    ignore_other_categories: z.boolean().default(false),
-    action: z.enum(["none", "block"]).default("none"),
-  });
-const sharedCategories = { sexual: threshold, hate_and_discrimination: threshold, violence_and_threats: threshold, selfharm: threshold, health: threshold, financial: threshold, law: threshold, pii: threshold };
-
-export const GuardrailConfig = z.object({
-  block_on_error: z.boolean().default(false),
-  moderation_llm_v1: moderation("mistral-moderation-2411", { ...sharedCategories, dangerous_and_criminal_content: threshold }).nullish(),
-  moderation_llm_v2: moderation("mistral-moderation-2603", { ...sharedCategories, dangerous: threshold, criminal: threshold, jailbreaking: threshold }).nullish(),
-});
 
 const Metadata = z.record(z.string(), z.unknown());
 

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { GuardrailConfig } from "./guardrails.js";
 
 /** A chunk of message content; text chunks carry the text, other kinds pass through to providers that take them. */
 export const ContentChunk = z.looseObject({ type: z.string() });
@@ -87,7 +88,7 @@ export const ChatCompletionRequest = z.strictObject({
   parallel_tool_calls: z.boolean().default(true),
   reasoning_effort: z.string().nullish(),
   prompt_mode: z.string().nullish(),
-  guardrails: z.array(z.record(z.string(), z.unknown())).nullish(),
+  guardrails: z.array(GuardrailConfig).nullish(),
   service_tier: z.string().nullish(),
   safe_prompt: z.boolean().default(false),
 });

@@ -23,6 +23,12 @@ export const CapabilityFlags = z.strictObject({
 export const Tokenizer = z.enum(["v1", "v2", "v3", "tekken"]);
 export type Tokenizer = z.infer<typeof Tokenizer>;
 
+export const BedrockGuardrail = z.strictObject({
+  id: z.string().regex(/^(([a-z0-9]+)|(arn:aws(-[^:]+)?:bedrock:[a-z0-9-]{1,20}:[0-9]{12}:guardrail\/[a-z0-9]+))$/, "a guardrail id or ARN"),
+  version: z.string().regex(/^(DRAFT|[1-9][0-9]{0,7})$/, "DRAFT or a version number"),
+});
+export type BedrockGuardrail = z.infer<typeof BedrockGuardrail>;
+
 /** One deployment of a model (docs/routing.md): a provider of the catalog and the model id it knows the model by. */
 export const CatalogDeployment = z.strictObject({
   provider: z.string().min(1),
@@ -36,6 +42,11 @@ export const CatalogDeployment = z.strictObject({
    * or passed to the next deployment like a 504. Unset, the provider's own bound applies.
    */
   timeout_ms: z.number().int().min(100).max(900_000).optional(),
+  /**
+   * A Bedrock Guardrail every Converse call to this deployment names (docs/routing.md, "Guardrails"): its id (or ARN)
+   * and version (`DRAFT` or a number), as Bedrock's own API patterns them. Bedrock deployments only.
+   */
+  guardrail: BedrockGuardrail.optional(),
 });
 export type CatalogDeployment = z.infer<typeof CatalogDeployment>;
 
@@ -81,7 +92,7 @@ export const CatalogModel = z.strictObject({
 export type CatalogModel = z.infer<typeof CatalogModel>;
 
 /** The provider and upstream id of each deployment of a catalog model (its `deployments`, or its provider and upstream). */
-export const catalogDeployments = (model: CatalogModel): { provider: string; upstream: string }[] =>
+export const catalogDeployments = (model: CatalogModel): { provider: string; upstream: string; guardrail?: BedrockGuardrail }[] =>
   model.deployments ?? [{ provider: model.provider!, upstream: model.upstream! }];
 
 export const ProviderConfigSchema = z.discriminatedUnion("type", [

@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { Uuid } from "./common.js";
+import { GuardrailConfig } from "./guardrails.js";
 import { queryBoolean, queryInt } from "./query.js";
 
 /*
@@ -64,6 +65,9 @@ export const CreateWorkspaceBody = z.object({
 });
 export type CreateWorkspaceBody = z.output<typeof CreateWorkspaceBody>;
 
+/** A workspace's default guardrails are a short list: every config's checks run on each chat call that names none. */
+export const MAX_DEFAULT_GUARDRAILS = 8;
+
 /** The response cache keeps an answer a week at most: it is the workspace's content, kept no longer than an operator expects. */
 export const MAX_CACHE_TTL_SECONDS = 604_800;
 
@@ -75,6 +79,8 @@ export const UpdateWorkspaceBody = z.object({
   telemetry_content_capture: z.boolean().nullish(),
   /** Extension: keep model answers this long and answer identical calls from them (docs/routing.md, "Response cache"); null turns it off. */
   response_cache_ttl_seconds: z.number().int().min(1).max(MAX_CACHE_TTL_SECONDS).nullish(),
+  /** Extension: the guardrails a chat call runs when it names none (docs/routing.md, "Guardrails"); null removes them. */
+  default_guardrails: z.array(GuardrailConfig).max(MAX_DEFAULT_GUARDRAILS).nullish(),
 });
 export type UpdateWorkspaceBody = z.output<typeof UpdateWorkspaceBody>;
 

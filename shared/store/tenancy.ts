@@ -62,7 +62,7 @@ export const tenancyStore = {
   },
 
   /** Changes the given fields of an existing workspace; undefined when there is none. */
-  async updateWorkspace(organization: string, id: string, fields: Partial<Pick<Workspace, "name" | "description" | "icon" | "archivedAt" | "spendLimit" | "telemetryContentCapture" | "responseCacheTtlSeconds" | "updatedAt">>): Promise<Workspace | undefined> {
+  async updateWorkspace(organization: string, id: string, fields: Partial<Pick<Workspace, "name" | "description" | "icon" | "archivedAt" | "spendLimit" | "telemetryContentCapture" | "responseCacheTtlSeconds" | "defaultGuardrails" | "updatedAt">>): Promise<Workspace | undefined> {
     if (Object.values(fields).every((v) => v === undefined)) return this.getWorkspace(organization, id, { consistent: true });
     const out = await ifConditionHolds(
       documents.send(
@@ -134,6 +134,30 @@ export const tenancyStore = {
       }),
     );
     return (out.Items ?? []).map((i) => strip<ApiKeyRecord>(i));
+  },
+
+  /** Sets and removes fields of a live key (its limits); undefined when there is no such key or it is revoked. */
+  async updateApiKey(hash: string, set: Record<string, unknown>, remove: readonly string[]): Promise<ApiKeyRecord | undefined> {
+    const sets = Object.entries(set);
+    const clauses = [
+      ...(sets.length ? [`SET ${sets.map((_, i) => `#s${i} = :s${i}`).join(", ")}`] : []),
+      ...(remove.length ? [`REMOVE ${remove.map((_, i) => `#r${i}`).join(", ")}`] : []),
+    ];
+    if (!clauses.length) return this.getApiKeyByHash(hash);
+    const out = await ifConditionHolds(
+      documents.send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: { pk: `KEY#${hash}`, sk: "#KEY" },
+          UpdateExpression: clauses.join(" "),
+          ConditionExpression: "attribute_exists(pk) AND (attribute_not_exists(revokedAt) OR revokedAt = :null)",
+          ExpressionAttributeNames: { ...Object.fromEntries(sets.map(([name], i) => [`#s${i}`, name])), ...Object.fromEntries(remove.map((name, i) => [`#r${i}`, name])) },
+          ExpressionAttributeValues: { ":null": null, ...Object.fromEntries(sets.map(([, value], i) => [`:s${i}`, value])) },
+          ReturnValues: "ALL_NEW",
+        }),
+      ),
+    );
+    return out?.Attributes ? strip<ApiKeyRecord>(out.Attributes) : undefined;
   },
 
   /** Returns the revoked key, or undefined when no key has that id. Revoking twice keeps the first time. */

@@ -1,3 +1,4 @@
+import type { GuardrailConfig } from "../../schemas/guardrails.js";
 import type { OrganizationRoleName, WorkspaceRoleName } from "./roles.js";
 
 export interface Organization {
@@ -22,6 +23,8 @@ export interface Workspace {
   telemetryContentCapture?: boolean | null;
   /** Model answers are kept this long and identical calls answered from them; unset or null: off. */
   responseCacheTtlSeconds?: number | null;
+  /** The guardrails a chat call runs when it names none (docs/routing.md, "Guardrails"); unset or null: none. */
+  defaultGuardrails?: GuardrailConfig[] | null;
   /** Kept exact by the membership writes (one transaction each). */
   membersCount?: number;
 }
@@ -66,4 +69,6 @@ export interface SpendLimit {
   value: number | null;
   currency: string | null;
   noMonthlyLimit: boolean;
+  /** Alert (an event, a flag in the usage answers) once the month's spend reaches this; never refuses a call. */
+  softValue?: number | null;
 }

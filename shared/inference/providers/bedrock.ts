@@ -68,8 +68,8 @@ export class BedrockProvider implements InferenceProvider {
   }
 
   /** `n > 1` becomes n parallel Converse calls; the prompt is counted once, completions are summed. */
-  async chat(request: ChatCompletionRequest, { signal, promptCaching }: CallOptions = {}): Promise<Completion> {
-    const input = toConverseInput(request, { cachePoints: promptCaching });
+  async chat(request: ChatCompletionRequest, { signal, promptCaching, guardrail }: CallOptions = {}): Promise<Completion> {
+    const input = toConverseInput(request, { cachePoints: promptCaching, guardrail });
     const n = request.n ?? 1;
     const outputs = await allOrAbort(n, signal, (abortSignal) => this.#call((client) => client.send(new ConverseCommand(input), { abortSignal })));
     const usages = outputs.map((output) => output.usage);
@@ -86,11 +86,11 @@ export class BedrockProvider implements InferenceProvider {
    * (n > 1, a request Converse cannot take, an upstream error before the first event) is thrown, so the
    * route can still answer it with a status.
    */
-  async *chatStream(request: ChatCompletionRequest, { signal, promptCaching }: CallOptions = {}): AsyncGenerator<CompletionEvent> {
+  async *chatStream(request: ChatCompletionRequest, { signal, promptCaching, guardrail }: CallOptions = {}): AsyncGenerator<CompletionEvent> {
     if ((request.n ?? 1) > 1) {
       throw new UpstreamError(400, "n > 1 cannot be streamed by the bedrock backend (one Converse stream per choice); use n: 1 or stream: false");
     }
-    const input = toConverseInput(request, { cachePoints: promptCaching });
+    const input = toConverseInput(request, { cachePoints: promptCaching, guardrail });
     // Our own controller as well, so a consumer that stops iterating early also stops the upstream stream.
     const controller = new AbortController();
     const abortSignal = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal;

@@ -59,7 +59,7 @@ export class OfflineProvider implements InferenceProvider {
     return request.inputs.map((text) => {
       const lower = text.toLowerCase();
       const categoryScores = Object.fromEntries(
-        Object.entries(MODERATION_KEYWORDS).map(([category, keywords]) => [category, keywords.some((k) => lower.includes(k)) ? 1 : 0]),
+        Object.entries(request.model === V2_MODERATION ? MODERATION_KEYWORDS_V2 : MODERATION_KEYWORDS).map(([category, keywords]) => [category, keywords.some((k) => lower.includes(k)) ? 1 : 0]),
       );
       const categories = Object.fromEntries(Object.entries(categoryScores).map(([c, score]) => [c, score > 0]));
       return { categories, categoryScores };
@@ -304,4 +304,22 @@ const MODERATION_KEYWORDS: Record<string, string[]> = {
   financial: ["investment advice", "guaranteed returns"],
   law: ["legal advice", "lawsuit"],
   pii: ["social security number", "credit card number", "passport number"],
+};
+
+/** The upstream id of the offline stand-in for Mistral's second moderation model (mistral-moderation-2603). */
+const V2_MODERATION = "offline-keyword-moderation-v2";
+
+/** The second model's categories: dangerous and criminal apart, and jailbreaking. */
+const MODERATION_KEYWORDS_V2: Record<string, string[]> = {
+  sexual: MODERATION_KEYWORDS.sexual!,
+  hate_and_discrimination: MODERATION_KEYWORDS.hate_and_discrimination!,
+  violence_and_threats: MODERATION_KEYWORDS.violence_and_threats!,
+  dangerous: ["make a bomb", "build a weapon"],
+  criminal: ["buy drugs", "launder money"],
+  selfharm: MODERATION_KEYWORDS.selfharm!,
+  health: MODERATION_KEYWORDS.health!,
+  financial: MODERATION_KEYWORDS.financial!,
+  law: MODERATION_KEYWORDS.law!,
+  pii: MODERATION_KEYWORDS.pii!,
+  jailbreaking: ["ignore all previous instructions", "ignore previous instructions", "developer mode"],
 };

@@ -153,7 +153,9 @@ export class OpenAICompatibleProvider implements InferenceProvider {
   // ---- request bodies ----
 
   private chatBody(request: ChatCompletionRequest): Json {
-    const { stream: _stream, ...rest } = request;
+    // Guardrails are the platform's, run before any provider (docs/routing.md, "Guardrails"): a Mistral upstream given
+    // them would moderate the same input again, at a second price.
+    const { stream: _stream, guardrails: _guardrails, ...rest } = request;
     if (this.dialect === "mistral") return rest;
     const body: Json = {};
     for (const [key, value] of Object.entries(rest)) {

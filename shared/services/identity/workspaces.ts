@@ -103,6 +103,7 @@ export async function update(caller: Caller, id: string, body: UpdateWorkspaceBo
     icon: body.icon,
     telemetryContentCapture: body.telemetry_content_capture,
     responseCacheTtlSeconds: body.response_cache_ttl_seconds,
+    defaultGuardrails: body.default_guardrails,
     updatedAt: new Date().toISOString(),
   });
   if (!updated) throw workspaceNotFound(id);
@@ -120,6 +121,7 @@ const workspaceValues = (w: Workspace) => ({
   spend_limit: w.spendLimit ?? null,
   telemetry_content_capture: w.telemetryContentCapture ?? null,
   response_cache_ttl_seconds: w.responseCacheTtlSeconds ?? null,
+  default_guardrails: w.defaultGuardrails ?? null,
 });
 
 /**

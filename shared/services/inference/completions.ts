@@ -8,18 +8,20 @@ import type { Endpoint } from "../../schemas/model.js";
 import { BadRequest } from "../../domain/errors.js";
 import { requireAnswerableEnd } from "../../domain/messages.js";
 import { bodyModel } from "../models/catalog.js";
-import { certainlyOverTokens, certainlyWithinTokens, MAX_BYTES_PER_TOKEN, requireEndpoint, type ModelEntry } from "../../domain/models.js";
+import { certainlyOverTokens, certainlyWithinTokens, MAX_BYTES_PER_TOKEN, requireEndpoint, type DeploymentEntry, type ModelEntry } from "../../domain/models.js";
 import { invocationStartedAt } from "../../observability/after-answer.js";
 import { assertWithinSpendLimit } from "../usage/spend.js";
-import { failuresRecorded, recordUsage, type CallContext } from "./usage.js";
+import { failuresRecorded, recordUsage, type CallContext, type ModelCall } from "./usage.js";
 import { chatSpan, completionEnd, fimSpan } from "../observability/model-spans.js";
 import { startSpan, type ModelSpan, type SpanStart } from "../observability/span-writer.js";
 import { RoutingExhausted, type Attempt } from "../../domain/routing/route-call.js";
 import { routed, type RoutedCall } from "./routing.js";
+import { anyChecks, enforceGuardrails, guardrailsFor } from "./guardrails.js";
+import type { GuardrailConfig } from "../../schemas/guardrails.js";
 import { cachedAnswer, cachingFor, eventsOf, keepAnswer, RESPONSE_CACHE_BACKEND, type CacheableCall } from "./response-cache.js";
 
 /** What the route needs to call a provider for one request, after every check that can fail early. */
-interface Prepared extends CacheableCall {
+interface Prepared extends CacheableCall, ModelCall {
   /** The call's span (ended when the answer or the stream is done). */
   span: ModelSpan;
   /** The model asked for; once routed, the one that answered (a fallback, maybe): its price, its id in the answer. */
@@ -120,10 +122,11 @@ async function prepare(ctx: CallContext, span: ModelSpan, modelName: string, end
  * Calls the model through the router (docs/routing.md): deployments, retries, fallbacks. The answer's model and
  * provider become the call's (its price, its id in the answer, its backend header); the attempts go on its span.
  */
-async function routedCall<T>(ctx: CallContext, prepared: Prepared, call: (provider: InferenceProvider, upstream: string, model: ModelEntry, signal: AbortSignal | undefined) => Promise<T>): Promise<RoutedCall<T>> {
+async function routedCall<T>(ctx: CallContext, prepared: Prepared, call: (provider: InferenceProvider, upstream: string, model: ModelEntry, signal: AbortSignal | undefined, deployment: DeploymentEntry) => Promise<T>): Promise<RoutedCall<T>> {
   const result = await routed(ctx.caller, prepared.model, prepared.endpoint, { ...(prepared.routingTokens !== undefined ? { promptTokens: prepared.routingTokens } : {}), ...(ctx.signal ? { signal: ctx.signal } : {}) }, call);
   prepared.model = result.model;
   prepared.provider = result.provider;
+  prepared.deployment = result.deployment.id;
   return result;
 }
 
@@ -151,11 +154,15 @@ export async function spanned<T>(span: ModelSpan, steps: () => Promise<T>): Prom
 }
 
 export async function chat(ctx: CallContext, request: ChatCompletionRequest, operation = "chat"): Promise<ModelAnswer<CompletionOut> | ModelStream> {
-  const span = spanOf(ctx, chatSpan(request, operation));
+  const noted: Record<string, string> = {};
+  const span = noting(spanOf(ctx, chatSpan(request, operation)), noted);
   return spanned(span, async () => {
     requireAnswerableEnd(request.messages);
     const caching = cachingFor(ctx);
+    const guarding = guardrailsFor(ctx, request.guardrails);
+    guarding.catch(() => undefined);
     const prepared = await prepare(ctx, span, request.model, "chat", chatPromptText(request), request.max_tokens);
+    await guarded(ctx, prepared, await guarding, request.messages, noted);
     const hit = await cachedAnswer(ctx, prepared, await caching, request);
     if (hit) return replayed(ctx, prepared, hit, request.stream);
     const options: CallOptions = { countTokens: prepared.count };
@@ -163,6 +170,20 @@ export async function chat(ctx: CallContext, request: ChatCompletionRequest, ope
       ? streamed(ctx, prepared, (provider, upstream, tried) => provider.chatStream({ ...request, model: upstream }, { ...options, ...tried }))
       : answered(ctx, prepared, (provider, upstream, tried) => provider.chat({ ...request, model: upstream }, { ...options, ...tried }));
   });
+}
+
+/**
+ * The call's guardrails (docs/routing.md, "Guardrails"), before the cache or the model sees its input. A blocked call
+ * fails with 403 and leaves a usage record of the chat model with that status; a call with no checks waits for nothing.
+ */
+async function guarded(ctx: CallContext, prepared: Prepared, configs: readonly GuardrailConfig[], messages: readonly Message[], noted: Record<string, string>): Promise<void> {
+  if (!anyChecks(configs)) return;
+  await failuresRecorded(ctx, prepared, Date.now(), () => enforceGuardrails(ctx, configs, messages, (attributes) => Object.assign(noted, attributes)), prepared.admitted);
+}
+
+/** A span whose end also carries what the call noted on its way (its guardrails' verdicts), however the call ends. */
+function noting(span: ModelSpan, noted: Record<string, string>): ModelSpan {
+  return { traceId: span.traceId, spanId: span.spanId, end: (outcome = {}) => span.end({ ...outcome, attributes: { ...noted, ...outcome.attributes } }) };
 }
 
 export async function fim(ctx: CallContext, request: FimCompletionRequest): Promise<ModelAnswer<CompletionOut> | ModelStream> {
@@ -183,18 +204,19 @@ export async function fim(ctx: CallContext, request: FimCompletionRequest): Prom
  * Calls a model's provider for one try: the signal is the caller's, bounded by the deployment's timeout when it has
  * one; the options say what the model (the one asked for, or a fallback) takes.
  */
-type TryCall<T> = (provider: InferenceProvider, upstream: string, options: Pick<CallOptions, "signal" | "promptCaching">) => T;
+type TryCall<T> = (provider: InferenceProvider, upstream: string, options: Pick<CallOptions, "signal" | "promptCaching" | "guardrail">) => T;
 
-const tryOptions = (model: ModelEntry, signal: AbortSignal | undefined): Pick<CallOptions, "signal" | "promptCaching"> => ({
+const tryOptions = (model: ModelEntry, signal: AbortSignal | undefined, deployment: DeploymentEntry): Pick<CallOptions, "signal" | "promptCaching" | "guardrail"> => ({
   ...(signal ? { signal } : {}),
   ...(model.capabilities.prompt_caching ? { promptCaching: true } : {}),
+  ...(deployment.guardrail ? { guardrail: deployment.guardrail } : {}),
 });
 
 async function answered(ctx: CallContext, prepared: Prepared, call: TryCall<Promise<Completion>>): Promise<ModelAnswer<CompletionOut>> {
   const started = Date.now();
   await prepared.admitted;
   const upstreamStart = performance.now();
-  const routing = await failuresRecorded(ctx, prepared, started, () => routedCall(ctx, prepared, (provider, upstream, model, signal) => call(provider, upstream, tryOptions(model, signal))), prepared.admitted);
+  const routing = await failuresRecorded(ctx, prepared, started, () => routedCall(ctx, prepared, (provider, upstream, model, signal, deployment) => call(provider, upstream, tryOptions(model, signal, deployment))), prepared.admitted);
   const upstreamEnd = performance.now();
   const answer = await completed(ctx, prepared, routing.value, started, routingAttributes(routing));
   await keepAnswer(ctx, prepared, answer.completion);
@@ -246,8 +268,8 @@ async function streamed(ctx: CallContext, prepared: Prepared, open: TryCall<Asyn
     prepared,
     started,
     () =>
-      routedCall(ctx, prepared, async (provider, upstream, model, signal) => {
-        const iterator = open(provider, upstream, tryOptions(model, signal))[Symbol.asyncIterator]();
+      routedCall(ctx, prepared, async (provider, upstream, model, signal, deployment) => {
+        const iterator = open(provider, upstream, tryOptions(model, signal, deployment))[Symbol.asyncIterator]();
         return { iterator, first: await iterator.next() };
       }),
     prepared.admitted,

@@ -1,18 +1,18 @@
 import { randomUUID } from "node:crypto";
 import { providerNamed } from "../../inference/registry.js";
-import { countTokens } from "../../inference/tokenizer.js";
 import type { EmbeddingOut, EmbeddingRequest } from "../../schemas/inference.js";
 import { BadRequest } from "../../domain/errors.js";
 import type { ModelAnswer } from "./completions.js";
-import { failuresRecorded, recordUsage, type CallContext } from "./usage.js";
+import { failuresRecorded, recordUsage, type CallContext, type ModelCall } from "./usage.js";
 import { mapBounded } from "../../domain/concurrency.js";
 import { bodyModel } from "../models/catalog.js";
-import { certainlyOverTokens, certainlyWithinTokens, requireEndpoint, type ModelEntry } from "../../domain/models.js";
+import { requireEndpoint } from "../../domain/models.js";
 import { invocationStartedAt } from "../../observability/after-answer.js";
 import { assertWithinSpendLimit } from "../usage/spend.js";
 import { embeddingsSpan } from "../observability/model-spans.js";
 import { spanned, spanOf } from "./completions.js";
 import { routed } from "./routing.js";
+import { tokensPerInput } from "./input-tokens.js";
 
 /** Inputs per provider call, and provider calls in flight at once for one request. */
 const BATCH_SIZE = 32;
@@ -49,14 +49,17 @@ export async function embed(ctx: CallContext, request: EmbeddingRequest): Promis
     // Each batch is routed over the model's deployments (docs/routing.md), never to a fallback: one request's
     // vectors all come from the one model asked for.
     const routing = { withFallbacks: false, ...(ctx.signal ? { signal: ctx.signal } : {}) };
+    const call: ModelCall = { model, provider, promptTokens: () => tokens().reduce((a, b) => a + b, 0) };
     const answers = await failuresRecorded(
       ctx,
-      { model, provider },
+      call,
       started,
       () => mapBounded(batches, CONCURRENCY, (batch) => routed(ctx.caller, model, "embeddings", routing, (upstreamProvider, upstream, _model, signal) => upstreamProvider.embed({ model: upstream, inputs: batch, dimensions }, { signal }))),
       admitted,
     );
     provider = answers[0]?.provider ?? provider;
+    call.provider = provider;
+    if (answers[0]) call.deployment = answers[0].deployment.id;
     const results = answers.map((answer) => answer.value);
     const upstreamEnd = performance.now();
     const vectors = results.flatMap((r) => r.vectors);
@@ -74,32 +77,9 @@ export async function embed(ctx: CallContext, request: EmbeddingRequest): Promis
       usage: { prompt_tokens: promptTokens, completion_tokens: 0, total_tokens: promptTokens },
     };
     await Promise.all([
-      recordUsage(ctx, { model, provider }, { promptTokens, completionTokens: 0, started, status: 200 }),
+      recordUsage(ctx, call, { promptTokens, completionTokens: 0, started, status: 200 }),
       span.end({ responseModel: model.id, responseId: out.id, usage: { input: promptTokens, output: 0 }, attributes: { "platform.inference.backend": provider.backend } }),
     ]);
     return { kind: "answer", body: out, backend: provider.backend, ...(answers[0] ? { deployment: answers[0].deployment.provider } : {}), timing: { before: upstreamStart - since, upstream: upstreamEnd - upstreamStart, after: performance.now() - upstreamEnd } };
   });
-}
-
-/**
- * Each input's tokens, as the model counts them, counted on first use; an input over the model's context is
- * a 400 naming it. Inputs whose bytes settle the check are not counted for it (an upstream that reports
- * usage then leaves them uncounted altogether).
- */
-export function tokensPerInput(model: Pick<ModelEntry, "id" | "tokenizer" | "maxContextLength">, inputs: string[]): () => number[] {
-  const bytes = inputs.map((text) => Buffer.byteLength(text));
-  const overlong = bytes.findIndex((n) => certainlyOverTokens(n, model.tokenizer, model.maxContextLength));
-  if (overlong >= 0) {
-    throw new BadRequest(`input[${overlong}] is ${bytes[overlong]} bytes, more than the ${model.maxContextLength}-token limit of '${model.id}' can hold`, "input_too_long", "input");
-  }
-  const counted = new Map<number, number>();
-  const tokensOf = (i: number) => {
-    if (!counted.has(i)) counted.set(i, countTokens(model.tokenizer, inputs[i]!));
-    return counted.get(i)!;
-  };
-  const tooLong = inputs.findIndex((_, i) => !certainlyWithinTokens(bytes[i]!, model.maxContextLength) && tokensOf(i) > model.maxContextLength);
-  if (tooLong >= 0) {
-    throw new BadRequest(`input[${tooLong}] is ${tokensOf(tooLong)} tokens, over the ${model.maxContextLength}-token limit of '${model.id}'`, "input_too_long", "input");
-  }
-  return () => inputs.map((_, i) => tokensOf(i));
 }

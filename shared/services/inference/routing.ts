@@ -72,7 +72,7 @@ const signatures = new WeakMap<readonly Deployment[], string>();
 function balancerOf(model: Model): Balancer<Deployment> {
   let signature = signatures.get(model.deployments);
   if (signature === undefined) {
-    signature = `${model.strategy} ${model.deployments.map((d) => `${d.id}*${d.weight}/${d.maxConcurrent ?? ""}/${d.timeoutMs ?? ""}`).join(" ")}`;
+    signature = `${model.strategy} ${model.deployments.map((d) => `${d.id}*${d.weight}/${d.maxConcurrent ?? ""}/${d.timeoutMs ?? ""}/${d.guardrail ? `${d.guardrail.id}@${d.guardrail.version}` : ""}`).join(" ")}`;
     signatures.set(model.deployments, signature);
   }
   const known = balancers.get(model.name);
@@ -101,7 +101,7 @@ export async function routed<T>(
   first: ModelEntry,
   endpoint: Endpoint,
   options: { promptTokens?: number; signal?: AbortSignal; withFallbacks?: boolean },
-  call: (provider: InferenceProvider, upstream: string, model: ModelEntry, signal: AbortSignal | undefined) => Promise<T>,
+  call: (provider: InferenceProvider, upstream: string, model: ModelEntry, signal: AbortSignal | undefined, deployment: DeploymentEntry) => Promise<T>,
 ): Promise<RoutedCall<T>> {
   const providers = new Map<string, InferenceProvider>();
   const own = routedModel(first);
@@ -131,8 +131,8 @@ export async function routed<T>(
     async (model, deployment) => {
       const provider = await providerNamed(deployment.provider);
       providers.set(deployment.id, provider);
-      if (deployment.timeoutMs === undefined) return call(provider, deployment.upstream, model.entry, options.signal);
-      return withinTimeout(deployment, options.signal, (signal) => call(provider, deployment.upstream, model.entry, signal));
+      if (deployment.timeoutMs === undefined) return call(provider, deployment.upstream, model.entry, options.signal, deployment);
+      return withinTimeout(deployment, options.signal, (signal) => call(provider, deployment.upstream, model.entry, signal, deployment));
     },
   );
   return { value: result.value, model: result.model.entry, provider: providers.get(result.deployment.id)!, deployment: result.deployment, attempts: result.attempts };

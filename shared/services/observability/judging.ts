@@ -53,6 +53,8 @@ export async function judgeRecord(ctx: CallContext, recordId: string, judge: Jud
     messages: judgeMessages(judge, record.payload),
     temperature: 0,
     response_format: { type: "json_schema", json_schema: { name: "judge_output", schema: judgeSchema(judge.output), strict: true } },
+    // The judge reads recorded traffic, harmful content included: the workspace's default guardrails are not its.
+    guardrails: [],
   });
   const deadline = AbortSignal.timeout(deadlineMs());
   const call: CallContext = { ...ctx, signal: ctx.signal ? AbortSignal.any([ctx.signal, deadline]) : deadline };

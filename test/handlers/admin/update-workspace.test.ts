@@ -29,6 +29,22 @@ describe("PATCH /v1/admin/workspaces/{workspace_uuid}", () => {
     expect(response.json).toMatchObject({ name: "Kept", icon: "x" });
   });
 
+  it("keeps default_guardrails (an extension) with the schema's defaults, clears them with null, and refuses a malformed one", async () => {
+    const ws = aWorkspaceRecord({ organization: admin.organization });
+    const table = serveTenancyTable(dynamo, [aWorkspaceItem(ws)]);
+    const stored = () => table.items("tenancy").find((item) => item.id === ws.id)?.defaultGuardrails;
+
+    expect((await invoke(handler, patch(ws.id, { default_guardrails: [{ moderation_llm_v2: { action: "block" } }] }))).statusCode).toBe(200);
+    expect(stored()).toStrictEqual([{ block_on_error: false, moderation_llm_v2: { model_name: "mistral-moderation-2603", ignore_other_categories: false, action: "block" } }]);
+
+    expect((await invoke(handler, patch(ws.id, { default_guardrails: null }))).statusCode).toBe(200);
+    expect(stored()).toBeNull();
+
+    const refused = await invoke(handler, patch(ws.id, { default_guardrails: [{ moderation_llm_v1: { custom_category_thresholds: { pii: "high" } } }] }));
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json.detail[0].loc).toStrictEqual(["body", "default_guardrails", 0, "moderation_llm_v1", "custom_category_thresholds", "pii"]);
+  });
+
   it("answers 404 for a workspace of another organization and creates nothing", async () => {
     const foreign = aWorkspaceRecord();
     const table = serveTenancyTable(dynamo, [aWorkspaceItem(foreign)]);

@@ -903,3 +903,43 @@ describe("prompt caching (a model whose catalog entry says prompt_caching)", () 
     expect(JSON.stringify(bedrock.commandCalls(ConverseStreamCommand)[0]!.args[0].input.messages)).toContain("cachePoint");
   });
 });
+
+describe("Bedrock Guardrails (a deployment whose catalog entry names one)", () => {
+  const guardrail = { id: "gr1abc2def3", version: "2" };
+  const named = { guardrailIdentifier: "gr1abc2def3", guardrailVersion: "2" };
+
+  it("names the deployment's guardrail in each Converse call, and no guardrail without one", async () => {
+    bedrock.on(ConverseCommand).resolves(converseOutput([text("ok")]));
+
+    await provider().chat(chatRequest(), { guardrail });
+    await provider().chat(chatRequest(), {});
+
+    expect(sentConverse(0).guardrailConfig).toStrictEqual(named);
+    expect(sentConverse(1)).not.toHaveProperty("guardrailConfig");
+  });
+
+  it("names it in a stream's ConverseStream call too (Bedrock's default synchronous processing)", async () => {
+    bedrock.on(ConverseStreamCommand).resolves(streamOutput(messageStart(), textDelta("hi"), messageStop(), metadata(1, 1)));
+
+    await collect(provider().chatStream(chatRequest(), { guardrail }));
+
+    expect(bedrock.commandCalls(ConverseStreamCommand)[0]!.args[0].input.guardrailConfig).toStrictEqual(named);
+  });
+
+  it("answers the guardrail's own message with finish_reason error when it intervenes", async () => {
+    bedrock.on(ConverseCommand).resolves(converseOutput([text("Sorry, the model cannot answer this question.")], "guardrail_intervened"));
+
+    const result = await provider().chat(chatRequest(), { guardrail });
+
+    expect(result.choices[0]).toMatchObject({ content: "Sorry, the model cannot answer this question.", finishReason: "error" });
+  });
+
+  it("sends no Mistral guardrails to Converse: the platform ran them before the call", async () => {
+    bedrock.on(ConverseCommand).resolves(converseOutput([text("ok")]));
+
+    await provider().chat(chatRequest({ guardrails: [{ moderation_llm_v1: { action: "block" } }] }), {});
+
+    expect(JSON.stringify(sentConverse(0))).not.toContain("moderation_llm");
+    expect(sentConverse(0)).not.toHaveProperty("guardrailConfig");
+  });
+});

@@ -44,6 +44,9 @@ describe("the offline catalog (config/models.offline.json)", () => {
     expect(model("codestral-latest").endpoints).toContain("fim");
     expect(model("codestral-embed").dimensions?.[0]).toBe(1536);
     expect(model("mistral-moderation-latest").endpoints).toEqual(["moderations"]);
+    // Guardrails' default models (decision 0059): the first under its dated alias, the second under its own name.
+    expect(model("mistral-moderation-2411").id).toBe("mistral-moderation-latest");
+    expect(model("mistral-moderation-2603").upstream).toBe("offline-keyword-moderation-v2");
     for (const m of offline.models) expect(m.owned_by, m.id).toBe("offline");
   });
 });
@@ -71,6 +74,7 @@ const TOKENIZER_OF: Record<string, string> = {
   "mistral-embed": "v1",
   "codestral-embed": "tekken",
   "mistral-moderation-latest": "tekken",
+  "mistral-moderation-2603": "tekken",
   "voxtral-mini-tts-latest": "tekken",
 };
 
@@ -95,6 +99,7 @@ describe("the catalogs' tokenizers (docs/models.md)", () => {
       // Ollama's `codestral` is Codestral 22B of 2405, a SentencePiece v3 model.
       "codestral-latest": ["codestral", "v3"],
       "mistral-moderation-latest": ["offline-keyword-moderation", "tekken"],
+      "mistral-moderation-2603": ["offline-keyword-moderation-v2", "tekken"],
     });
   });
 

@@ -127,6 +127,15 @@ describe("chat request (mistral dialect)", () => {
     await provider({ dialect: "mistral" }).chat(request, {});
     expect(body()).toStrictEqual({ ...JSON.parse(JSON.stringify(request)), stream: false });
   });
+
+  it("does not pass guardrails on: the platform ran them before the call (docs/routing.md, \"Guardrails\")", async () => {
+    upstream.reply(completion({ content: "ok" }));
+
+    await provider({ dialect: "mistral" }).chat(chatRequest({ guardrails: [{ moderation_llm_v2: { action: "block" } }] }), {});
+
+    expect(body()).not.toHaveProperty("guardrails");
+    expect(body()).toMatchObject({ model: "up-model", messages: [{ role: "user", content: "Hi" }] });
+  });
 });
 
 describe("API key", () => {

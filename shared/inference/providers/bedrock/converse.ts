@@ -35,11 +35,14 @@ const IMAGE_FORMATS: Record<string, ImageFormat> = {
  * prediction, parallel_tool_calls, reasoning_effort, guardrails, service_tier, prompt_cache_key, metadata)
  * are ignored; `n` is handled by the caller with parallel calls.
  *
+ * `guardrail` (a deployment whose catalog entry names one): the Bedrock Guardrail Converse applies to the input and
+ * the answer; when it intervenes the answer is its blocked message, finish_reason `error` (toFinishReason).
+ *
  * `cachePoints` (a model whose catalog entry says `prompt_caching`): a cache point ends the system prompt, the tools
  * and the conversation so far, so the next call that repeats that prefix reads it from Bedrock's prompt cache
  * (three of the four points a request may carry).
  */
-export function toConverseInput(request: ChatCompletionRequest, options: { cachePoints?: boolean } = {}): ConverseCommandInput {
+export function toConverseInput(request: ChatCompletionRequest, options: { cachePoints?: boolean; guardrail?: { id: string; version: string } } = {}): ConverseCommandInput {
   const systemTexts: string[] = [];
   const turns: Turn[] = [];
   const pendingToolCalls: { id: string; name: string }[] = [];
@@ -85,6 +88,7 @@ export function toConverseInput(request: ChatCompletionRequest, options: { cache
   const toolConfig = toToolConfig(request, historyUsesTools(messages) ? toolNamesIn(messages) : undefined);
   if (toolConfig) input.toolConfig = toolConfig;
   if (options.cachePoints) addCachePoints(input);
+  if (options.guardrail) input.guardrailConfig = { guardrailIdentifier: options.guardrail.id, guardrailVersion: options.guardrail.version };
   return input;
 }
 
