@@ -10,8 +10,8 @@ import { routeKey } from "../../shared/http/policy.js";
 import { newApiKey } from "../../shared/domain/api-keys.js";
 import { tenancyStore } from "../../shared/store/tenancy.js";
 import { useEmbeddedApi } from "../support/api.js";
-import { fixtureFor, fixturePath, newOwner, pathParamsOf, type FixtureOwner } from "../support/route-fixtures.js";
-import { callRow, crossTenantProblem, leakedIds } from "../support/tenant-matrix.js";
+import { fixtureFor, fixturePath, pathParamsOf, type FixtureOwner } from "../support/route-fixtures.js";
+import { callRow, crossTenantProblem, leakedIds, matrixTenants } from "../support/tenant-matrix.js";
 import { newTenant } from "../support/tenant.js";
 
 const { api } = useEmbeddedApi({ tenant: "none" });
@@ -31,10 +31,8 @@ let revoked: string;
 let archived: string;
 
 beforeAll(async () => {
-  owner = newOwner(api, await newTenant());
-  // Another workspace of the same organization: the closest a key gets to the owner's records.
-  intruder = newOwner(api, await newTenant({ organization: owner.tenant.caller.organization }));
-  stranger = newOwner(api, await newTenant());
+  // The intruder works in another workspace of the owner's organization: the closest a key gets to the owner's records.
+  ({ owner, intruder, stranger } = await matrixTenants(api));
   const gone = await newTenant();
   await tenancyStore.revokeApiKey(gone.caller.keyId, new Date().toISOString());
   revoked = gone.key;
