@@ -13,13 +13,21 @@ export interface PriceList {
   as_of: string;
   currency: string;
   models: Record<string, ModelPrice>;
+  /**
+   * Prices of single deployments (`<catalog provider>/<upstream model id>`, as docs/routing.md names them) that cost
+   * otherwise than their model: a region's Bedrock price, a self-hosted server at 0 a token.
+   */
+  deployments?: Record<string, ModelPrice>;
 }
 
 export const MICROS_PER_UNIT = 1_000_000;
 
-/** The price of a model, or of the root a fine-tuned model was trained from; undefined when unpriced. */
-export function priceOf(list: PriceList, model: { id: string; root?: string }): ModelPrice | undefined {
-  return list.models[model.id] ?? (model.root ? list.models[model.root] : undefined);
+/**
+ * The price of a call: the deployment's that answered when it has one of its own, else the model's, or that of the
+ * root a fine-tuned model was trained from; undefined when unpriced.
+ */
+export function priceOf(list: PriceList, model: { id: string; root?: string }, deployment?: string): ModelPrice | undefined {
+  return (deployment ? list.deployments?.[deployment] : undefined) ?? list.models[model.id] ?? (model.root ? list.models[model.root] : undefined);
 }
 
 /** A call's cost in micro-units, rounded up so that many small calls never add up to less than they cost. */

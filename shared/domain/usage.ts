@@ -14,6 +14,8 @@ export interface UsageRecord {
   /** The HTTP status the caller saw, or "stream_error" when a stream failed after its first byte. */
   status: number | "stream_error";
   backend: string;
+  /** The deployment that answered (`provider/upstream`), when the call was routed to one. */
+  deployment?: string;
   /** The API key the call came with ("batch" for batch job lines). */
   keyId?: string;
   /** What it cost, in micro-units of the price file's currency (shared/domain/pricing.ts). */

@@ -390,8 +390,9 @@ export function monthlyCost(load: CostLoad, resources: StackResources, aws: AwsP
 
   // Model tokens, at the prices spend limits charge (a model the price file lacks is an error here, not free).
   for (const [id, tokens] of Object.entries(load.models ?? {})) {
-    const price = priceOf(models, { id });
-    if (!price) throw new CostLoadError(`Model "${id}" has no price in config/prices.json (models section)`);
+    // A load names a model, or one deployment of it (`provider/upstream`) whose price differs from the model's.
+    const price = models.deployments?.[id] ?? priceOf(models, { id });
+    if (!price) throw new CostLoadError(`"${id}" has no price in config/prices.json (models or deployments section)`);
     const usd = costMicros(price, { promptTokens: tokens.input_tokens, completionTokens: tokens.output_tokens ?? 0, cachedTokens: tokens.cached_input_tokens }) / MICROS_PER_UNIT;
     lines.push({ service: "Models", item: `${id} input + output tokens`, quantity: tokens.input_tokens + (tokens.output_tokens ?? 0), unit: "token", usd, fixed: false, price: "model" });
   }

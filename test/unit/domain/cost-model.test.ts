@@ -120,6 +120,15 @@ describe("the cost model", () => {
     expect(() => cost({ requests: {}, models: { "no-such-model": { input_tokens: 1 } } })).toThrow(/"no-such-model" has no price/);
   });
 
+  it("prices the tokens of a deployment named in the load at that deployment's own price", () => {
+    const withDeployment = { ...prices, deployments: { "vllm-gpu/mistral-small": { input_per_million: 0, output_per_million: 0 }, "bedrock-eu/mistral.small": { input_per_million: 0.2, output_per_million: 0.6 } } };
+    const load = CostLoad.parse({ requests: {}, cloudfront: false, models: { "vllm-gpu/mistral-small": { input_tokens: 1_000_000, output_tokens: 1_000_000 }, "bedrock-eu/mistral.small": { input_tokens: 1_000_000, output_tokens: 1_000_000 }, "mistral-small-latest": { input_tokens: 1_000_000, output_tokens: 1_000_000 } } });
+
+    const report = monthlyCost(load, resources, prices.aws, withDeployment);
+
+    expectUsd(report, { "vllm-gpu/mistral-small input": 0, "bedrock-eu/mistral.small input": 0.8, "mistral-small-latest input": 0.4 });
+  });
+
   it("scales every volume with the requests, and keeps the fixed part fixed", () => {
     const load = CostLoad.parse({ ...small, storage: { s3_gb: 10 }, batch: { jobs: 1, lines: 100 } });
     const scaled = scaleLoad(load, 10_000_000);

@@ -9,6 +9,14 @@ describe("pricing", () => {
     expect(priceOf(list, { id: "other" })).toBeUndefined();
   });
 
+  it("prices a call at the price of the deployment that answered when it has its own, at the model's otherwise", () => {
+    const withDeployments = { ...list, deployments: { "vllm-gpu/mistral-small": { input_per_million: 0, output_per_million: 0 } } };
+
+    expect(priceOf(withDeployments, { id: "small" }, "vllm-gpu/mistral-small")).toStrictEqual({ input_per_million: 0, output_per_million: 0 });
+    expect(priceOf(withDeployments, { id: "small" }, "bedrock-eu/mistral.small")).toBe(list.models.small);
+    expect(priceOf(withDeployments, { id: "small" })).toBe(list.models.small);
+  });
+
   it("costs a call in whole micro-dollars, rounded up", () => {
     expect(costMicros(list.models.small, { promptTokens: 1_000_000, completionTokens: 0 })).toBe(100_000);
     expect(costMicros(list.models.small, { promptTokens: 3, completionTokens: 1 })).toBe(1);

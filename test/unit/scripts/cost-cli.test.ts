@@ -91,7 +91,7 @@ describe("npm run cost", () => {
       [["--load", loadFile("negative.json", { requests: { files: { requests: -1 } } })], /requests\.files\.requests: Too small/],
       [["--load", loadFile("typo.json", { requests: {}, storage: { s3_gigabytes: 1 } })], /storage: Unrecognized key: "s3_gigabytes"/],
       [["--load", loadFile("family.json", { requests: { telepathy: { requests: 1 } } })], /Unknown family "telepathy": use an area of the route table \(admin, agents, .*files.*\) or one route as "METHOD \/path"/],
-      [["--load", loadFile("model.json", { requests: {}, models: { "gpt-9": { input_tokens: 1 } } })], /Model "gpt-9" has no price in config\/prices\.json/],
+      [["--load", loadFile("model.json", { requests: {}, models: { "gpt-9": { input_tokens: 1 } } })], /"gpt-9" has no price in config\/prices\.json/],
       [["--load", small, "--requests", "lots"], /--requests takes positive numbers/],
       [["--load", small, "--bogus"], /Unknown option '--bogus'/],
     ];
