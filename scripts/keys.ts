@@ -2,8 +2,9 @@
  * API key administration, against the tables of a deployment or of the running local stack:
  *
  *   npm run keys -- bootstrap [--org-name NAME] [--workspace-name NAME]
- *   npm run keys -- create --org ORG_ID --workspace WORKSPACE_ID [--name NAME] [--admin] [--roles a,b] [--rate-limit N] [--models a,b] [--expires ISO_TIME]
- *   npm run keys -- create --org ORG_ID --service-account SERVICE_ACCOUNT_ID [--name NAME] [--rate-limit N] [--models a,b] [--expires ISO_TIME]
+ *   npm run keys -- create --org ORG_ID --workspace WORKSPACE_ID [--name NAME] [--admin] [--roles a,b] [LIMITS]
+ *   npm run keys -- create --org ORG_ID --service-account SERVICE_ACCOUNT_ID [--name NAME] [LIMITS]
+ *   npm run keys -- limits KEY_ID [LIMITS]        (a limit given as `none` is cleared)
  *   npm run keys -- list [--org ORG_ID] [--service-account SERVICE_ACCOUNT_ID]
  *   npm run keys -- revoke KEY_ID
  *   npm run keys -- rotate-url-secret [--no-overlap] [--force]
@@ -20,11 +21,16 @@ import { cliArgs, fail, useTablesOrLocalStack } from "./cli-target.js";
 
 const USAGE = `Usage:
   npm run keys -- bootstrap [--org-name NAME] [--workspace-name NAME]
-  npm run keys -- create --org ORG_ID --workspace WORKSPACE_ID [--name NAME] [--admin] [--roles a,b] [--rate-limit N] [--models a,b] [--expires ISO_TIME]
-  npm run keys -- create --org ORG_ID --service-account SERVICE_ACCOUNT_ID [--name NAME] [--rate-limit N] [--models a,b] [--expires ISO_TIME]
+  npm run keys -- create --org ORG_ID --workspace WORKSPACE_ID [--name NAME] [--admin] [--roles a,b] [LIMITS]
+  npm run keys -- create --org ORG_ID --service-account SERVICE_ACCOUNT_ID [--name NAME] [LIMITS]
+  npm run keys -- limits KEY_ID [LIMITS]
   npm run keys -- list [--org ORG_ID] [--service-account SERVICE_ACCOUNT_ID]
   npm run keys -- revoke KEY_ID
   npm run keys -- rotate-url-secret [--no-overlap] [--force]
+
+LIMITS (docs/routing.md, "Per-key limits"): [--rate-limit N] (requests per minute) [--tpm N] [--tpd N] (tokens
+per minute, per day) [--budget USD] (a month) [--models a,b] [--expires ISO_TIME]. limits changes a live key's:
+a limit given as \`none\` is cleared, one left out is kept.
 
 rotate-url-secret: a new secret signs file download URLs; the old one keeps verifying the URLs it signed
 until they expire (168 h at most). --no-overlap drops it at once (a leaked secret: every issued URL stops
@@ -41,6 +47,9 @@ const { positionals, values } = cliArgs(USAGE, {
     admin: { type: "boolean", default: false },
     roles: { type: "string" },
     "rate-limit": { type: "string" },
+    tpm: { type: "string" },
+    tpd: { type: "string" },
+    budget: { type: "string" },
     models: { type: "string" },
     expires: { type: "string" },
     "service-account": { type: "string" },
@@ -51,7 +60,7 @@ const { positionals, values } = cliArgs(USAGE, {
 });
 
 const [command, ...rest] = positionals;
-if (!command || !["bootstrap", "create", "list", "revoke", "rotate-url-secret"].includes(command)) fail(`${command ? `Unknown command '${command}'.\n\n` : ""}${USAGE}`);
+if (!command || !["bootstrap", "create", "limits", "list", "revoke", "rotate-url-secret"].includes(command)) fail(`${command ? `Unknown command '${command}'.\n\n` : ""}${USAGE}`);
 useTablesOrLocalStack("tenancy", { audited: true });
 
 // Loaded after the environment is settled: the SDK clients are built from it.
@@ -61,21 +70,35 @@ const { overlapEndsAt } = await import("../shared/domain/signed-urls.js");
 const { identityStore } = await import("../shared/store/identity.js");
 const serviceAccounts = await import("../shared/services/identity/service-accounts.js");
 const { NotFound } = await import("../shared/domain/errors.js");
+type KeyLimits = import("../shared/services/tenancy/tenants.js").KeyLimits;
 
-/** The key's limits from --rate-limit, --models and --expires (each checked as the service-account route checks it). */
-function limitsOf(options: { "rate-limit"?: string; models?: string; expires?: string }) {
-  const rate = options["rate-limit"] === undefined ? undefined : Number(options["rate-limit"]);
-  if (rate !== undefined && !(Number.isInteger(rate) && rate >= 1)) fail("--rate-limit takes a whole number of requests per minute, at least 1");
-  const models = options.models?.split(",").map((m) => m.trim()).filter(Boolean);
-  if (options.models !== undefined && !models?.length) fail("--models takes model ids or aliases, separated by commas");
-  const expires = options.expires === undefined ? undefined : Date.parse(options.expires);
-  if (expires !== undefined && !(expires > Date.now())) fail("--expires takes a time in the future (ISO 8601, e.g. 2027-01-31T00:00:00Z)");
-  return {
-    ...(rate ? { rateLimitPerMinute: rate } : {}),
-    ...(models ? { models } : {}),
-    ...(expires ? { expiresAt: new Date(expires).toISOString() } : {}),
+const { CreateServiceAccountKeyBody, UpdateServiceAccountKeyBody } = await import("../shared/schemas/service-account.js");
+
+type LimitOptions = { "rate-limit"?: string; tpm?: string; tpd?: string; budget?: string; models?: string; expires?: string };
+
+/** The limit options as the key routes' body names them: a number, a list, a time, or (for `limits`) null from `none`. */
+function wireLimits(options: LimitOptions, clearing: boolean): Record<string, unknown> {
+  const value = (option: string | undefined, parse: (text: string) => unknown) => (option === undefined ? undefined : clearing && option === "none" ? null : parse(option));
+  const wire = {
+    rate_limit_per_minute: value(options["rate-limit"], Number),
+    tokens_per_minute: value(options.tpm, Number),
+    tokens_per_day: value(options.tpd, Number),
+    monthly_budget: value(options.budget, Number),
+    models: value(options.models, (text) => text.split(",").map((m) => m.trim()).filter(Boolean)),
+    expires_at: value(options.expires, (text) => text),
   };
+  return Object.fromEntries(Object.entries(wire).filter(([, v]) => v !== undefined));
 }
+
+/** The key's limits from the options, checked as the service-account key routes check them. */
+function limitsOf(options: LimitOptions, clearing = false) {
+  const parsed = (clearing ? UpdateServiceAccountKeyBody : CreateServiceAccountKeyBody).safeParse(wireLimits(options, clearing));
+  if (!parsed.success) fail(parsed.error.issues.map((i) => `${flagOf(String(i.path[0] ?? ""))}: ${i.message}`).join("\n"));
+  return serviceAccounts.keyLimitsFrom(parsed.data);
+}
+
+const FLAGS: Record<string, string> = { rate_limit_per_minute: "--rate-limit", tokens_per_minute: "--tpm", tokens_per_day: "--tpd", monthly_budget: "--budget", models: "--models", expires_at: "--expires" };
+const flagOf = (field: string) => FLAGS[field] ?? "limits";
 
 function printNewKey(key: string, record: { keyId: string; organization: string; workspace: string }): void {
   console.log(`Key id:       ${record.keyId}`);
@@ -100,7 +123,7 @@ switch (command) {
       const account = await identityStore.getServiceAccount(values.org, values["service-account"]);
       if (!account) fail(`No service account ${values["service-account"]} in organization ${values.org}`);
       if (account.deletedAt) fail(`Service account ${account.id} is deleted`);
-      const issued = await serviceAccounts.issueKey(account, values.name ?? `${account.name} key`, limitsOf(values));
+      const issued = await serviceAccounts.issueKey(account, values.name ?? `${account.name} key`, limitsOf(values) as KeyLimits);
       printNewKey(issued.key, { keyId: issued.id, organization: account.organization, workspace: account.workspace });
       console.log(`Service account: ${account.id} (roles: ${account.roles.join(", ") || "none yet"})`);
       break;
@@ -114,9 +137,16 @@ switch (command) {
       name: values.name ?? "api key",
       admin: values.admin,
       roles: values.roles?.split(",").filter(Boolean),
-      ...limitsOf(values),
+      ...(limitsOf(values) as KeyLimits),
     });
     printNewKey(key, record);
+    break;
+  }
+  case "limits": {
+    const keyId = rest[0] ?? fail("limits needs a KEY_ID (see npm run keys -- list)");
+    const updated = await tenants.updateKeyLimits(keyId, limitsOf(values, true)).catch((error: unknown) => (error instanceof NotFound ? fail(`No live key with id ${keyId}`) : Promise.reject(error)));
+    console.log(JSON.stringify({ key_id: keyId, ...tenants.keyLimitValues(updated) }));
+    console.error(`A deployed API applies the change within its authorizer cache time (${deployedAuthorizerCacheSeconds()} s).`);
     break;
   }
   case "list": {
@@ -135,6 +165,7 @@ switch (command) {
         revoked: k.revokedAt ?? "",
         expires: k.expiresAt ?? "",
         models: k.models?.join(",") ?? "",
+        limits: [k.rateLimitPerMinute && `${k.rateLimitPerMinute} rpm`, k.tokensPerMinute && `${k.tokensPerMinute} tpm`, k.tokensPerDay && `${k.tokensPerDay} tpd`, k.monthlyBudget !== undefined && `$${k.monthlyBudget}/month`].filter(Boolean).join(" "),
       })),
     );
     break;

@@ -19,5 +19,6 @@ export const serviceAccountRoutes = area({ permissions: { read: "service-account
   { method: "PUT", path: "/v1/service-accounts/{service_account_id}/roles", handler: "service-accounts/set-roles", grants: write, audit: "service-account.set-roles" },
   { method: "POST", path: "/v1/service-accounts/{service_account_id}/keys", handler: "service-accounts/create-key", doc: { status: 201 }, grants: write, extension: true, audit: "key.create" },
   { method: "GET", path: "/v1/service-accounts/{service_account_id}/keys", handler: "service-accounts/list-keys", grants: read, extension: true },
+  { method: "PATCH", path: "/v1/service-accounts/{service_account_id}/keys/{key_id}", handler: "service-accounts/update-key", grants: { tables: { tenancy: "readwrite", usage: "readwrite" } }, extension: true, audit: "key.update" },
   { method: "DELETE", path: "/v1/service-accounts/{service_account_id}/keys/{key_id}", handler: "service-accounts/revoke-key", doc: { status: 204 }, grants: write, extension: true, audit: "key.revoke" },
 ]);

@@ -3,5 +3,5 @@ import { usageReport } from "../../shared/services/usage/report.js";
 import { UsageReportOut, UsageReportQuery } from "../../shared/schemas/usage.js";
 
 export const handler = route({ query: UsageReportQuery, response: UsageReportOut }, ({ query, caller }) =>
-  usageReport(caller.workspace, { from: query.from, to: query.to, groupBy: query.group_by }),
+  usageReport(caller, { from: query.from, to: query.to, groupBy: query.group_by }),
 );

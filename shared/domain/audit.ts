@@ -58,7 +58,8 @@ export type AuditValues = Record<string, unknown>;
  * Field names whose values are never written to the log, at any depth: secrets, keys, their hashes, tokens,
  * passwords, credentials and header values. Callers pass only what is not secret; this is the second line.
  */
-const SECRET_NAME = /secret|token|password|passwd|hash|credential|authorization|cookie|^key$|api_?key$|private|^headers?$/i;
+// `tokens_per_minute` and kin are limits (counts of model tokens), not tokens.
+const SECRET_NAME = /secret|token(?!s_per_)|password|passwd|hash|credential|authorization|cookie|^key$|api_?key$|private|^headers?$/i;
 
 /** Longest string kept in before/after values: a log of changes, not of content. */
 const MAX_STRING = 512;

@@ -13,4 +13,9 @@ export interface Caller {
   rateLimitPerMinute?: number;
   /** The models this key may call (ids or aliases), when its owner limited it to some (docs/routing.md, "Per-key limits"). */
   models?: string[];
+  /** Tokens (prompt and completion) per minute and per day this key may use, when its owner set limits. */
+  tokensPerMinute?: number;
+  tokensPerDay?: number;
+  /** What this key may spend in a month (the price list's currency), when its owner set a budget. */
+  monthlyBudget?: number;
 }

@@ -131,6 +131,26 @@ export class SpendLimitReached extends ApiError {
   }
 }
 
+/** A key's tokens per minute or per day are used up for the window (or one call's prompt alone is over the limit). */
+export class TokenLimitReached extends ApiError {
+  constructor(limit: number, window: "minute" | "day", retryAfterSeconds: number | undefined, promptTokens?: number) {
+    const message =
+      promptTokens !== undefined
+        ? `This request's prompt (${promptTokens} tokens) is more than this API key's limit of ${limit} tokens per ${window}`
+        : `This API key may use ${limit} tokens per ${window}; try again in ${retryAfterSeconds} s`;
+    super(429, "rate_limit_error", message, window === "minute" ? "tokens_per_minute_exceeded" : "tokens_per_day_exceeded", null, {
+      headers: retryAfterSeconds !== undefined ? { "retry-after": String(retryAfterSeconds) } : undefined,
+    });
+  }
+}
+
+/** The key's month-to-date spend has reached its own monthly budget. */
+export class KeyBudgetReached extends ApiError {
+  constructor(value: number, currency: string) {
+    super(429, "rate_limit_error", `This API key has reached its monthly budget of ${value} ${currency}; its model calls resume next month or when an admin raises the budget`, "key_budget_reached");
+  }
+}
+
 /** An upstream (model backend) failure, with the status the client should see (4xx → 400, auth → 502, 429 → 429, else 502/504). */
 export class UpstreamError extends ApiError {
   constructor(

@@ -2,11 +2,15 @@ import type { APIGatewayProxyEvent } from "aws-lambda";
 import type { Caller } from "../domain/caller.js";
 import { Unauthorized } from "../domain/errors.js";
 
+/** The key's limits, each present only when the key has it. */
+const LIMITS = ["rateLimitPerMinute", "tokensPerMinute", "tokensPerDay", "monthlyBudget"] as const;
+type Limit = (typeof LIMITS)[number];
+
 /**
  * API Gateway REST passes the authorizer's context as flat string values, so the caller travels as
  * strings and is rebuilt here (see functions/auth/authorizer.ts for the other half).
  */
-export type CallerContext = Record<Exclude<keyof Caller, "rateLimitPerMinute" | "models">, string> & { rateLimitPerMinute?: string; models?: string };
+export type CallerContext = Record<Exclude<keyof Caller, Limit | "models">, string> & Partial<Record<Limit | "models", string>>;
 
 export function toCallerContext(caller: Caller): CallerContext {
   return {
@@ -18,7 +22,7 @@ export function toCallerContext(caller: Caller): CallerContext {
     admin: String(caller.admin),
     keyId: caller.keyId,
     // Only keys with a limit carry it, so the context of every other key stays as it was.
-    ...(caller.rateLimitPerMinute !== undefined ? { rateLimitPerMinute: String(caller.rateLimitPerMinute) } : {}),
+    ...Object.fromEntries(LIMITS.filter((limit) => caller[limit] !== undefined).map((limit) => [limit, String(caller[limit])])),
     // Model ids hold no commas (shared/schemas/model.ts).
     ...(caller.models ? { models: caller.models.join(",") } : {}),
   };
@@ -35,7 +39,7 @@ export function callerFrom(event: APIGatewayProxyEvent): Caller {
     roles: context.roles ? context.roles.split(",").filter(Boolean) : [],
     admin: context.admin === "true",
     keyId: context.keyId,
-    ...(context.rateLimitPerMinute ? { rateLimitPerMinute: Number(context.rateLimitPerMinute) } : {}),
+    ...Object.fromEntries(LIMITS.filter((limit) => context[limit]).map((limit) => [limit, Number(context[limit])])),
     ...(context.models ? { models: context.models.split(",") } : {}),
   };
 }

@@ -17,9 +17,9 @@ const current = new AsyncLocalStorage<ChangeOrigin>();
 export const withChangeOrigin = <T>(origin: ChangeOrigin, fn: () => T): T => current.run(origin, fn);
 
 /** Changes made outside any request or CLI run (start-up provisioning, tests calling services) are the platform's. */
-const SYSTEM: ChangeOrigin = { actor: { kind: "system", id: "platform" }, origin: { via: "system" } };
+export const SYSTEM_ORIGIN: ChangeOrigin = { actor: { kind: "system", id: "platform" }, origin: { via: "system" } };
 
-export const changeOrigin = (): ChangeOrigin => current.getStore() ?? SYSTEM;
+export const changeOrigin = (): ChangeOrigin => current.getStore() ?? SYSTEM_ORIGIN;
 
 /** The operator at an admin CLI: the OS user, no request. */
 export function cliOrigin(): ChangeOrigin {

@@ -5,6 +5,7 @@ import { queryInt } from "./query.js";
 export const AUDIT_OPERATIONS = [
   "key.create",
   "key.revoke",
+  "key.update",
   "url-secret.rotate",
   "user.create",
   "membership.put",
@@ -17,6 +18,7 @@ export const AUDIT_OPERATIONS = [
   "service-account.delete",
   "service-account.set-roles",
   "spend-limit.set",
+  "spend.soft-limit-reached",
   "connector.create",
   "connector.update",
   "connector.delete",

@@ -58,16 +58,39 @@ export const AssignableRolesOut = z.object({
   items: z.array(z.object({ uuid: z.string(), name: z.string(), description: z.string(), is_custom_role: z.boolean() })),
 });
 
-/** Extension: a key of a service account (`POST /v1/service-accounts/{id}/keys`). */
-export const CreateServiceAccountKeyBody = z.strictObject({
-  name: z.string().min(1).max(256).optional(),
-  /** Requests per minute the key may make (docs/spend.md); none when absent. */
-  rate_limit_per_minute: z.number().int().min(1).max(1_000_000).optional(),
-  /** The models the key may call, by id or alias (docs/routing.md, "Per-key limits"); any when absent. */
-  models: z.array(z.string().min(1).max(256).regex(/^[^,]+$/, "A model name holds no comma")).min(1).max(100).optional(),
-  /** When the key stops working (an ISO time in the future); never when absent. */
-  expires_at: z.iso.datetime({ offset: true }).refine((at) => Date.parse(at) > Date.now(), "Must be in the future").optional(),
-});
+/** A key's limits (docs/routing.md, "Per-key limits"), each optional when a key is made and nullable (cleared) when changed. */
+const keyLimitFields = {
+  /** Requests per minute the key may make (docs/spend.md). */
+  rate_limit_per_minute: z.number().int().min(1).max(1_000_000),
+  /** Tokens (prompt and completion) per minute and per day the key may use. */
+  tokens_per_minute: z.number().int().min(1).max(1_000_000_000),
+  tokens_per_day: z.number().int().min(1).max(100_000_000_000),
+  /** What the key may spend in a month, in the price list's currency (USD). */
+  monthly_budget: z.number().nonnegative().max(1e9),
+  /** The models the key may call, by id or alias. */
+  models: z.array(z.string().min(1).max(256).regex(/^[^,]+$/, "A model name holds no comma")).min(1).max(100),
+  /** When the key stops working (an ISO time in the future). */
+  expires_at: z.iso.datetime({ offset: true }).refine((at) => Date.parse(at) > Date.now(), "Must be in the future"),
+};
+
+/** Extension: a key of a service account (`POST /v1/service-accounts/{id}/keys`); a limit left out is no limit. */
+export const CreateServiceAccountKeyBody = z.strictObject({ name: z.string().min(1).max(256).optional() }).extend(z.strictObject(keyLimitFields).partial().shape);
+export type CreateServiceAccountKeyBody = z.output<typeof CreateServiceAccountKeyBody>;
+
+const { rate_limit_per_minute, tokens_per_minute, tokens_per_day, monthly_budget, models, expires_at } = keyLimitFields;
+
+/** Extension: `PATCH /v1/service-accounts/{id}/keys/{key_id}` changes a key's limits; null clears one, a field left out keeps it. */
+export const UpdateServiceAccountKeyBody = z
+  .strictObject({
+    rate_limit_per_minute: rate_limit_per_minute.nullish(),
+    tokens_per_minute: tokens_per_minute.nullish(),
+    tokens_per_day: tokens_per_day.nullish(),
+    monthly_budget: monthly_budget.nullish(),
+    models: models.nullish(),
+    expires_at: expires_at.nullish(),
+  })
+  .refine((body) => Object.values(body).some((v) => v !== undefined), { message: "Give at least one limit to change (null clears it)" });
+export type UpdateServiceAccountKeyBody = z.output<typeof UpdateServiceAccountKeyBody>;
 
 export const ServiceAccountKeyOut = z.object({
   id: z.string(),
@@ -80,6 +103,9 @@ export const ServiceAccountKeyOut = z.object({
   created_at: z.string(),
   revoked_at: z.string().nullable(),
   rate_limit_per_minute: z.number().nullable(),
+  tokens_per_minute: z.number().nullable(),
+  tokens_per_day: z.number().nullable(),
+  monthly_budget: z.number().nullable(),
   models: z.array(z.string()).nullable(),
   expires_at: z.string().nullable(),
 });

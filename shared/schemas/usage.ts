@@ -44,6 +44,8 @@ export const UsageReportOut = z.object({
   prices_as_of: z.string(),
   data: z.array(UsageRow),
   total: UsageRow.omit({ day: true, model: true, key_id: true }),
+  /** Whether this month's spend has reached the workspace's soft limit (false without one). */
+  soft_limit_reached: z.boolean(),
 });
 
 /** WorkspaceSpendLimitOUT of the OpenAPI. */
@@ -53,11 +55,19 @@ export const SpendLimitOut = z.object({
   no_monthly_limit: z.boolean().nullable(),
 });
 
-/** PUT /v1/usage/spend-limit (extension, admin keys): a value in a currency, or explicitly no monthly limit. */
+/** What PUT /v1/usage/spend-limit answers: the limit, and the soft limit (extension). */
+export const SpendLimitSetOut = SpendLimitOut.extend({ soft_limit: z.number().nullable() });
+
+/** Extension: a soft limit alerts (an event, `soft_limit_reached`) once the month's spend reaches it; it refuses nothing. */
+const softLimit = z.number().nonnegative().max(1e9).nullish();
+
+/** PUT /v1/usage/spend-limit (extension, admin keys): a value in a currency, or explicitly no monthly limit; either with a soft limit. */
 export const SpendLimitIn = z.union([
   // Prices are in USD (config/prices.json, a test keeps the two equal): a limit in another currency could not be compared.
-  z.strictObject({ workspace_id: z.uuid().optional(), value: z.number().nonnegative().max(1e9), currency: z.literal("USD").default("USD"), no_monthly_limit: z.literal(false).optional() }),
-  z.strictObject({ workspace_id: z.uuid().optional(), no_monthly_limit: z.literal(true), value: z.null().optional(), currency: z.null().optional() }),
+  z
+    .strictObject({ workspace_id: z.uuid().optional(), value: z.number().nonnegative().max(1e9), currency: z.literal("USD").default("USD"), no_monthly_limit: z.literal(false).optional(), soft_limit: softLimit })
+    .refine((limit) => limit.soft_limit === null || limit.soft_limit === undefined || limit.soft_limit < limit.value, { path: ["soft_limit"], message: "A soft limit alerts before the limit: it must be below value" }),
+  z.strictObject({ workspace_id: z.uuid().optional(), no_monthly_limit: z.literal(true), value: z.null().optional(), currency: z.null().optional(), soft_limit: softLimit }),
 ]);
 export type SpendLimitIn = z.output<typeof SpendLimitIn>;
 
@@ -70,4 +80,6 @@ export const SpendOut = z.object({
   currency: z.string(),
   spend_limit: SpendLimitOut.nullable(),
   limit_reached: z.boolean(),
+  soft_limit: z.number().nullable(),
+  soft_limit_reached: z.boolean(),
 });

@@ -12,6 +12,7 @@ const table = () => tableName("usage");
  *   <at>#<requestId>                 one record per model call (kept 400 days)
  *   MONTH#<yyyy-mm>                  the month's spend, in micro-units (ADD: exact under concurrency)
  *   DAY#<yyyy-mm-dd>#<model>#<key>   the day's totals per model and key, for usage reports
+ *   KEYMONTH#<yyyy-mm>#<key>         a key's month spend, kept only while the key has a monthly budget
  */
 export interface DailyUsage {
   day: string;
@@ -64,17 +65,43 @@ export const usageStore = {
     await Promise.all([usageStore.addToMonth(workspace, call), usageStore.addToDay(workspace, call)]);
   },
 
-  /** Adds one call's cost to the month's spend (an atomic ADD, no read). */
-  async addToMonth(workspace: string, call: Pick<TotalsCall, "month" | "at" | "costMicros" | "requests">): Promise<void> {
-    await documents.send(
+  /** Adds one call's cost to the month's spend (an atomic ADD, no read); answers the month's spend after it. */
+  async addToMonth(workspace: string, call: Pick<TotalsCall, "month" | "at" | "costMicros" | "requests">): Promise<number> {
+    const out = await documents.send(
       new UpdateCommand({
         TableName: table(),
         Key: { workspace, sk: `MONTH#${call.month}` },
         UpdateExpression: "ADD spentMicros :cost, requests :one SET #ttl = :ttl",
         ExpressionAttributeNames: { "#ttl": "ttl" },
         ExpressionAttributeValues: { ":cost": call.costMicros, ":one": call.requests ?? 1, ":ttl": ttlOf(call.at) },
+        ReturnValues: "UPDATED_NEW",
       }),
     );
+    return (out?.Attributes?.spentMicros as number | undefined) ?? call.costMicros;
+  },
+
+  /** Adds one call's cost to its key's month spend (keys with a monthly budget only). */
+  async addToKeyMonth(workspace: string, call: Pick<TotalsCall, "month" | "keyId" | "at" | "costMicros">): Promise<void> {
+    await documents.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: { workspace, sk: `KEYMONTH#${call.month}#${call.keyId}` },
+        UpdateExpression: "ADD spentMicros :cost SET #ttl = :ttl",
+        ExpressionAttributeNames: { "#ttl": "ttl" },
+        ExpressionAttributeValues: { ":cost": call.costMicros, ":ttl": ttlOf(call.at) },
+      }),
+    );
+  },
+
+  /** Sets a key's month spend (when a budget is given to a key that had none: its spend so far, from the day totals). */
+  async setKeyMonth(workspace: string, keyId: string, month: string, spentMicros: number, at: string): Promise<void> {
+    await documents.send(new PutCommand({ TableName: table(), Item: { workspace, sk: `KEYMONTH#${month}#${keyId}`, spentMicros, ttl: ttlOf(at) } }));
+  },
+
+  /** What a key has spent this month, in micro-units (kept only while the key has a budget). */
+  async keyMonthSpend(workspace: string, keyId: string, month: string): Promise<number> {
+    const out = await documents.send(new GetCommand({ TableName: table(), Key: { workspace, sk: `KEYMONTH#${month}#${keyId}` }, ConsistentRead: true }));
+    return (out.Item?.spentMicros as number | undefined) ?? 0;
   },
 
   /** Adds one call to the day's totals of its model and key (an atomic ADD, no read). */

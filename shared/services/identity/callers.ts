@@ -32,6 +32,15 @@ export async function resolvePrincipal(who: { organization: string; workspace: s
   return callerOf({ ...who, roles: key?.roles ?? [], admin: key?.admin ?? false, ...(key ? {} : { revoked: true }) }, key);
 }
 
+/** The key's limits the calls it makes are held to (docs/routing.md, "Per-key limits"): only those it has. */
+const limitsOf = (key: ApiKeyRecord): Pick<Caller, "rateLimitPerMinute" | "models" | "tokensPerMinute" | "tokensPerDay" | "monthlyBudget"> => ({
+  ...(key.rateLimitPerMinute ? { rateLimitPerMinute: key.rateLimitPerMinute } : {}),
+  ...(key.models ? { models: key.models } : {}),
+  ...(key.tokensPerMinute ? { tokensPerMinute: key.tokensPerMinute } : {}),
+  ...(key.tokensPerDay ? { tokensPerDay: key.tokensPerDay } : {}),
+  ...(key.monthlyBudget !== undefined ? { monthlyBudget: key.monthlyBudget } : {}),
+});
+
 type KeyLike = Pick<ApiKeyRecord, "organization" | "workspace" | "principal" | "principalType" | "roles" | "admin" | "keyId"> & { revoked?: boolean };
 
 async function callerOf(key: KeyLike, live: ApiKeyRecord | undefined): Promise<Caller | undefined> {
@@ -58,7 +67,6 @@ async function callerOf(key: KeyLike, live: ApiKeyRecord | undefined): Promise<C
     roles,
     admin: key.admin || roles.includes("organization_admin"),
     keyId: key.keyId,
-    ...(live?.rateLimitPerMinute ? { rateLimitPerMinute: live.rateLimitPerMinute } : {}),
-    ...(live?.models ? { models: live.models } : {}),
+    ...(live ? limitsOf(live) : {}),
   };
 }

@@ -15,7 +15,7 @@ import type {
 import { identityStore } from "../../store/identity.js";
 import { tenancyStore } from "../../store/tenancy.js";
 import { recordAudit } from "../audit/record.js";
-import { createApiKey, keyValues, type KeyLimits } from "../tenancy/tenants.js";
+import { createApiKey, keyLimitValues, keyValues, updateKeyLimits, type KeyLimitChanges, type KeyLimits } from "../tenancy/tenants.js";
 
 /*
  * Service accounts (beta): non-person principals of one workspace that hold API keys and workspace roles.
@@ -48,10 +48,24 @@ const toKeyOut = (key: ApiKeyRecord): ServiceAccountKeyOut => ({
   workspace_id: key.workspace,
   created_at: key.createdAt,
   revoked_at: key.revokedAt,
-  rate_limit_per_minute: key.rateLimitPerMinute ?? null,
-  models: key.models ?? null,
-  expires_at: key.expiresAt ?? null,
+  ...keyLimitValues(key),
 });
+
+type WireLimits = Partial<Record<keyof ReturnType<typeof keyLimitValues>, unknown>>;
+
+/** The limits a key route's body gives (snake case, an expiry in any offset) as the key record keeps them. */
+export function keyLimitsFrom<B extends WireLimits>(body: B): KeyLimitChanges {
+  const wire = (name: keyof WireLimits) => body[name] as never;
+  const changes: KeyLimitChanges = {
+    rateLimitPerMinute: wire("rate_limit_per_minute"),
+    tokensPerMinute: wire("tokens_per_minute"),
+    tokensPerDay: wire("tokens_per_day"),
+    monthlyBudget: wire("monthly_budget"),
+    models: wire("models"),
+    expiresAt: typeof body.expires_at === "string" ? new Date(body.expires_at).toISOString() : wire("expires_at"),
+  };
+  return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+}
 
 /**
  * The workspace of the caller's organization the caller may manage service accounts in: its key's own
@@ -244,6 +258,14 @@ export async function createKey(caller: Caller, id: string, name: string | undef
 
 export async function listKeys(caller: Caller, id: string): Promise<ServiceAccountKeyOut[]> {
   return (await keysOf(await account(caller, id))).map(toKeyOut);
+}
+
+/** Changes the limits of one of the account's live keys (a revoked key is not found). */
+export async function updateKey(caller: Caller, id: string, keyId: string, changes: KeyLimitChanges): Promise<ServiceAccountKeyOut> {
+  const target = await account(caller, id);
+  const key = (await keysOf(target)).find((k) => k.keyId === keyId && !k.revokedAt);
+  if (!key) throw notFound("api_key", keyId);
+  return toKeyOut(await updateKeyLimits(keyId, changes));
 }
 
 /** Revoking a revoked key again changes nothing. */

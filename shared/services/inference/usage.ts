@@ -7,7 +7,8 @@ import { afterAnswer } from "../../observability/after-answer.js";
 import type { UsageRecord } from "../../domain/usage.js";
 import { RESPONSE_CACHE_BACKEND, type CacheRequest } from "../../domain/routing/response-cache.js";
 import type { SpanParent } from "../observability/span-writer.js";
-import { addToDay, addToMonth, writeRecord } from "./usage-writes.js";
+import { addToDay, addToKeyMonth, addToMonth, writeRecord } from "./usage-writes.js";
+import { hasTokenLimits, reserveTokens, settleTokens, type TokenReservation } from "../identity/token-limits.js";
 import { assertWithinSpendLimit, costOf, totalsOf } from "../usage/spend.js";
 
 /**
@@ -35,6 +36,14 @@ export interface ModelCall {
   provider: Pick<InferenceProvider, "backend">;
   /** Answered from the response cache: recorded, at no cost (no upstream was called). */
   cacheHit?: boolean;
+  /** The deployment that answered (`provider/upstream`): its own price, when the price list has one, is the call's. */
+  deployment?: string;
+  /** The prompt's tokens, as the call counts them: reserved before the upstream when the key has token limits. */
+  promptTokens?: () => number;
+  /** What the call reserved of its key's token limits: settled (or given back) when its usage is recorded. */
+  tokenReservation?: TokenReservation;
+  /** False for the platform's own call made for another (a guardrail's check): the key's token limits count that other. */
+  keyLimited?: false;
 }
 
 /**
@@ -45,6 +54,9 @@ export interface ModelCall {
 export async function failuresRecorded<T>(ctx: CallContext, prepared: ModelCall, started: number, call: () => Promise<T>, admitted?: Promise<void>): Promise<T> {
   // `admitted`: the spend-limit check when the caller started it alongside its other reads.
   await (admitted ?? assertWithinSpendLimit(ctx.caller));
+  // Only keys with token limits pay for them: one conditional ADD per limit, settled in recordUsage.
+  // A call of several steps (a guardrail's check, then the model) reserves once, at its first step.
+  if (hasTokenLimits(ctx.caller) && !prepared.tokenReservation && prepared.keyLimited !== false) prepared.tokenReservation = await reserveTokens(ctx.caller, prepared.promptTokens?.() ?? 0);
   try {
     return await call();
   } catch (error) {
@@ -67,7 +79,7 @@ export async function recordUsage(
 ): Promise<void> {
   const at = new Date();
   const tokens = { promptTokens: call.promptTokens, completionTokens: call.completionTokens, ...(call.cachedTokens ? { cachedTokens: call.cachedTokens } : {}) };
-  const cost = prepared.cacheHit ? 0 : costOf(prepared.model, tokens);
+  const cost = prepared.cacheHit ? 0 : costOf(prepared.model, tokens, prepared.deployment);
   const record: UsageRecord = {
     workspace: ctx.caller.workspace,
     organization: ctx.caller.organization,
@@ -82,16 +94,21 @@ export async function recordUsage(
     latencyMs: Date.now() - call.started,
     status: call.status,
     backend: prepared.cacheHit ? RESPONSE_CACHE_BACKEND : prepared.provider.backend,
+    ...(prepared.deployment && !prepared.cacheHit ? { deployment: prepared.deployment } : {}),
     keyId: ctx.caller.keyId,
     costMicros: cost,
     ...(prepared.cacheHit ? { cached: true } : {}),
     at: at.toISOString(),
   };
   const totals = totalsOf(ctx.caller, prepared.model, { ...tokens, costMicros: cost }, at);
+  const reservation = prepared.tokenReservation;
+  prepared.tokenReservation = undefined;
   // Each write on its own: a retry of one never repeats another's ADD.
   await Promise.all([
     afterAnswer("usage record", () => writeRecord(record)),
-    afterAnswer("month spend", () => addToMonth(ctx.caller.workspace, totals)),
+    afterAnswer("month spend", () => addToMonth(ctx.caller, totals)),
     afterAnswer("day totals", () => addToDay(ctx.caller.workspace, totals)),
+    reservation ? afterAnswer("token limits", () => settleTokens(reservation, call.promptTokens + call.completionTokens)) : undefined,
+    ctx.caller.monthlyBudget !== undefined && cost > 0 ? afterAnswer("key month spend", () => addToKeyMonth(ctx.caller, totals)) : undefined,
   ]);
 }

@@ -4,6 +4,9 @@ import { secretStore, tenancyStore, type Organization, type Workspace } from "..
 import { hashApiKey, newApiKey, newKeyId, previewOf, type ApiKeyRecord } from "../../domain/api-keys.js";
 import { NotFound } from "../../domain/errors.js";
 import { recordAudit } from "../audit/record.js";
+import { changed } from "../../domain/audit.js";
+import { dayOf, monthOf } from "../../domain/pricing.js";
+import { usageStore } from "../../store/usage.js";
 
 export interface NewKey {
   /** The secret itself: only here, never stored. */
@@ -11,8 +14,11 @@ export interface NewKey {
   record: ApiKeyRecord;
 }
 
-/** What a key may do besides its roles: requests per minute, the models it may call, when it stops working. */
-export type KeyLimits = Pick<KeyRequest, "rateLimitPerMinute" | "models" | "expiresAt">;
+/** What a key may do besides its roles: requests and tokens per minute, tokens per day, a monthly budget, the models it may call, when it stops working. */
+export type KeyLimits = Pick<KeyRequest, (typeof KEY_LIMITS)[number]>;
+
+/** The key record's limit fields (docs/routing.md, "Per-key limits"). */
+export const KEY_LIMITS = ["rateLimitPerMinute", "tokensPerMinute", "tokensPerDay", "monthlyBudget", "models", "expiresAt"] as const;
 
 export interface KeyRequest {
   organization: string;
@@ -22,6 +28,11 @@ export interface KeyRequest {
   roles?: string[];
   /** Requests per minute the key may make (none when absent). */
   rateLimitPerMinute?: number;
+  /** Tokens per minute and per day the key may use (none when absent). */
+  tokensPerMinute?: number;
+  tokensPerDay?: number;
+  /** What the key may spend in a month (none when absent). */
+  monthlyBudget?: number;
   /** The models the key may call (any when absent). */
   models?: string[];
   /** When the key stops working (ISO time; never when absent). */
@@ -49,9 +60,7 @@ export async function createApiKey(request: KeyRequest): Promise<NewKey> {
     createdAt: now,
     revokedAt: null,
     preview: previewOf(key),
-    ...(request.rateLimitPerMinute ? { rateLimitPerMinute: request.rateLimitPerMinute } : {}),
-    ...(request.models ? { models: request.models } : {}),
-    ...(request.expiresAt ? { expiresAt: request.expiresAt } : {}),
+    ...Object.fromEntries(KEY_LIMITS.filter((limit) => request[limit] !== undefined).map((limit) => [limit, request[limit]])),
   };
   await tenancyStore.putApiKey(record);
   await recordAudit({
@@ -71,10 +80,51 @@ export const keyValues = (record: ApiKeyRecord) => ({
   principal_id: record.principal,
   roles: record.roles,
   admin: record.admin,
+  ...keyLimitValues(record),
+});
+
+/** A key's limits as the API and the audit log show them (null: no limit). */
+export const keyLimitValues = (record: KeyLimits) => ({
   rate_limit_per_minute: record.rateLimitPerMinute ?? null,
+  tokens_per_minute: record.tokensPerMinute ?? null,
+  tokens_per_day: record.tokensPerDay ?? null,
+  monthly_budget: record.monthlyBudget ?? null,
   models: record.models ?? null,
   expires_at: record.expiresAt ?? null,
 });
+
+/** Changes to a key's limits: a value sets one, null clears it, absent keeps it. */
+export type KeyLimitChanges = { [K in keyof KeyLimits]?: KeyLimits[K] | null };
+
+/**
+ * Changes a live key's limits (the service-account key route, the keys CLI), one audit event with the values before
+ * and after. Like a revocation, the change reaches calls within the authorizer's cache time. A monthly budget given
+ * to a key that had none starts from what the key has spent this month (its day totals), not from zero.
+ */
+export async function updateKeyLimits(keyId: string, changes: KeyLimitChanges, now = new Date()): Promise<ApiKeyRecord> {
+  const before = await tenancyStore.getApiKey(keyId);
+  if (!before || before.revokedAt) throw new NotFound("api_key", keyId);
+  const set = Object.fromEntries(KEY_LIMITS.filter((limit) => changes[limit] !== undefined && changes[limit] !== null).map((limit) => [limit, changes[limit]]));
+  const remove = KEY_LIMITS.filter((limit) => changes[limit] === null);
+  if (changes.monthlyBudget !== undefined && changes.monthlyBudget !== null && before.monthlyBudget === undefined) await startKeyMonth(before, now);
+  const after = await tenancyStore.updateApiKey(before.hash, set, remove);
+  if (!after) throw new NotFound("api_key", keyId);
+  await recordAudit({
+    organization: after.organization,
+    workspace: after.workspace,
+    operation: "key.update",
+    targets: [{ type: "api_key", id: keyId }, { type: after.principalType, id: after.principal }],
+    ...changed(keyLimitValues(before), keyLimitValues(after)),
+  });
+  return after;
+}
+
+/** The key's month counter, from its day totals so far (only keys with a budget keep one). */
+async function startKeyMonth(key: ApiKeyRecord, now: Date): Promise<void> {
+  const rows = await usageStore.dailyTotals(key.workspace, `${monthOf(now)}-01`, dayOf(now));
+  const spent = rows.filter((row) => row.keyId === key.keyId).reduce((sum, row) => sum + row.costMicros, 0);
+  await usageStore.setKeyMonth(key.workspace, key.keyId, monthOf(now), spent, now.toISOString());
+}
 
 /** Revokes a key by id (the keys CLI); revoking a revoked key changes nothing and records nothing. */
 export async function revokeKey(keyId: string, now = new Date()): Promise<ApiKeyRecord> {

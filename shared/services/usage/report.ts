@@ -13,16 +13,24 @@ type GroupBy = "day" | "model" | "key";
 
 const units = (micros: number) => micros / MICROS_PER_UNIT;
 const wireLimit = (limit: SpendLimit | null | undefined) => (limit ? { value: limit.value, currency: limit.currency, no_monthly_limit: limit.noMonthlyLimit } : null);
+const softLimitOf = (limit: SpendLimit | null | undefined): number | null => limit?.softValue ?? null;
+/** Whether the month's spend has reached the soft limit (docs/spend.md): the flag the usage answers carry. */
+const softLimitReached = (limit: SpendLimit | null | undefined, spentMicros: number): boolean => {
+  const soft = softLimitOf(limit);
+  return soft !== null && spentMicros >= soft * MICROS_PER_UNIT;
+};
 
 /** The workspace's usage from its daily totals, grouped as asked; at most 366 days at once. */
-export async function usageReport(workspace: string, options: { from?: string; to?: string; groupBy: GroupBy[] }, now = new Date()) {
+export async function usageReport(caller: Pick<Caller, "organization" | "workspace">, options: { from?: string; to?: string; groupBy: GroupBy[] }, now = new Date()) {
+  const workspace = caller.workspace;
   const to = options.to ?? dayOf(now);
   const from = options.from ?? `${monthOf(now)}-01`;
   // The schema checks a range it is given; a default end and a given start can still be out of order.
   const days = (Date.parse(to) - Date.parse(from)) / 86_400_000;
   if (days < 0 || days > MAX_REPORT_DAYS) throw new Unprocessable([{ loc: ["query", "from"], msg: `from must be on or before to, at most ${MAX_REPORT_DAYS} days before it`, type: "value_error" }]);
   const groups = new Map<string, DailyUsage>();
-  for (const row of await usageStore.dailyTotals(workspace, from, to)) {
+  const [rows, softReached] = await Promise.all([usageStore.dailyTotals(workspace, from, to), softLimitReachedNow(caller, now)]);
+  for (const row of rows) {
     const key = [options.groupBy.includes("day") ? row.day : "", options.groupBy.includes("model") ? row.model : "", options.groupBy.includes("key") ? row.keyId : ""].join("\u0000");
     const group = groups.get(key) ?? { ...row, requests: 0, promptTokens: 0, completionTokens: 0, costMicros: 0 };
     group.requests += row.requests;
@@ -52,7 +60,16 @@ export async function usageReport(workspace: string, options: { from?: string; t
     prices_as_of: priceList.as_of,
     data,
     total: { requests: sum((r) => r.requests), prompt_tokens: sum((r) => r.prompt_tokens), completion_tokens: sum((r) => r.completion_tokens), cost: units([...groups.values()].reduce((t, g) => t + g.costMicros, 0)) },
+    soft_limit_reached: softReached,
   };
+}
+
+/** Whether this month's spend has reached the workspace's soft limit: the month counter is read only when there is one. */
+async function softLimitReachedNow(caller: Pick<Caller, "organization" | "workspace">, now: Date): Promise<boolean> {
+  if (!caller.organization) return false;
+  const limit = (await tenancyStore.getWorkspace(caller.organization, caller.workspace))?.spendLimit;
+  if (softLimitOf(limit) === null) return false;
+  return softLimitReached(limit, await usageStore.monthSpend(caller.workspace, monthOf(now)));
 }
 
 /** The month so far against the workspace's limit. */
@@ -68,12 +85,17 @@ export async function spendOf(caller: Pick<Caller, "organization" | "workspace">
     currency: priceList.currency,
     spend_limit: wireLimit(workspace.spendLimit),
     limit_reached: spendLimitReached({ limit: workspace.spendLimit, spentMicros }),
+    soft_limit: softLimitOf(workspace.spendLimit),
+    soft_limit_reached: softLimitReached(workspace.spendLimit, spentMicros),
   };
 }
 
 /** Sets (or clears, with no_monthly_limit) a workspace's monthly spend limit; the workspace must be the organization's. */
 export async function setSpendLimit(organization: string, workspace: string, input: SpendLimitIn) {
-  const limit: SpendLimit = input.no_monthly_limit ? { value: null, currency: null, noMonthlyLimit: true } : { value: input.value!, currency: input.currency!, noMonthlyLimit: false };
+  const soft = input.soft_limit ?? null;
+  const limit: SpendLimit = input.no_monthly_limit
+    ? { value: null, currency: null, noMonthlyLimit: true, softValue: soft }
+    : { value: input.value!, currency: input.currency!, noMonthlyLimit: false, softValue: soft };
   const before = await tenancyStore.getWorkspace(organization, workspace, { consistent: true });
   if (!before) throw new NotFound("workspace", workspace);
   const updated = await tenancyStore.updateWorkspace(organization, workspace, { spendLimit: limit, updatedAt: new Date().toISOString() });
@@ -84,8 +106,8 @@ export async function setSpendLimit(organization: string, workspace: string, inp
     workspace,
     operation: "spend-limit.set",
     targets: [{ type: "workspace", id: workspace }],
-    before: { spend_limit: wireLimit(before.spendLimit) ?? null },
-    after: { spend_limit: wireLimit(updated.spendLimit) ?? null },
+    before: { spend_limit: wireLimit(before.spendLimit) ?? null, soft_limit: softLimitOf(before.spendLimit) },
+    after: { spend_limit: wireLimit(updated.spendLimit) ?? null, soft_limit: softLimitOf(updated.spendLimit) },
   });
-  return wireLimit(updated.spendLimit)!;
+  return { ...wireLimit(updated.spendLimit)!, soft_limit: softLimitOf(updated.spendLimit) };
 }

@@ -154,7 +154,22 @@ describe("POST /v1/chat/completions", () => {
         completionTokens: response.json.usage.completion_tokens,
         status: 200,
         backend: "offline",
+        deployment: "offline/offline-echo",
       });
+    });
+
+    it("prices the call at the answering deployment's own price when the price list has one", async () => {
+      const { priceList } = await import("../../../shared/services/usage/spend.js");
+      const before = priceList.deployments;
+      priceList.deployments = { "offline/offline-echo": { input_per_million: 1_000_000, output_per_million: 0 } };
+      try {
+        const response = await invokeStream(handler, chat(hello()));
+
+        // A dollar a token: the record's cost is the prompt's tokens, in micro-dollars, a million each.
+        expect(usageRecords()[0]!.args[0].input.Item!.costMicros).toBe(response.json.usage.prompt_tokens * 1_000_000);
+      } finally {
+        priceList.deployments = before;
+      }
     });
 
     it("answers under the model's id when called by an alias", async () => {
@@ -558,5 +573,55 @@ describe("the response cache (docs/routing.md)", () => {
     expect(response.metadata?.headers?.["x-response-cache"]).toBeUndefined();
     expect(responsesPut()).toHaveLength(0);
     expect(dynamo.commandCalls(GetCommand).filter((c) => c.args[0].input.TableName === physicalName("responses"))).toHaveLength(0);
+  });
+});
+
+describe("a key's token limits (docs/routing.md, \"Per-key limits\")", () => {
+  const limited = aCaller({ workspace: caller.workspace, organization: caller.organization, tokensPerMinute: 10_000 });
+  const tokenWrites = () =>
+    dynamo
+      .commandCalls(UpdateCommand)
+      .map((c) => c.args[0].input)
+      .filter((input) => input.TableName === physicalName("rates") && String(input.Key?.window).startsWith("tp"));
+  const promptTokens = countTokens("v3", "Hello there");
+
+  it("cost a key without them nothing: no token window is written", async () => {
+    expect((await invokeStream(handler, chat(hello()))).metadata?.statusCode).toBe(200);
+
+    expect(tokenWrites()).toHaveLength(0);
+  });
+
+  it("reserve the prompt before the upstream, then settle the completion after the answer", async () => {
+    const response = await invokeStream(handler, chat(hello(), limited));
+
+    expect(response.metadata?.statusCode).toBe(200);
+    expect(tokenWrites().map((w) => [w.ExpressionAttributeValues![":tokens"], w.ConditionExpression !== undefined])).toStrictEqual([
+      [promptTokens, true],
+      [response.json.usage.completion_tokens, false],
+    ]);
+  });
+
+  it("give the reservation back when the upstream fails", async () => {
+    const provider = await providerNamed("offline");
+    vi.spyOn(provider, "chat").mockRejectedValue(new UpstreamError(500, "Upstream broke"));
+
+    const response = await invokeStream(handler, chat(hello(), limited));
+
+    expect(response.metadata?.statusCode).toBe(500);
+    expect(tokenWrites().map((w) => w.ExpressionAttributeValues![":tokens"])).toStrictEqual([promptTokens, -promptTokens]);
+  });
+
+  it("refuse a call with 429 before the upstream once the window is full", async () => {
+    const { ConditionalCheckFailedException } = await import("@aws-sdk/client-dynamodb");
+    dynamo.on(UpdateCommand, { ConditionExpression: "attribute_not_exists(n) OR n <= :room" }).rejects(new ConditionalCheckFailedException({ message: "full", $metadata: {} }));
+    const provider = await providerNamed("offline");
+    const called = vi.spyOn(provider, "chat");
+
+    const response = await invokeStream(handler, chat(hello(), limited));
+
+    expect(response.metadata?.statusCode).toBe(429);
+    expect(response.json).toMatchObject({ type: "rate_limit_error", code: "tokens_per_minute_exceeded" });
+    expect(response.metadata?.headers?.["retry-after"]).toMatch(/^\d+$/);
+    expect(called).not.toHaveBeenCalled();
   });
 });

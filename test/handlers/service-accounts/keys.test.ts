@@ -1,8 +1,9 @@
-import { PutCommand, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { PutCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { describe, expect, it } from "vitest";
 import { handler as createKey } from "../../../functions/service-accounts/create-key.js";
 import { handler as listKeys } from "../../../functions/service-accounts/list-keys.js";
 import { handler as revokeKey } from "../../../functions/service-accounts/revoke-key.js";
+import { handler as updateKey } from "../../../functions/service-accounts/update-key.js";
 import { hashApiKey } from "../../../shared/domain/api-keys.js";
 import type { Caller } from "../../../shared/domain/caller.js";
 import { freezeDate, mockDynamo } from "../../support/aws-mocks.js";
@@ -42,6 +43,9 @@ describe("POST /v1/service-accounts/{service_account_id}/keys", () => {
       created_at: NOW,
       revoked_at: null,
       rate_limit_per_minute: null,
+      tokens_per_minute: null,
+      tokens_per_day: null,
+      monthly_budget: null,
       models: null,
       expires_at: null,
       key: expect.stringMatching(/^pak_/),
@@ -127,6 +131,9 @@ describe("GET /v1/service-accounts/{service_account_id}/keys", () => {
           created_at: mine!.record.createdAt,
           revoked_at: null,
           rate_limit_per_minute: null,
+          tokens_per_minute: null,
+          tokens_per_day: null,
+          monthly_budget: null,
           models: null,
           expires_at: null,
         },
@@ -159,5 +166,69 @@ describe("DELETE /v1/service-accounts/{service_account_id}/keys/{key_id}", () =>
 
     expect(response.statusCode).toBe(404);
     expect(response.json.code).toBe("api_key_not_found");
+  });
+});
+
+describe("PATCH /v1/service-accounts/{service_account_id}/keys/{key_id}", () => {
+  const patching = (id: string, keyId: string, caller: Caller, body: unknown) =>
+    aJsonEvent(body, { method: "PATCH", path: `${keysPath(id)}/${keyId}`, pathParameters: { service_account_id: id, key_id: keyId }, caller });
+  const auditItems = () => dynamo.commandCalls(PutCommand).map((c) => c.args[0].input).filter((input) => input.TableName === process.env.TABLE_AUDIT).map((input) => input.Item);
+
+  it("sets the limits given, clears those given as null, keeps the others, and records the change", async () => {
+    let key: ReturnType<typeof aKeyOf> | undefined;
+    const { caller, account, tables } = anAccountServed({}, (a) => (key = aKeyOf(a, { rateLimitPerMinute: 30, models: ["mistral-small-latest"] })).items);
+
+    const response = await invoke(updateKey, patching(account.id, key!.record.keyId, caller, { tokens_per_minute: 5000, tokens_per_day: 200000, rate_limit_per_minute: null }));
+
+    expect(response.statusCode).toBe(200);
+    expect(response.json).toMatchObject({ id: key!.record.keyId, rate_limit_per_minute: null, tokens_per_minute: 5000, tokens_per_day: 200000, monthly_budget: null, models: ["mistral-small-latest"] });
+    const stored = tables.items("tenancy").find((i) => i.pk === `KEY#${key!.record.hash}`)!;
+    expect(stored).toMatchObject({ tokensPerMinute: 5000, tokensPerDay: 200000, models: ["mistral-small-latest"] });
+    expect(stored).not.toHaveProperty("rateLimitPerMinute");
+    expect(auditItems()).toMatchObject([
+      {
+        operation: "key.update",
+        targets: [{ type: "api_key", id: key!.record.keyId }, { type: "service_account", id: account.id }],
+        before: { rate_limit_per_minute: 30, tokens_per_minute: null },
+        after: { rate_limit_per_minute: null, tokens_per_minute: 5000, tokens_per_day: 200000 },
+      },
+    ]);
+  });
+
+  it("starts a new monthly budget from what the key spent this month, from its day totals", async () => {
+    let key: ReturnType<typeof aKeyOf> | undefined;
+    const { caller, account, tables } = anAccountServed({}, (a) => (key = aKeyOf(a)).items);
+    const day = (keyId: string, costMicros: number, date = "2026-03-01") => ({ workspace: account.workspace, sk: `DAY#${date}#mistral-small-latest#${keyId}`, day: date, model: "mistral-small-latest", keyId, requests: 1, promptTokens: 1, completionTokens: 1, costMicros });
+    tables.put("usage", day(key!.record.keyId, 1_250_000));
+    tables.put("usage", day("another-key", 9_000_000));
+    tables.put("usage", day(key!.record.keyId, 7_000_000, "2026-02-28"));
+
+    const response = await invoke(updateKey, patching(account.id, key!.record.keyId, caller, { monthly_budget: 20 }));
+
+    expect(response.json.monthly_budget).toBe(20);
+    expect(tables.items("usage").find((i) => i.sk === `KEYMONTH#2026-03#${key!.record.keyId}`)).toMatchObject({ spentMicros: 1_250_000 });
+  });
+
+  it("answers 422 for a body that changes nothing or a bad value, and changes nothing", async () => {
+    let key: ReturnType<typeof aKeyOf> | undefined;
+    const { caller, account } = anAccountServed({}, (a) => (key = aKeyOf(a)).items);
+
+    for (const body of [{}, { tokens_per_minute: 0 }, { monthly_budget: -1 }, { expires_at: "2020-01-01T00:00:00Z" }, { colour: "red" }]) {
+      expect((await invoke(updateKey, patching(account.id, key!.record.keyId, caller, body))).statusCode, JSON.stringify(body)).toBe(422);
+    }
+    expect(dynamo.commandCalls(UpdateCommand)).toHaveLength(0);
+  });
+
+  it("answers 404 for a revoked key and for a key of another principal", async () => {
+    let revoked: ReturnType<typeof aKeyOf> | undefined;
+    const { caller, account } = anAccountServed({}, (a) => (revoked = aKeyOf(a, { revokedAt: NOW })).items);
+    const stranger = aKeyOf(aServiceAccount({ organization: caller.organization }));
+
+    for (const keyId of [revoked!.record.keyId, stranger.record.keyId]) {
+      const response = await invoke(updateKey, patching(account.id, keyId, caller, { tokens_per_minute: 10 }));
+      expect(response.statusCode).toBe(404);
+      expect(response.json.code).toBe("api_key_not_found");
+    }
+    expect(dynamo.commandCalls(UpdateCommand)).toHaveLength(0);
   });
 });

@@ -66,6 +66,8 @@ describe("GET /v1/usage/spend", () => {
       currency: "USD",
       spend_limit: { value: 2.5, currency: "USD", no_monthly_limit: false },
       limit_reached: true,
+      soft_limit: null,
+      soft_limit_reached: false,
     });
     expect(dynamo.commandCalls(GetCommand).map((c) => c.args[0].input.Key)).toContainEqual({ workspace: member.workspace, sk: "MONTH#2026-11" });
   });
@@ -79,7 +81,7 @@ describe("PUT /v1/usage/spend-limit", () => {
     const response = await invoke(setLimit, aJsonEvent({ value: 10 }, { method: "PUT", path: "/v1/usage/spend-limit", caller: admin }));
 
     expect(response.statusCode).toBe(200);
-    expect(response.json).toStrictEqual({ value: 10, currency: "USD", no_monthly_limit: false });
+    expect(response.json).toStrictEqual({ value: 10, currency: "USD", no_monthly_limit: false, soft_limit: null });
     expect(dynamo.commandCalls(UpdateCommand)[0]!.args[0].input).toMatchObject({
       TableName: "platform-tenancy",
       Key: { pk: `ORG#${admin.organization}`, sk: `WS#${admin.workspace}` },
@@ -87,7 +89,7 @@ describe("PUT /v1/usage/spend-limit", () => {
     });
     const audit = dynamo.commandCalls(PutCommand).map((c) => c.args[0].input).filter((input) => input.TableName === process.env.TABLE_AUDIT);
     expect(audit.map((input) => input.Item)).toMatchObject([
-      { operation: "spend-limit.set", workspace: admin.workspace, actor: { keyId: admin.keyId }, before: { spend_limit: null }, after: { spend_limit: { value: 10, currency: "USD", no_monthly_limit: false } } },
+      { operation: "spend-limit.set", workspace: admin.workspace, actor: { keyId: admin.keyId }, before: { spend_limit: null, soft_limit: null }, after: { spend_limit: { value: 10, currency: "USD", no_monthly_limit: false }, soft_limit: null } },
     ]);
   });
 

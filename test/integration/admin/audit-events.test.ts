@@ -111,6 +111,12 @@ const calls: Record<string, () => Promise<string>> = {
     const account = await aServiceAccount();
     return (await ok(http().request("POST", `/v1/service-accounts/${account.id}/keys`, { json: { name: "k" } }), "key")).id;
   },
+  "PATCH /v1/service-accounts/{service_account_id}/keys/{key_id}": async () => {
+    const account = await aServiceAccount();
+    const key = await ok(http().request("POST", `/v1/service-accounts/${account.id}/keys`, { json: { name: "k" } }), "key");
+    await ok(http().request("PATCH", `/v1/service-accounts/${account.id}/keys/${key.id}`, { json: { tokens_per_minute: 1000 } }), "key limits");
+    return key.id;
+  },
   "DELETE /v1/service-accounts/{service_account_id}/keys/{key_id}": async () => {
     const account = await aServiceAccount();
     const key = await ok(http().request("POST", `/v1/service-accounts/${account.id}/keys`, { json: { name: "k" } }), "key");
@@ -277,9 +283,9 @@ describe("GET /v1/admin/audit-events", () => {
 
     expect(page.data.map((e: { operation: string }) => e.operation)).toStrictEqual(["user.create", "key.create", "service-account.set-roles", "service-account.create", "spend-limit.set", "spend-limit.set"]);
     const [user, key, roles, , second, first] = page.data;
-    expect(first.before).toStrictEqual({ spend_limit: null });
-    expect(first.after).toStrictEqual({ spend_limit: { value: 10, currency: "USD", no_monthly_limit: false } });
-    expect(second.before).toStrictEqual({ spend_limit: { value: 10, currency: "USD", no_monthly_limit: false } });
+    expect(first.before).toStrictEqual({ spend_limit: null, soft_limit: null });
+    expect(first.after).toStrictEqual({ spend_limit: { value: 10, currency: "USD", no_monthly_limit: false }, soft_limit: null });
+    expect(second.before).toStrictEqual({ spend_limit: { value: 10, currency: "USD", no_monthly_limit: false }, soft_limit: null });
     expect(roles).toMatchObject({ before: { roles: [] }, after: { roles: ["workspace_contributor"] }, targets: [{ type: "service_account", id: account.id }] });
     expect(key).toMatchObject({ actor: { type: "cli", api_key_id: null }, origin: { via: "cli", request_id: null, address: null }, targets: [{ type: "api_key", id: cliKey.record.keyId }, expect.anything()] });
     expect(user).toMatchObject({ actor: { type: "cli" }, targets: [{ type: "user", id: cliUser.id }] });

@@ -53,11 +53,24 @@ describe("the CLIs' output", { timeout: 120_000 }, () => {
 
     expect(run.code, run.stderr).toBe(0);
     const [header, rule, row] = run.stdout.trim().split("\n");
-    expect(header!.split(/\s+/)).toStrictEqual(["keyId", "name", "preview", "organization", "workspace", "principal", "admin", "created", "revoked", "expires", "models"]);
+    expect(header!.split(/\s+/)).toStrictEqual(["keyId", "name", "preview", "organization", "workspace", "principal", "admin", "created", "revoked", "expires", "models", "limits"]);
     expect(rule).toMatch(/^[- ]+$/);
     expect(row).toContain(tenant.caller.keyId);
     expect(run.stdout).not.toContain("(index)");
     expect(run.stdout).not.toMatch(/[│┌└─]{2}/);
+  });
+
+  it("changes a key's limits with keys limits: a value sets one, none clears one, and a bad value is refused as the route refuses it", async () => {
+    const tenant = await newTenant({ rateLimitPerMinute: 30 });
+    const env = { ...onTables, TABLE_AUDIT: localTableName("audit") };
+
+    const run = await cli("keys.ts", ["limits", tenant.caller.keyId, "--tpm", "5000", "--rate-limit", "none"], { env });
+
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ key_id: tenant.caller.keyId, tokens_per_minute: 5000, rate_limit_per_minute: null });
+    const refused = await cli("keys.ts", ["limits", tenant.caller.keyId, "--tpd", "0"], { env });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain("--tpd");
   });
 
   it("prints usage grouped by model without the empty day and key columns", async () => {

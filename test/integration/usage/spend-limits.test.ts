@@ -31,10 +31,10 @@ describe("PUT /v1/usage/spend-limit and GET /v1/usage/spend", () => {
   it("sets, shows and clears the workspace's monthly limit", async () => {
     const set = await setLimit({ value: 12.5, currency: "USD" });
     expect(set.status).toBe(200);
-    expect(set.body).toStrictEqual({ value: 12.5, currency: "USD", no_monthly_limit: false });
+    expect(set.body).toStrictEqual({ value: 12.5, currency: "USD", no_monthly_limit: false, soft_limit: null });
     expect((await spend()).body).toMatchObject({ object: "spend", workspace_id: tenant.caller.workspace, spent: 0, currency: "USD", spend_limit: { value: 12.5 }, limit_reached: false });
 
-    expect((await setLimit({ no_monthly_limit: true })).body).toStrictEqual({ value: null, currency: null, no_monthly_limit: true });
+    expect((await setLimit({ no_monthly_limit: true })).body).toStrictEqual({ value: null, currency: null, no_monthly_limit: true, soft_limit: null });
     expect((await spend()).body.spend_limit).toStrictEqual({ value: null, currency: null, no_monthly_limit: true });
   });
 
@@ -99,6 +99,42 @@ describe("the spend limit on model calls", () => {
     const errors = bytes.toString("utf8").trim().split("\n").map((l) => JSON.parse(l));
     expect(errors.map((e: { error: { code: number; message: string } }) => e.error.code)).toStrictEqual([429, 429, 429]);
     expect(errors[0].error.message).toMatch(/monthly spend limit/);
+  });
+});
+
+describe("a soft spend limit", () => {
+  it("refuses nothing; the call that takes the month past it writes one event, and the usage answers say it was reached", async () => {
+    const own = await newTenant();
+    const client = filesClient(api, own);
+    const ownChat = () => client.request("POST", "/v1/chat/completions", { json: { model: "mistral-small-latest", messages: [{ role: "user", content: "how much is this?" }] } });
+    const softEvents = async () => {
+      await bookkeepingSettled();
+      return (await client.request("GET", "/v1/admin/audit-events", { query: { operation: "spend.soft-limit-reached" } })).body.data;
+    };
+    expect((await ownChat()).status).toBe(200);
+    await bookkeepingSettled();
+    const cost = await usageStore.monthSpend(own.caller.workspace, monthOf(new Date()));
+    const set = await client.request("PUT", "/v1/usage/spend-limit", { json: { no_monthly_limit: true, soft_limit: (cost * 2.5) / 1_000_000 } });
+    expect(set.body).toStrictEqual({ value: null, currency: null, no_monthly_limit: true, soft_limit: (cost * 2.5) / 1_000_000 });
+
+    expect((await ownChat()).status).toBe(200);
+    expect(await softEvents()).toStrictEqual([]);
+    expect((await client.request("GET", "/v1/usage/spend")).body).toMatchObject({ soft_limit: (cost * 2.5) / 1_000_000, soft_limit_reached: false });
+
+    expect((await ownChat()).status).toBe(200);
+    expect((await ownChat()).status).toBe(200);
+
+    const events = await softEvents();
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ workspace_id: own.caller.workspace, actor: { type: "system" }, after: { soft_limit: (cost * 2.5) / 1_000_000, spent: (cost * 3) / 1_000_000, currency: "USD" } });
+    expect((await client.request("GET", "/v1/usage/spend")).body).toMatchObject({ limit_reached: false, soft_limit_reached: true });
+    expect((await client.request("GET", "/v1/usage")).body.soft_limit_reached).toBe(true);
+  });
+
+  it("must be below the hard limit", async () => {
+    const refused = await setLimit({ value: 5, soft_limit: 5 });
+    expect(refused.status).toBe(422);
+    expect(JSON.stringify(refused.body.detail)).toContain("soft_limit");
   });
 });
 

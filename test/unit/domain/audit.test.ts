@@ -22,6 +22,10 @@ describe("auditValues", () => {
     expect(values).toStrictEqual({ spend_limit: { value: 10 }, header_names: ["X-Api-Key"], description: `${"d".repeat(512)}…`, a: { b: { c: { d: "[nested]" } } } });
   });
 
+  it("keeps a key's token limits (counts of model tokens), and still drops a field named like a token", () => {
+    expect(auditValues({ tokens_per_minute: 5000, tokens_per_day: 1, refresh_token: "r", tokens: "t" })).toStrictEqual({ tokens_per_minute: 5000, tokens_per_day: 1 });
+  });
+
   it("answers null for no values", () => {
     expect(auditValues(undefined)).toBeNull();
     expect(auditValues(null)).toBeNull();
