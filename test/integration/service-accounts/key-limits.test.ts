@@ -91,4 +91,21 @@ describe("a key's monthly budget", () => {
     expect(await usageStore.keyMonthSpend(tenant.caller.workspace, key.id, monthOf(new Date()))).toBe(cost * 2);
     expect((await probe.chat()).status).toBe(200);
   });
+
+  it("counts every call that ran exactly once under concurrency, and lets none start at or over the budget", async () => {
+    const probe = await aKeyWith({ monthly_budget: 1000 });
+    expect((await probe.chat()).status).toBe(200);
+    await bookkeepingSettled();
+    const cost = await usageStore.keyMonthSpend(tenant.caller.workspace, probe.id, monthOf(new Date()));
+    const key = await aKeyWith({ monthly_budget: (cost * 4) / 1_000_000 });
+
+    const answers = await Promise.all(Array.from({ length: 12 }, () => key.chat()));
+
+    const ran = answers.filter((a) => a.status === 200).length;
+    expect(answers.every((a) => a.status === 200 || (a.status === 429 && a.body.code === "key_budget_reached"))).toBe(true);
+    expect(ran).toBeGreaterThanOrEqual(4);
+    await bookkeepingSettled();
+    expect(await usageStore.keyMonthSpend(tenant.caller.workspace, key.id, monthOf(new Date()))).toBe(cost * ran);
+    expect((await key.chat()).status).toBe(429);
+  });
 });
