@@ -16,6 +16,25 @@ export interface ApiKeyRecord extends Caller {
   expiresAt?: string;
 }
 
+/**
+ * A key's limits (docs/routing.md, "Per-key limits"): each field of the record and its name in the API and the audit
+ * log. The one list the key routes, the keys CLI, the authorizer's caller and its context are derived from.
+ */
+export const KEY_LIMIT_NAMES = {
+  rateLimitPerMinute: "rate_limit_per_minute",
+  tokensPerMinute: "tokens_per_minute",
+  tokensPerDay: "tokens_per_day",
+  monthlyBudget: "monthly_budget",
+  models: "models",
+  expiresAt: "expires_at",
+} as const;
+export type KeyLimitField = keyof typeof KEY_LIMIT_NAMES;
+export const KEY_LIMITS = Object.keys(KEY_LIMIT_NAMES) as KeyLimitField[];
+
+/** The limits a call is held to, which travel with the caller (expiry is the authorizer's own check). */
+export type CallLimitField = Exclude<KeyLimitField, "expiresAt">;
+export const CALL_LIMITS = KEY_LIMITS.filter((field): field is CallLimitField => field !== "expiresAt");
+
 /** Whether a key has expired at `now`. */
 export const expired = (key: Pick<ApiKeyRecord, "expiresAt">, now = Date.now()): boolean => key.expiresAt !== undefined && Date.parse(key.expiresAt) <= now;
 

@@ -1,10 +1,11 @@
 import type { APIGatewayProxyEvent } from "aws-lambda";
+import { CALL_LIMITS, type CallLimitField } from "../domain/api-keys.js";
 import type { Caller } from "../domain/caller.js";
 import { Unauthorized } from "../domain/errors.js";
 
-/** The key's limits, each present only when the key has it. */
-const LIMITS = ["rateLimitPerMinute", "tokensPerMinute", "tokensPerDay", "monthlyBudget"] as const;
-type Limit = (typeof LIMITS)[number];
+/** The key's numeric limits, each present only when the key has it (the model list travels joined). */
+type Limit = Exclude<CallLimitField, "models">;
+const LIMITS = CALL_LIMITS.filter((field): field is Limit => field !== "models");
 
 /**
  * API Gateway REST passes the authorizer's context as flat string values, so the caller travels as

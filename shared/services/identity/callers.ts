@@ -1,5 +1,5 @@
 import type { Caller } from "../../domain/caller.js";
-import { expired, type ApiKeyRecord } from "../../domain/api-keys.js";
+import { CALL_LIMITS, expired, type ApiKeyRecord, type CallLimitField } from "../../domain/api-keys.js";
 import { identityStore } from "../../store/identity.js";
 import { tenancyStore } from "../../store/tenancy.js";
 import { findKey } from "../tenancy/tenants.js";
@@ -33,13 +33,7 @@ export async function resolvePrincipal(who: { organization: string; workspace: s
 }
 
 /** The key's limits the calls it makes are held to (docs/routing.md, "Per-key limits"): only those it has. */
-const limitsOf = (key: ApiKeyRecord): Pick<Caller, "rateLimitPerMinute" | "models" | "tokensPerMinute" | "tokensPerDay" | "monthlyBudget"> => ({
-  ...(key.rateLimitPerMinute ? { rateLimitPerMinute: key.rateLimitPerMinute } : {}),
-  ...(key.models ? { models: key.models } : {}),
-  ...(key.tokensPerMinute ? { tokensPerMinute: key.tokensPerMinute } : {}),
-  ...(key.tokensPerDay ? { tokensPerDay: key.tokensPerDay } : {}),
-  ...(key.monthlyBudget !== undefined ? { monthlyBudget: key.monthlyBudget } : {}),
-});
+const limitsOf = (key: ApiKeyRecord): Pick<Caller, CallLimitField> => Object.fromEntries(CALL_LIMITS.filter((field) => key[field] !== undefined).map((field) => [field, key[field]]));
 
 type KeyLike = Pick<ApiKeyRecord, "organization" | "workspace" | "principal" | "principalType" | "roles" | "admin" | "keyId"> & { revoked?: boolean };
 

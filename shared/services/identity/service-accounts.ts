@@ -17,6 +17,8 @@ import { tenancyStore } from "../../store/tenancy.js";
 import { recordAudit } from "../audit/record.js";
 import { createApiKey, keyLimitValues, keyValues, updateKeyLimits, type KeyLimitChanges, type KeyLimits } from "../tenancy/tenants.js";
 
+export { keyLimitsFrom } from "../tenancy/tenants.js";
+
 /*
  * Service accounts (beta): non-person principals of one workspace that hold API keys and workspace roles.
  * The route rows require `service-accounts:manage` of the key's own workspace roles; every operation then
@@ -50,22 +52,6 @@ const toKeyOut = (key: ApiKeyRecord): ServiceAccountKeyOut => ({
   revoked_at: key.revokedAt,
   ...keyLimitValues(key),
 });
-
-type WireLimits = Partial<Record<keyof ReturnType<typeof keyLimitValues>, unknown>>;
-
-/** The limits a key route's body gives (snake case, an expiry in any offset) as the key record keeps them. */
-export function keyLimitsFrom<B extends WireLimits>(body: B): KeyLimitChanges {
-  const wire = (name: keyof WireLimits) => body[name] as never;
-  const changes: KeyLimitChanges = {
-    rateLimitPerMinute: wire("rate_limit_per_minute"),
-    tokensPerMinute: wire("tokens_per_minute"),
-    tokensPerDay: wire("tokens_per_day"),
-    monthlyBudget: wire("monthly_budget"),
-    models: wire("models"),
-    expiresAt: typeof body.expires_at === "string" ? new Date(body.expires_at).toISOString() : wire("expires_at"),
-  };
-  return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
-}
 
 /**
  * The workspace of the caller's organization the caller may manage service accounts in: its key's own

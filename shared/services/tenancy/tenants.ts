@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { PrincipalType } from "../../domain/caller.js";
 import { secretStore, tenancyStore, type Organization, type Workspace } from "../../store/tenancy.js";
-import { hashApiKey, newApiKey, newKeyId, previewOf, type ApiKeyRecord } from "../../domain/api-keys.js";
+import { hashApiKey, KEY_LIMIT_NAMES, KEY_LIMITS, newApiKey, newKeyId, previewOf, type ApiKeyRecord, type KeyLimitField } from "../../domain/api-keys.js";
 import { NotFound } from "../../domain/errors.js";
 import { recordAudit } from "../audit/record.js";
 import { changed } from "../../domain/audit.js";
@@ -15,10 +15,7 @@ export interface NewKey {
 }
 
 /** What a key may do besides its roles: requests and tokens per minute, tokens per day, a monthly budget, the models it may call, when it stops working. */
-export type KeyLimits = Pick<KeyRequest, (typeof KEY_LIMITS)[number]>;
-
-/** The key record's limit fields (docs/routing.md, "Per-key limits"). */
-export const KEY_LIMITS = ["rateLimitPerMinute", "tokensPerMinute", "tokensPerDay", "monthlyBudget", "models", "expiresAt"] as const;
+export type KeyLimits = Pick<KeyRequest, KeyLimitField>;
 
 export interface KeyRequest {
   organization: string;
@@ -83,18 +80,25 @@ export const keyValues = (record: ApiKeyRecord) => ({
   ...keyLimitValues(record),
 });
 
+/** A key's limits as the API and the audit log name them: every limit, null when the key has none. */
+export type KeyLimitValues = { [K in KeyLimitField as (typeof KEY_LIMIT_NAMES)[K]]: NonNullable<KeyLimits[K]> | null };
+
 /** A key's limits as the API and the audit log show them (null: no limit). */
-export const keyLimitValues = (record: KeyLimits) => ({
-  rate_limit_per_minute: record.rateLimitPerMinute ?? null,
-  tokens_per_minute: record.tokensPerMinute ?? null,
-  tokens_per_day: record.tokensPerDay ?? null,
-  monthly_budget: record.monthlyBudget ?? null,
-  models: record.models ?? null,
-  expires_at: record.expiresAt ?? null,
-});
+export const keyLimitValues = (record: KeyLimits): KeyLimitValues => Object.fromEntries(KEY_LIMITS.map((field) => [KEY_LIMIT_NAMES[field], record[field] ?? null])) as KeyLimitValues;
 
 /** Changes to a key's limits: a value sets one, null clears it, absent keeps it. */
-export type KeyLimitChanges = { [K in keyof KeyLimits]?: KeyLimits[K] | null };
+export type KeyLimitChanges = { [K in KeyLimitField]?: KeyLimits[K] | null };
+
+/** The limits a key route's body gives, by their API names (an expiry in any offset), as the key record keeps them. */
+export function keyLimitsFrom(body: Partial<Record<keyof KeyLimitValues, unknown>>): KeyLimitChanges {
+  const given = KEY_LIMITS.filter((field) => body[KEY_LIMIT_NAMES[field]] !== undefined);
+  return Object.fromEntries(
+    given.map((field) => {
+      const value = body[KEY_LIMIT_NAMES[field]];
+      return [field, field === "expiresAt" && typeof value === "string" ? new Date(value).toISOString() : value];
+    }),
+  );
+}
 
 /**
  * Changes a live key's limits (the service-account key route, the keys CLI), one audit event with the values before
