@@ -128,6 +128,6 @@ async function crashAndRestart(seed: number): Promise<void> {
 describe("npm start killed while jobs run", () => {
   for (let run = 0; run < RUNS; run += 1) {
     const seed = FIRST_SEED + run;
-    it(`loses nothing acknowledged, runs nothing twice and leaves nothing unfinished (seed ${seed})`, () => crashAndRestart(seed), 180_000);
+    it(`loses nothing acknowledged, runs nothing twice and leaves nothing unfinished (seed ${seed})`, () => crashAndRestart(seed), 320_000);
   }
 });

@@ -52,7 +52,7 @@ describe("the data directory belongs to one npm start", () => {
     expect(second).not.toContain("DynamoDB Local exited");
     expect((await fetch(`${first.url}/v1/models`, { headers: { authorization: `Bearer ${first.key}` } })).status).toBe(200);
     await first.kill();
-  }, 120_000);
+  }, 200_000);
 
   it("takes over the lock a crashed start left, and the CLIs say plainly when the stack is not running", async () => {
     const dataDir = newDataDir();
@@ -73,5 +73,5 @@ describe("the data directory belongs to one npm start", () => {
     const none = await runCli("keys", ["list"], dataDir);
     expect(none.code).toBe(2);
     expect(none.output).toContain("The local stack is not running");
-  }, 180_000);
+  }, 320_000);
 });

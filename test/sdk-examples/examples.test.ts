@@ -85,7 +85,7 @@ beforeAll(async () => {
     { cwd: ROOT_DIR, env: { PATH: process.env.PATH, HOME: process.env.HOME, PLATFORM_DATA_DIR: dataDir }, timeoutMs: 60_000 },
   );
   if (registered.code !== 0) throw new Error(`could not register ${fineTuned}:\n${registered.output}`);
-}, 120_000);
+});
 
 afterAll(async () => {
   await killAllStarted();

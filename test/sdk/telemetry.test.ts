@@ -26,7 +26,7 @@ beforeAll(async () => {
   dataDir = dirs.dataDir();
   server = await startNpmStart({ dataDir, key: `telemetry-${randomBytes(16).toString("hex")}` });
   workspace = /Workspace:\s+(\S+)/.exec(server.output())![1]!;
-}, 120_000);
+});
 afterAll(() => killAllStarted());
 
 describe("POST /telemetry/v1/traces (SDK configureTelemetry on npm start)", () => {

@@ -78,8 +78,9 @@ export async function startNpmStart(options: {
     ...options.env,
   });
   // A hang limit, not a speed check: in CI four boots at once on two cores (tsx, DynamoDB Local's JVM, the
-  // stand-ins, beside the other workers' files) took over a minute each, where one alone takes ~10 s.
-  const timeoutMs = options.timeoutMs ?? 180_000;
+  // stand-ins, beside the other workers' files) took over a minute each, where one alone takes ~10 s. It stays
+  // under the hooks' limit (vitest.config.ts, 180 s) so a hang fails with the child's output, not a bare timeout.
+  const timeoutMs = options.timeoutMs ?? 150_000;
   const [command, args] = options.viaNpm ? ["npm", ["start", "--silent"]] : [join(ROOT_DIR, "node_modules/.bin/tsx"), ["infra/local/start.ts"]];
   const child = spawn(command, args, { cwd: ROOT_DIR, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   running.add(child);

@@ -32,7 +32,7 @@ describe("npm start with loopback allowed (the default)", () => {
     const dataDir = dirs.dataDir();
     stack = await startNpmStart({ dataDir, key: KEY, env: { [ALLOW_LOOPBACK_ENV]: "true" } });
     env = stackEnv(dataDir);
-  }, 120_000);
+  });
   afterAll(() => stack?.kill());
 
   const ports = () => ({
@@ -74,7 +74,7 @@ describe("npm start with OUTBOUND_ALLOW_LOOPBACK=false", () => {
     const dataDir = dirs.dataDir();
     stack = await startNpmStart({ dataDir, key: KEY, env: { [ALLOW_LOOPBACK_ENV]: "false" } });
     env = stackEnv(dataDir);
-  }, 120_000);
+  });
   afterAll(() => stack?.kill());
 
   it("keeps the operator's setting for its handlers and refuses every loopback tool server", async () => {
