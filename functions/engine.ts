@@ -4,6 +4,7 @@
  * local Step Functions stand-in from the same modules (infra/local/stepfunctions.ts).
  */
 import { batchDefinition, type BatchTaskResources } from "../shared/engine/batch-machine.js";
+import { datasetImportDefinition, type DatasetImportTaskResources } from "../shared/engine/dataset-import-machine.js";
 import { deployedMachines, type MachineName } from "../shared/engine/machines.js";
 import type { Grants } from "./routes.js";
 
@@ -32,6 +33,17 @@ export const batchTasks = {
   recordFailure: { handler: "engine/batch-record-failure", grants: batchGrants, timeoutSeconds: 60 },
 } satisfies Record<keyof BatchTaskResources, EngineTask>;
 
+/**
+ * What a dataset import may touch (decision 62): the datasets table (records, tasks), the uploaded file's object and
+ * its own input objects under the workspace prefix, and the telemetry search (conversations are found by their spans).
+ */
+const datasetImportGrants: Grants = { tables: { datasets: "readwrite" }, files: "read-delete", telemetry: "query" };
+
+export const datasetImportTasks = {
+  run: { handler: "engine/dataset-import-run", grants: datasetImportGrants, timeoutSeconds: 900, memoryMb: 1024 },
+  recordFailure: { handler: "engine/dataset-import-record-failure", grants: { tables: { datasets: "readwrite" }, files: "delete" }, timeoutSeconds: 60 },
+} satisfies Record<keyof DatasetImportTaskResources, EngineTask>;
+
 export interface StateMachineRow {
   /** The env var that carries its ARN to the functions that start executions. */
   arnEnv: string;
@@ -47,6 +59,12 @@ export const stateMachines = {
     tasks: batchTasks,
     definition: (resources) => batchDefinition(resources as unknown as BatchTaskResources),
     timeoutHours: 170,
+  },
+  datasetImport: {
+    arnEnv: deployedMachines.datasetImport.arnEnv,
+    tasks: datasetImportTasks,
+    definition: (resources) => datasetImportDefinition(resources as unknown as DatasetImportTaskResources),
+    timeoutHours: 24,
   },
 } satisfies Record<MachineName, StateMachineRow>;
 
@@ -95,7 +113,27 @@ export const workflowEngine = {
   scheduleSweep: { handler: "engine/workflow-schedule-sweep", grants: { tables: { executions: "readwrite" }, workflows: { schedules: "arm" } }, timeoutSeconds: 120, everyMinutes: 1 },
 } satisfies Record<string, EngineTask>;
 
+/**
+ * Periodic tasks of no engine of their own (decision 65): one function each, run every `everyMinutes` by an EventBridge
+ * rate rule that infra/periodic-stack.ts builds from this table alone (a new periodic task is a row here, no infra code).
+ */
+export const periodicTasks = {
+  /**
+   * Sweeps the enabled evaluation pipelines of every workspace (docs/observability/pipelines.md): reads the pipelines
+   * (datasets table), searches telemetry, calls models as the pipeline's owner (catalog, usage, spend, their spans) and
+   * appends span evaluations (counted on their traces in the telemetry table).
+   */
+  pipelineSweep: {
+    handler: "engine/pipeline-sweep",
+    grants: { tables: { datasets: "readwrite", models: "read", usage: "readwrite", tenancy: "read", telemetry: "write" }, models: "invoke", telemetry: "query-write" },
+    timeoutSeconds: 300,
+    memoryMb: 1024,
+    everyMinutes: 5,
+  },
+} satisfies Record<string, EngineTask & { everyMinutes: number }>;
+
 export const engineHandlers = (): string[] => [
   ...Object.values(stateMachines).flatMap((m) => Object.values(m.tasks).map((t) => t.handler)),
   ...Object.values(workflowEngine).map((f) => f.handler),
+  ...Object.values(periodicTasks).map((f) => f.handler),
 ];

@@ -10,7 +10,7 @@ import type { RoutePolicy } from "../shared/http/policy.js";
 import type { TableName } from "../shared/store/tables.js";
 
 export type Access = "read" | "write" | "readwrite";
-export type ObjectAccess = Access | "delete" | "write-delete" | "readwrite-delete";
+export type ObjectAccess = Access | "delete" | "read-delete" | "write-delete" | "readwrite-delete";
 
 export interface Grants {
   /** DynamoDB tables by logical name (shared/store/tables.ts). */
@@ -33,7 +33,7 @@ export interface Grants {
   /** Counts requests of rate-limited keys: UpdateItem on the rates table, nothing else. Every keyed row has it. */
   rateCounters?: true;
   /** Starts and stops executions of a state machine of functions/engine.ts (its ARN arrives in the row's `arnEnv`). */
-  executions?: Partial<Record<"batch", "start-stop">>;
+  executions?: Partial<Record<"batch" | "datasetImport", "start-stop">>;
   /** What it may do to the workflow engine (docs/workflows.md); each right also brings the settings it needs. */
   workflows?: WorkflowRights;
   /**
@@ -51,7 +51,7 @@ export interface Grants {
    * bucket's analytical objects; `query` runs the search engine (Athena's workgroup, the Glue tables, reads of
    * the telemetry objects and the query results).
    */
-  telemetry?: "write" | "query";
+  telemetry?: "write" | "query" | "query-write";
 }
 
 export interface WorkflowRights {

@@ -12,6 +12,7 @@ import { RouteFunction } from "./constructs/route-function.js";
 import type { DataRefs } from "./data-refs.js";
 import { EngineStack } from "./engine-stack.js";
 import { WorkflowEngineStack } from "./workflow-engine-stack.js";
+import { PeriodicStack } from "./periodic-stack.js";
 import type { StateMachineRefs } from "./grants.js";
 import type { InferenceSettings } from "./inference.js";
 import { pascal } from "./names.js";
@@ -97,6 +98,8 @@ export class ApiStack extends cdk.Stack {
   readonly areas: AreaStack[];
   readonly engines: EngineStack[];
   readonly workflowEngine: WorkflowEngineStack;
+  /** The periodic tasks of functions/engine.ts (evaluation pipeline sweeps). */
+  readonly periodic: PeriodicStack;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -175,6 +178,7 @@ export class ApiStack extends cdk.Stack {
       timerGroup: `Platform-${props.stageName}-timers`,
       scheduleGroup: `Platform-${props.stageName}-schedules`,
     });
+    this.periodic = new PeriodicStack(this, "Periodic", { data: props.data, logLevel: props.logLevel, inference: props.inference });
     const paths = pathsOf(props.routes, tree.resourceOf);
     const byArea = new Map<string, RouteRow[]>();
     for (const row of props.routes) byArea.set(areaOf(row), [...(byArea.get(areaOf(row)) ?? []), row]);

@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { build } from "esbuild";
 import { DOCUMENT_FILE, DOCUMENT_HANDLER, PAGE_HANDLER, RENDERER_ASSETS, RENDERER_PACKAGE } from "../functions/docs/reference.js";
-import { stateMachines, workflowEngine, type EngineTask } from "../functions/engine.js";
+import { periodicTasks, stateMachines, workflowEngine, type EngineTask } from "../functions/engine.js";
 import { authorizer, handlerModule, routes, type Grants } from "../functions/routes.js";
 import { openApiDocument } from "./openapi/document.js";
 
@@ -18,8 +18,8 @@ export interface Bundle {
   bytes: number;
 }
 
-/** Every task of every state machine and the workflow engine's functions (functions/engine.ts engineHandlers, with their grants). */
-export const engineTasks = (): EngineTask[] => [...Object.values(stateMachines).flatMap((m) => Object.values(m.tasks) as EngineTask[]), ...Object.values(workflowEngine)];
+/** Every task of every state machine, the workflow engine's functions and the periodic tasks (functions/engine.ts engineHandlers, with their grants). */
+export const engineTasks = (): EngineTask[] => [...Object.values(stateMachines).flatMap((m) => Object.values(m.tasks) as EngineTask[]), ...Object.values(workflowEngine), ...Object.values(periodicTasks)];
 
 /** Everything that becomes a function: the authorizer, the route rows and the state machines' tasks. */
 export const functionRows = (): { handler: string; grants: Grants }[] => [authorizer, ...routes, ...engineTasks()];

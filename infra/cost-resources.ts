@@ -4,7 +4,7 @@
  * The counts CDK code writes by hand (alarms, keys, retention) are written here and test/infra/cost-resources.test.ts
  * holds them equal to `cdk synth`'s templates, so the two cannot drift apart.
  */
-import { stateMachines, workflowEngine, type EngineTask } from "../functions/engine.js";
+import { periodicTasks, stateMachines, workflowEngine, type EngineTask } from "../functions/engine.js";
 import { DEFAULT_MEMORY_MB } from "../functions/route-row.js";
 import { areaOf, routes as routeTable, type RouteRow } from "../functions/routes.js";
 import type { StackResources, UploadServiceSize } from "../shared/domain/cost/model.js";
@@ -38,7 +38,7 @@ const taskTimeoutMs = (task: EngineTask) => task.timeoutSeconds * 1000;
 
 /**
  * infra/operations.ts and infra/monitoring.ts: three alarms (errors, throttles, p99 duration) per function group of
- * each area, of the batch engine and of the authorizer; the workflow engine's six own alarms plus two (throttles,
+ * each area, of the batch engine, of the periodic tasks and of the authorizer; the workflow engine's six own alarms plus two (throttles,
  * duration) per group of its functions; each state machine's failed executions; one per table; the API's 5xx rate.
  * One dashboard per area and engine, the workflow engine's and an overview; the upload service's two alarms and dashboard.
  */
@@ -49,10 +49,11 @@ function alarmsAndDashboards(rows: readonly RouteRow[]): { alarms: number; dashb
   const engines = Object.values(stateMachines);
   const engineGroups = engines.reduce((sum, machine) => sum + groupByTimeout(Object.values(machine.tasks as Record<string, EngineTask>), taskTimeoutMs).length, 0);
   const workflowGroups = groupByTimeout(Object.values(workflowEngine as Record<string, EngineTask>), taskTimeoutMs).length;
+  const periodicGroups = groupByTimeout(Object.values(periodicTasks as Record<string, EngineTask>), taskTimeoutMs).length;
   const authorizerGroups = 1;
   return {
     // The upload service (on by default): its 5xx and unhealthy-target alarms and its dashboard.
-    alarms: 3 * (areaGroups + engineGroups + authorizerGroups) + engines.length + 6 + 2 * workflowGroups + tables.length + 1 + 2,
+    alarms: 3 * (areaGroups + engineGroups + authorizerGroups + periodicGroups) + engines.length + 6 + 2 * workflowGroups + tables.length + 1 + 2,
     dashboards: areas.size + engines.length + 1 + 1 + 1,
   };
 }
@@ -62,7 +63,8 @@ export function stackResources(rows: readonly RouteRow[] = routeTable, upload: U
   const batch = stateMachines.batch.tasks;
   const periodic = Object.entries(workflowEngine as Record<string, EngineTask>)
     .filter(([, task]) => task.everyMinutes)
-    .map(([name, task]) => ({ name: `workflow ${name}`, memoryMb: memoryOf(task), everyMinutes: task.everyMinutes! }));
+    .map(([name, task]) => ({ name: `workflow ${name}`, memoryMb: memoryOf(task), everyMinutes: task.everyMinutes! }))
+    .concat(Object.entries(periodicTasks as Record<string, EngineTask & { everyMinutes: number }>).map(([name, task]) => ({ name, memoryMb: memoryOf(task), everyMinutes: task.everyMinutes })));
   return {
     routes: rows.map((row) => ({ key: routeKey(row), family: areaOf(row), memoryMb: row.memoryMb ?? DEFAULT_MEMORY_MB, secrets: Boolean(row.grants.secrets) })),
     // The authorizer names no memory (functions/routes.ts `authorizer`).

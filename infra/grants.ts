@@ -22,6 +22,7 @@ const OBJECT_ACTIONS: Record<ObjectAccess, string[]> = {
   write: OBJECT_WRITE,
   readwrite: [...OBJECT_READ, ...OBJECT_WRITE],
   delete: OBJECT_DELETE,
+  "read-delete": [...OBJECT_READ, ...OBJECT_DELETE],
   "write-delete": [...OBJECT_WRITE, ...OBJECT_DELETE],
   "readwrite-delete": [...OBJECT_READ, ...OBJECT_WRITE, ...OBJECT_DELETE],
 };

@@ -3,7 +3,7 @@ import type { IConstruct } from "constructs";
 import { Method } from "aws-cdk-lib/aws-apigateway";
 import type { ApiStack } from "./api-stack.js";
 import type { DataStack } from "./data-stack.js";
-import { stateMachines, workflowEngine } from "../functions/engine.js";
+import { periodicTasks, stateMachines, workflowEngine } from "../functions/engine.js";
 import type { Grants } from "../functions/routes.js";
 import { pascal } from "./names.js";
 import { RouteFunction } from "./constructs/route-function.js";
@@ -111,12 +111,12 @@ export function acknowledgeFindings({ data, api, tracing = false }: { data: Data
 function acknowledgeTelemetryGrants(api: ApiStack, data: DataStack): void {
   const { database } = data.telemetry;
   const objects = (who: string, access: Grants["telemetry"]) =>
-    `${who} ${access === "write" ? "writes" : "reads (through Athena)"} telemetry objects named per workspace, day and write (telemetry/<kind>/workspace_id=<id>/dt=<day>/<object>), so object access needs a prefix wildcard, confined to telemetry/ of the telemetry bucket.`;
+    `${who} ${access === "write" ? "writes" : access === "query" ? "reads (through Athena)" : "reads (through Athena) and writes"} telemetry objects named per workspace, day and write (telemetry/<kind>/workspace_id=<id>/dt=<day>/<object>), so object access needs a prefix wildcard, confined to telemetry/ of the telemetry bucket.`;
   // The engines' functions that call models (batch lines, workflow model steps) write their spans.
   const engineWriters: [RouteFunction, string][] = [
     ...api.engines.flatMap((engine) =>
       Object.entries(engine.tasks)
-        .filter(([name]) => (stateMachines as Record<string, { tasks: Record<string, { grants: Grants }> }>)[engine.machine]?.tasks[name]?.grants.telemetry)
+        .filter(([name]) => (stateMachines as Record<string, { tasks: Record<string, { grants: Grants }> }>)[engine.machine]?.tasks[name]?.grants.telemetry === "write")
         .map(([name, fn]): [RouteFunction, string] => [fn, `The ${engine.machine} engine's ${name} task`]),
     ),
     ...(Object.entries(api.workflowEngine.functions) as [keyof typeof workflowEngine, RouteFunction][])
@@ -124,10 +124,25 @@ function acknowledgeTelemetryGrants(api: ApiStack, data: DataStack): void {
       .map(([name, fn]): [RouteFunction, string] => [fn, `The workflow engine's ${name} function`]),
   ];
   for (const [fn, who] of engineWriters) Validations.of(fn).acknowledge({ id: "AwsSolutions-IAM5[Resource::<TelemetryBucketArn>/telemetry/*]", reason: objects(who, "write") });
-  for (const area of api.areas) {
+  // Engine tasks that search telemetry (the dataset import's Run finds conversations by their spans) run Athena queries.
+  for (const engine of api.engines) {
+    for (const [name, fn] of Object.entries(engine.tasks)) {
+      if ((stateMachines as Record<string, { tasks: Record<string, { grants: Grants }> }>)[engine.machine]?.tasks[name]?.grants.telemetry !== "query") continue;
+      const who = `The ${engine.machine} engine's ${name} task`;
+      Validations.of(fn).acknowledge({ id: "AwsSolutions-IAM5[Resource::<TelemetryBucketArn>/telemetry/*]", reason: objects(who, "query") });
+      Validations.of(fn).acknowledge({ id: "AwsSolutions-IAM5[Resource::<TelemetryBucketArn>/athena-results/*]", reason: `${who} runs Athena queries, which write and read their result files under athena-results/<query id> (ids unknown in advance); only that prefix.` });
+      Validations.of(fn).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:glue:<AWS::Region>:<AWS::AccountId>:table/${database}/*]`,
+        reason: `${who} reads the Glue tables of the telemetry database when Athena plans its query; only that database's tables.`,
+      });
+    }
+  }
+  // The periodic tasks (functions/engine.ts `periodicTasks`) as routes are: their grant names their access.
+  const periodic = (Object.entries(api.periodic.functions) as [keyof typeof periodicTasks, RouteFunction][]).map(([name, fn]) => ({ row: { method: "periodic", path: name, grants: periodicTasks[name].grants as Grants }, fn }));
+  for (const area of [...api.areas, { routes: periodic }]) {
     for (const { row, fn } of area.routes.filter((r) => r.row.grants.telemetry)) {
       Validations.of(fn).acknowledge({ id: "AwsSolutions-IAM5[Resource::<TelemetryBucketArn>/telemetry/*]", reason: objects(`${row.method} ${row.path}`, row.grants.telemetry) });
-      if (row.grants.telemetry !== "query") continue;
+      if (row.grants.telemetry === "write") continue;
       Validations.of(fn).acknowledge({
         id: "AwsSolutions-IAM5[Resource::<TelemetryBucketArn>/athena-results/*]",
         reason: `${row.method} ${row.path} runs Athena queries, which write and read their result files under athena-results/<query id> (ids unknown in advance); only that prefix.`,

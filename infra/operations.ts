@@ -76,6 +76,9 @@ export function addOperations(
     ...engineGroups.widgets,
   ]);
 
+  // The periodic tasks (functions/engine.ts `periodicTasks`): errors, throttles and duration per group, as every function has.
+  new FunctionGroupAlarms(api.periodic, "Alarms", { prefix, label: "periodic", functions: Object.values(api.periodic.functions), topic });
+
   if (uploads) uploadServiceAlarms(uploads, prefix, topic);
 
   if (settings.logRetentionDays !== undefined) {

@@ -139,9 +139,11 @@ const arn = (service: string, resource: string) => `arn:${cdk.Aws.PARTITION}:${s
  * `write`: put objects under telemetry/ (shared/blobs/telemetry.ts). `query`: run queries in the one workgroup,
  * read the one Glue database's tables, read the telemetry objects and read/write the results prefix.
  */
-export function telemetryStatements(access: "write" | "query", refs: TelemetryRefs): iam.PolicyStatement[] {
+export function telemetryStatements(access: "write" | "query" | "query-write", refs: TelemetryRefs): iam.PolicyStatement[] {
   const objects = refs.bucket.arnForObjects(`${TELEMETRY_KEY_PREFIX}*`);
   if (access === "write") return [new iam.PolicyStatement({ actions: ["s3:PutObject"], resources: [objects] })];
+  // Searches, then appends what it found (an evaluation pipeline's run: decision 65).
+  if (access === "query-write") return [...telemetryStatements("query", refs), ...telemetryStatements("write", refs)];
   const results = refs.bucket.arnForObjects(`${ATHENA_RESULTS_PREFIX}*`);
   return [
     new iam.PolicyStatement({
@@ -162,9 +164,10 @@ export function telemetryStatements(access: "write" | "query", refs: TelemetryRe
 }
 
 /** The settings a function with the grant reads (shared/blobs/telemetry.ts, shared/store/observability/analytics.ts, shared/config.ts). */
-export function telemetryEnvironment(access: "write" | "query", refs: TelemetryRefs): Record<string, string> {
+export function telemetryEnvironment(access: "write" | "query" | "query-write", refs: TelemetryRefs): Record<string, string> {
   return {
     [TELEMETRY_RETENTION_ENV]: String(refs.retentionDays),
-    ...(access === "write" ? { [TELEMETRY_BUCKET_ENV]: refs.bucket.bucketName } : { [GLUE_DATABASE_ENV]: refs.database, [ATHENA_WORKGROUP_ENV]: refs.workGroup }),
+    ...(access !== "query" ? { [TELEMETRY_BUCKET_ENV]: refs.bucket.bucketName } : {}),
+    ...(access !== "write" ? { [GLUE_DATABASE_ENV]: refs.database, [ATHENA_WORKGROUP_ENV]: refs.workGroup } : {}),
   };
 }

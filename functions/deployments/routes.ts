@@ -19,6 +19,9 @@ export const deploymentRoutes = area({ errors: "workflow", permissions: { read: 
   { method: "POST", path: "/v1/workflows/deployments/{name}/start", handler: "deployments/start", doc: { status: 202 }, grants: writes },
   { method: "POST", path: "/v1/workflows/deployments/{name}/restart", handler: "deployments/restart", doc: { status: 202 }, grants: writes },
   { method: "GET", path: "/v1/workflows/deployments/{name}/workers", handler: "deployments/workers", grants: reads },
+  // Extensions (issue 29): the log lines of the deployment's runs, kept in the executions table (decision 0064).
+  { method: "GET", path: "/v1/workflows/deployments/{name}/logs", handler: "deployments/logs", grants: { tables: { workflows: "read", executions: "read" } }, extension: true },
+  { method: "GET", path: "/v1/workflows/deployments/{name}/logs/stream", handler: "deployments/logs-stream", grants: { tables: { workflows: "read", executions: "read" } }, streaming: true, extension: true },
   // Extension: adds and removes the principals that alone may register into the deployment (hardening).
   { method: "POST", path: "/v1/workflows/deployments/{name}/principals", handler: "deployments/principals", grants: writes, permission: "service-accounts:manage", extension: true, audit: "deployment.principals" },
   { method: "POST", path: "/v1/workflows/deployments/{deployment_id}/unharden", handler: "deployments/unharden", grants: writes, permission: "service-accounts:manage", audit: "deployment.unharden" },

@@ -3,7 +3,7 @@ import type { RowInput } from "../route-row.js";
 /**
  * Datasets and dataset records (docs/observability/datasets.md, decision 41): the spec's six record rows, and
  * as extensions the SDK's dataset and record calls that make records at all (`beta.observability.datasets.*`),
- * plus records made from spans. Rows without a permission take the area's (observability:read on GET,
+ * plus records made from spans, and the SDK's imports, export and import tasks. Rows without a permission take the area's (observability:read on GET,
  * observability:write otherwise).
  */
 export const datasetRows: RowInput[] = [
@@ -37,4 +37,21 @@ export const datasetRows: RowInput[] = [
     grants: { tables: { datasets: "readwrite", telemetry: "read" } },
     extension: true,
   },
+  // Extensions: the SDK's imports, export and import tasks (decision 62). Imports check what they name, record a RUNNING
+  // task and start its execution on the dataset import state machine (202); the export is synchronous, as Mistral's is.
+  { method: "POST", path: "/v1/observability/datasets/{dataset_id}/imports/from-file", handler: "observability/import-dataset-from-file", doc: { status: 202 }, grants: { tables: { datasets: "readwrite", files: "read" }, executions: { datasetImport: "start-stop" } }, extension: true },
+  // Conversations are found by their model calls' gen_ai.conversation.id in the telemetry search (the task looks again for their content).
+  {
+    method: "POST",
+    path: "/v1/observability/datasets/{dataset_id}/imports/from-playground",
+    handler: "observability/import-dataset-from-playground",
+    doc: { status: 202 },
+    grants: { tables: { datasets: "readwrite" }, files: "write-delete", telemetry: "query", executions: { datasetImport: "start-stop" } },
+    extension: true,
+  },
+  { method: "POST", path: "/v1/observability/datasets/{dataset_id}/imports/from-dataset", handler: "observability/import-dataset-from-dataset", doc: { status: 202 }, grants: { tables: { datasets: "readwrite" }, files: "write-delete", executions: { datasetImport: "start-stop" } }, extension: true },
+  // Writes a File of the workspace and signs a download URL for it (the files routes' signing secret).
+  { method: "GET", path: "/v1/observability/datasets/{dataset_id}/exports/to-jsonl", handler: "observability/export-dataset-to-jsonl", grants: { tables: { datasets: "read", files: "write", tenancy: "read" }, files: "write-delete" }, memoryMb: 1024, extension: true },
+  { method: "GET", path: "/v1/observability/datasets/{dataset_id}/tasks", handler: "observability/list-dataset-tasks", grants: { tables: { datasets: "read" } }, extension: true },
+  { method: "GET", path: "/v1/observability/datasets/{dataset_id}/tasks/{task_id}", handler: "observability/get-dataset-task", grants: { tables: { datasets: "read" } }, extension: true },
 ];

@@ -30,6 +30,14 @@ export const workerRoutes = area({ errors: "workflow", permissions: { read: "wor
     grants: { tables: { workflows: "readwrite", executions: "readwrite" }, workflows: { tasks: true } },
     extension: true,
   },
+  // Its activity's log lines (decision 0064): at most 100 a request, 8,192 characters each.
+  {
+    method: "POST",
+    path: "/v1/workflows/tasks/{task_id}/logs",
+    handler: "workers/logs",
+    grants: { tables: { workflows: "readwrite", executions: "readwrite" } },
+    extension: true,
+  },
   {
     method: "POST",
     path: "/v1/workflows/tasks/{task_id}/fail",

@@ -109,6 +109,12 @@ async function serveOn(backends: Backends, lock: DataDirLock, options: LocalStac
   sweeper.unref();
   const compactor = setInterval(() => void compact(), 3_600_000);
   compactor.unref();
+  // Enabled evaluation pipelines swept as the cloud's rate rule sweeps them (docs/observability/pipelines.md).
+  const pipelines = await import("../../shared/services/observability/pipelines.js");
+  const everyMs = (await import("../../functions/engine.js")).periodicTasks.pipelineSweep.everyMinutes * 60_000;
+  const sweepPipelines = () => void pipelines.sweepEnabledPipelines(Date.now() + everyMs / 2).catch((error: unknown) => console.warn(`Evaluation pipeline sweep failed: ${(error as Error).message}`));
+  const pipelineSweeper = setInterval(sweepPipelines, everyMs);
+  pipelineSweeper.unref();
   return {
     url: api.url,
     apiKey,
@@ -119,6 +125,7 @@ async function serveOn(backends: Backends, lock: DataDirLock, options: LocalStac
     stop: async () => {
       clearInterval(sweeper);
       clearInterval(compactor);
+      clearInterval(pipelineSweeper);
       // The CLIs read this file to find the stack: gone with it, so they can say it is not running.
       rmSync(stackFile, { force: true });
       try {

@@ -1,3 +1,6 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { format } from "node:util";
+
 /**
  * The reference worker (docs/workflows.md, "Workers"): registers a module's workflows in a deployment every
  * 10 s, long-polls for its activity tasks with a few concurrent slots, runs them, heartbeats and reports.
@@ -86,10 +89,46 @@ class HttpError extends Error {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A log line an activity wrote with `console` (decision 0064), waiting to be sent with its task. */
+interface CapturedLine {
+  level: "DEBUG" | "INFO" | "WARN" | "ERROR";
+  message: string;
+  timestamp: string;
+}
+
+/** The platform's bounds on a log request (POST /v1/workflows/tasks/{task_id}/logs): lines, characters a line, bytes a request. */
+const LOG_LINES_PER_REQUEST = 100;
+const LOG_LINE_CHARS = 8_192;
+const LOG_REQUEST_BYTES = 200 * 1024;
+
+/** The lines of the activity running in this async context (each task runs in its own). */
+const activityLines = new AsyncLocalStorage<CapturedLine[]>();
+let consoleCaptured = false;
+
+/**
+ * `console` inside an activity also goes to the task's log lines (still printed as before): patched once per
+ * process, it looks up the running activity through AsyncLocalStorage, so concurrent tasks keep their own lines
+ * and code outside activities is untouched.
+ */
+function captureConsole(): void {
+  if (consoleCaptured) return;
+  consoleCaptured = true;
+  const levels = { debug: "DEBUG", log: "INFO", info: "INFO", warn: "WARN", error: "ERROR" } as const;
+  for (const [method, level] of Object.entries(levels) as [keyof typeof levels, CapturedLine["level"]][]) {
+    const original = console[method].bind(console);
+    console[method] = (...args: unknown[]) => {
+      activityLines.getStore()?.push({ level, message: format(...args).slice(0, LOG_LINE_CHARS), timestamp: new Date().toISOString() });
+      original(...args);
+    };
+  }
+}
+
 export function runWorker(options: WorkerOptions): RunningWorker {
   const url = options.url.replace(/\/$/, "");
   const name = options.name ?? (process.env.HOSTNAME || "worker");
-  const log = options.log ?? ((message: string) => console.error(`[worker ${name}] ${message}`));
+  const print = options.log ?? ((message: string) => console.error(`[worker ${name}] ${message}`));
+  // The worker's own messages are never an activity's log lines, even when written while one runs.
+  const log = (message: string) => activityLines.exit(() => print(message));
   const who = { deployment_name: options.deployment, worker_name: name };
   let module = options.module;
   let activities = Object.keys(module.activities);
@@ -113,7 +152,27 @@ export function runWorker(options: WorkerOptions): RunningWorker {
       definitions: module.workflows.map((w) => ({ ...w, activities })),
     });
 
-  async function runTask(task: TaskInfo): Promise<void> {
+  /** Sends the lines captured so far (in requests within the platform's bounds); a refusal is logged, never the task's failure. */
+  async function sendLines(task: TaskInfo, lines: CapturedLine[]): Promise<void> {
+    while (lines.length) {
+      const batch: CapturedLine[] = [];
+      let bytes = 0;
+      while (lines.length && batch.length < LOG_LINES_PER_REQUEST && bytes + Buffer.byteLength(lines[0]!.message) <= LOG_REQUEST_BYTES) {
+        bytes += Buffer.byteLength(lines[0]!.message);
+        batch.push(lines.shift()!);
+      }
+      if (!batch.length) batch.push(lines.shift()!);
+      await call("POST", `/v1/workflows/tasks/${task.task_id}/logs`, { ...who, lines: batch }).catch((error) => log(`log lines of ${task.task_id} not sent: ${(error as Error).message}`));
+    }
+  }
+
+  function runTask(task: TaskInfo): Promise<void> {
+    captureConsole();
+    const lines: CapturedLine[] = [];
+    return activityLines.run(lines, () => runTaskWithLines(task, lines));
+  }
+
+  async function runTaskWithLines(task: TaskInfo, lines: CapturedLine[]): Promise<void> {
     const cancel = new AbortController();
     const signal = AbortSignal.any([cancel.signal, stopping.signal]);
     const heartbeat = async (details?: unknown) => {
@@ -123,15 +182,22 @@ export function runWorker(options: WorkerOptions): RunningWorker {
     };
     // A third of HeartbeatSeconds, so one missed beat is not a timeout; without one, often enough to hear of a cancel.
     const every = task.heartbeat_seconds ? Math.max(1, task.heartbeat_seconds / 3) * 1000 : 10_000;
-    const beating = setInterval(() => heartbeat().catch((error) => log(`heartbeat of ${task.task_id} failed: ${(error as Error).message}`)), every);
+    // Each beat also sends the lines written since the last (a long activity's log is not held to its end).
+    const beating = setInterval(() => {
+      heartbeat().catch((error) => log(`heartbeat of ${task.task_id} failed: ${(error as Error).message}`));
+      void sendLines(task, lines.splice(0));
+    }, every);
     try {
       const activity = module.activities[task.activity];
       if (!activity) throw Object.assign(new Error(`This worker has no activity '${task.activity}'`), { name: "ActivityNotFound" });
       const result = await activity(task.input, { heartbeat, signal, task, api });
+      // The lines go first: a task's log is complete once its result is in.
+      await sendLines(task, lines.splice(0));
       await call("POST", `/v1/workflows/tasks/${task.task_id}/complete`, { ...who, result: result ?? null });
     } catch (error) {
       if (error instanceof HttpError) return log(`task ${task.task_id} (${task.activity}): ${error.message}`);
       const failure = error instanceof Error ? error : new Error(String(error));
+      await sendLines(task, lines.splice(0));
       await call("POST", `/v1/workflows/tasks/${task.task_id}/fail`, { ...who, error: { type: failure.name || "Error", message: failure.message.slice(0, 32_000) } }).catch((e) =>
         log(`task ${task.task_id} (${task.activity}) could not be failed: ${(e as Error).message}`),
       );

@@ -6,6 +6,7 @@
  */
 export const deployedMachines = {
   batch: { arnEnv: "STATE_MACHINE_BATCH" },
+  datasetImport: { arnEnv: "STATE_MACHINE_DATASET_IMPORT" },
 } as const satisfies Record<string, { arnEnv: string }>;
 
 export type MachineName = keyof typeof deployedMachines;

@@ -9,7 +9,7 @@ import { logger } from "../observability/logger.js";
 export type TaskHandler<I, O> = (input: I, context?: Context) => Promise<O>;
 
 /** Log keys every task line carries when its input names them (the job being worked on). */
-const KEYS = ["workspace", "jobId"] as const;
+const KEYS = ["workspace", "jobId", "taskId"] as const;
 
 function keysOf(input: unknown): Record<string, string> {
   const source = ((input as { job?: unknown } | null)?.job ?? input) as Record<string, unknown> | null;

@@ -75,6 +75,12 @@ export const RegistrationListQuery = z.object({
 });
 export type RegistrationListQuery = z.infer<typeof RegistrationListQuery>;
 
+/** GET /v1/workflows/registrations/{workflow_registration_id}. `include_shared` is accepted (no shared workflows exist). */
+export const RegistrationGetQuery = z.object({ with_workflow: queryBoolean(false), include_shared: queryBoolean(true) });
+
+/** OA:WorkflowBulkArchiveRequest and OA:WorkflowBulkUnarchiveRequest. */
+export const WorkflowBulkArchiveRequest = z.object({ workflow_ids: z.array(Uuid).max(100) });
+
 /** OA:WorkflowUpdateRequest. */
 export const WorkflowUpdateRequest = z.object({
   display_name: z.string().min(1).max(128).nullish(),
@@ -211,6 +217,22 @@ export const RegistrationOut = z.object({
   compatible_with_chat_assistant: z.boolean(),
 });
 export type RegistrationOut = z.infer<typeof RegistrationOut>;
+
+/** OA:WorkflowRegistrationWithWorkerStatus: `active` while a worker of its deployment beats. */
+export const RegistrationWithWorkerStatusOut = RegistrationOut.extend({ active: z.boolean() });
+
+/** OA:WorkflowRegistrationGetResponse: `workflow_version` is the deprecated name of the same registration. */
+export const RegistrationGetOut = z.object({ workflow_registration: RegistrationWithWorkerStatusOut, workflow_version: RegistrationWithWorkerStatusOut });
+
+/** OA:WorkflowArchiveResponse and OA:WorkflowUnarchiveResponse. */
+export const WorkflowArchiveOut = z.object({ workflow: WorkflowOut });
+
+/** OA:WorkflowBulkError. */
+const WorkflowBulkErrorOut = z.object({ workflow_id: z.string(), workflow: WorkflowOut.nullable(), message: z.string() });
+/** OA:WorkflowBulkArchiveResponse. */
+export const WorkflowBulkArchiveOut = z.object({ archived: z.array(WorkflowOut), errored: z.array(WorkflowBulkErrorOut) });
+/** OA:WorkflowBulkUnarchiveResponse. */
+export const WorkflowBulkUnarchiveOut = z.object({ unarchived: z.array(WorkflowOut), errored: z.array(WorkflowBulkErrorOut) });
 
 export const RegistrationListOut = z.object({
   workflow_registrations: z.array(RegistrationOut),

@@ -214,6 +214,8 @@ export const telemetryTable = {
  * workspace (`WS#<workspace>`; sorts `DS#<id>` for datasets, `REC#<id>` for records), so a record is read by its
  * id alone. `byParent` lists them: datasets under `<workspace>#DATASETS`, a dataset's records under
  * `<workspace>#DS#<id>`, oldest first (`createdKey`). A global index: no 10 GB cap on a workspace's records.
+ * Saved judges sit in the same partition (`JUDGE#<id>`, their names' claims `JUDGENAME#<name>`; listed under
+ * `<workspace>#JUDGES`; decision 61).
  */
 export const datasetsTable = {
   name: "datasets",

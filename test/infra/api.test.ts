@@ -180,7 +180,7 @@ describe("the stacks", () => {
   });
 });
 
-it("serves the table's streaming routes (chat, FIM and agent completions, transcription and speech, the workflow event stream) in STREAM mode", () => {
+it("serves the table's streaming routes (chat, FIM and agent completions, transcription and speech, the workflow event, execution and log streams) in STREAM mode", () => {
   const streaming = routes.filter((r) => r.streaming);
   expect(streaming.map((r) => r.path).toSorted()).toEqual([
     "/v1/agents/completions",
@@ -188,7 +188,10 @@ it("serves the table's streaming routes (chat, FIM and agent completions, transc
     "/v1/audio/transcriptions",
     "/v1/chat/completions",
     "/v1/fim/completions",
+    "/v1/workflows/deployments/{name}/logs/stream",
     "/v1/workflows/events/stream",
+    "/v1/workflows/executions/{execution_id}/logs/stream",
+    "/v1/workflows/executions/{execution_id}/stream",
   ]);
   for (const row of streaming) {
     const { method } = methodsOf(s).find((m) => m.key === rowKey(row))!;

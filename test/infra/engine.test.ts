@@ -132,8 +132,25 @@ describe("routes granted executions", () => {
     return { fn, statements: role.Properties.Policies.flatMap((p: Json) => p.PolicyDocument.Statement) as Json[], scope: m.scope };
   }
 
-  it("are the batch routes that create, cancel and delete jobs", () => {
-    expect(startStop.map((r) => r.handler).toSorted()).toEqual(["batch/cancel", "batch/create", "batch/delete"]);
+  it("are the batch routes that create, cancel and delete jobs, and the dataset imports (their own machine)", () => {
+    expect(startStop.filter((r) => r.grants.executions!.batch).map((r) => r.handler).toSorted()).toEqual(["batch/cancel", "batch/create", "batch/delete"]);
+    expect(startStop.filter((r) => !r.grants.executions!.batch).map((r) => r.handler).toSorted()).toEqual([
+      "observability/import-dataset-from-dataset",
+      "observability/import-dataset-from-file",
+      "observability/import-dataset-from-playground",
+    ]);
+  });
+
+  it("gives the dataset import routes the dataset import machine's executions and its ARN, nothing of batch's", () => {
+    for (const r of startStop.filter((row) => row.grants.executions!.datasetImport)) {
+      const { fn, statements } = functionOf(r);
+      const states = statements.filter((st) => list<string>(st.Action).some((a) => a.startsWith("states:")));
+      expect(states.map((st) => st.Action), r.handler).toEqual(["states:StartExecution", ["states:DescribeExecution", "states:StopExecution"]]);
+      expect(JSON.stringify(states), r.handler).toContain("DatasetimportStateMachine");
+      expect(JSON.stringify(states), r.handler).not.toContain("Batch");
+      expect(fn.Properties.Environment.Variables.STATE_MACHINE_DATASET_IMPORT, r.handler).toEqual({ Ref: "DatasetimportStateMachineArn" });
+      expect(fn.Properties.Environment.Variables.STATE_MACHINE_BATCH, r.handler).toBeUndefined();
+    }
   });
 
   it("may start the machine's executions and describe and stop them, nothing more; others may do none of it", () => {
@@ -147,6 +164,8 @@ describe("routes granted executions", () => {
         expect(fn.Properties.Environment.Variables.STATE_MACHINE_BATCH, r.handler).toBeUndefined();
         continue;
       }
+      // Rows of another machine of the engine table: checked above.
+      if (!r.grants.executions.batch) continue;
       expect(states, r.handler).toEqual([
         { Effect: "Allow", Action: "states:StartExecution", Resource: { Ref: "BatchStateMachineArn" } },
         {

@@ -77,8 +77,8 @@ async function synthesize(options: BuildOptions & { validate?: boolean }) {
     ...built,
     assembly,
     template,
-    /** Every stack that becomes a CloudFormation template: the two top-level stacks, the area, engine, workflow engine and monitoring nested stacks, the upload service's. */
-    stacks: [built.data, built.api, ...built.api.areas, ...built.api.engines, built.api.workflowEngine, built.monitoring, ...(built.uploads ? [built.uploads, built.uploads.service] : [])] as cdk.Stack[],
+    /** Every stack that becomes a CloudFormation template: the two top-level stacks, the area, engine, workflow engine, periodic and monitoring nested stacks, the upload service's. */
+    stacks: [built.data, built.api, ...built.api.areas, ...built.api.engines, built.api.workflowEngine, built.api.periodic, built.monitoring, ...(built.uploads ? [built.uploads, built.uploads.service] : [])] as cdk.Stack[],
     validationReport: () => JSON.parse(readFileSync(join(assembly.directory, "validation-report.json"), "utf8")) as Json,
   };
 }

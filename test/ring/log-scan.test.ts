@@ -8,7 +8,8 @@
  * (bearer headers, AWS access keys, `sk-` keys, OAuth tokens). The banner's two lines that show the local
  * dev key to its developer are the only exception (decision 0035), and are checked to be just those. The audit
  * events the flow produced (decision 0044: the API's and a CLI's, read through the admin route and `npm run
- * audit`) are scanned for the same secrets.
+ * audit`) are scanned for the same secrets, and so are the engine's own lines of the workflow's execution log
+ * (decision 0064); the line its activity wrote with `console` must reach that log (the tenant's), never the stack's.
  */
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
@@ -44,6 +45,8 @@ describe("the logs of npm start at DEBUG", () => {
     const server = await startNpmStart({ dataDir: dir, key, logLevel: "DEBUG", accessLog: true });
     // The audit events the flow produced (decision 44), through the admin route and the audit CLI: scanned below like the logs.
     let audited = "";
+    // The engine's lines of the workflow run's execution log (decision 0064), scanned like the audit events.
+    let engineLines = "";
     const mcp = await startMcpServer();
     const secrets: Record<string, string> = { "dev key": key };
     const http = filesClient(server, { key });
@@ -97,8 +100,21 @@ describe("the logs of npm start at DEBUG", () => {
       ok(await connectors.call(connector.id, "echo", { text: secrets["tool argument"] }), "tool call");
       expect(mcp.authorizations).toContain(`Bearer ${secrets["connector token"]}`);
 
-      // A workflow run through the reference worker, on the uploaded file and a text.
-      worker = runWorker({ url: server.url, key, deployment: "examples", name: "scan", module: example, pollWaitSeconds: 1, concurrency: 2, log: () => {} });
+      // A workflow run through the reference worker, on the uploaded file and a text; its first activity writes a
+      // line with `console`, which the worker forwards to the execution's logs (decision 0064): the tenant's to read
+      // there, never the stack's own logs.
+      secrets["activity log line"] = marker("ACTIVITY-LOG-LINE");
+      const logging: WorkflowModule = {
+        ...example,
+        activities: {
+          ...example.activities,
+          read_file: async (input, ctx) => {
+            console.log(`reading with ${secrets["activity log line"]}`);
+            return example.activities.read_file!(input, ctx);
+          },
+        },
+      };
+      worker = runWorker({ url: server.url, key, deployment: "examples", name: "scan", module: logging, pollWaitSeconds: 1, concurrency: 2, log: () => {} });
       await worker.registered;
       const workflows = workflowsClient(server, { key });
       secrets["workflow input"] = marker("WORKFLOW-INPUT");
@@ -108,6 +124,11 @@ describe("the logs of npm start at DEBUG", () => {
         return execution.status === "RUNNING" ? undefined : execution;
       });
       expect(closed.status).toBe("COMPLETED");
+      // The execution's logs hold the activity's line; the engine's own lines (scanned below like the audit events) hold no payload.
+      const logs = ok(await workflows.request("GET", "/v1/workflows/executions/scan-1/logs", { query: { limit: 100 } }), "execution logs");
+      const lines = logs.results as { body: string; log_attributes: Record<string, string> }[];
+      expect(lines.map((l) => l.body)).toContain(`reading with ${secrets["activity log line"]}`);
+      engineLines = JSON.stringify(lines.filter((l) => l.log_attributes.source === "engine"));
 
       // A privileged change from the CLI beside the API's, then the audit log as an admin and the operator read it.
       const me = ok(await http.request("GET", "/v1/users/me"), "me");
@@ -142,6 +163,9 @@ describe("the logs of npm start at DEBUG", () => {
     expect(audited.length).toBeGreaterThan(100);
     for (const [what, secret] of Object.entries(secrets)) expect(audited.includes(secret), `an audit event holds the ${what}`).toBe(false);
     for (const [what, shape] of SECRET_SHAPES) expect(audited.match(shape)?.[0], `an audit event holds a ${what}`).toBeUndefined();
+    expect(engineLines).toContain("Workflow summarize completed");
+    for (const [what, secret] of Object.entries(secrets)) expect(engineLines.includes(secret), `an engine log line holds the ${what}`).toBe(false);
+    for (const [what, shape] of SECRET_SHAPES) expect(engineLines.match(shape)?.[0], `an engine log line holds a ${what}`).toBeUndefined();
     for (const [what, shape] of SECRET_SHAPES) expect(logged.match(shape)?.[0], `the logs hold a ${what}`).toBeUndefined();
 
     // Every line but the banner is structured: JSON objects (pretty-printed locally: POWERTOOLS_DEV), one per log call.

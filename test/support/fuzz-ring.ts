@@ -385,7 +385,21 @@ export async function checkRequest(row: RouteRow, target: RingTarget, request: F
     if (digest(before) !== digest(after)) return `a refused write (${answer.status}) changed the workspace: ${changedSections(before!, after).join(", ")}`;
     lastFootprint.set(owner.workspace, { route: routeKey(row), footprint: after });
   }
+  // An accepted write that started engine work (a batch job, a dataset import) goes on changing the workspace after
+  // its answer: the next request's footprint is read once that work has settled, or it would be blamed for it.
+  if (write && answer.status < 400 && row.grants.executions) await settled(owner);
   return undefined;
+}
+
+/** Waits until two reads of the workspace's footprint, a quarter second apart, agree (at most 15 s). */
+async function settled(owner: Parameters<typeof footprint>[0]): Promise<void> {
+  let last = digest(await footprint(owner));
+  for (const deadline = Date.now() + 15_000; Date.now() < deadline; ) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const now = digest(await footprint(owner));
+    if (now === last) return;
+    last = now;
+  }
 }
 
 /**

@@ -14,6 +14,8 @@ import { aConnectorBody, connectorsClient } from "./connectors-client.js";
 import { datasetsClient } from "./datasets-client.js";
 import { startMcpServer, type TestMcpServer } from "./mcp-server.js";
 import { filesClient } from "./files-client.js";
+import { judgesClient } from "./judges-client.js";
+import { pipelinesClient } from "./pipelines-client.js";
 import { aPromptBody, aSkillBody, registryClient } from "./registry-client.js";
 import { aDeploymentBody, retrievalClient } from "./retrieval-client.js";
 import type { TestTenant } from "./tenant.js";
@@ -161,6 +163,18 @@ export const pathFixtures: Record<string, PathFixture> = {
   // Observability datasets and records (made through the API): a `{dataset_record_id}` row may delete its record, so each gets its own dataset.
   dataset_id: async ({ api, tenant }) => (await datasetsClient(api, tenant).created()).id as string,
   dataset_record_id: async ({ api, tenant }) => (await datasetsClient(api, tenant).createdRecord()).id as string,
+  // A saved judge (made through the API, named uniquely): a `{judge_id}` row may delete or rename it.
+  judge_id: async ({ api, tenant }) => (await judgesClient(api, tenant).created()).id as string,
+  // An evaluation pipeline (a detection over spans, made through the API): a `{pipeline_config_id}` row may delete or run it.
+  pipeline_config_id: async ({ api, tenant }) => (await pipelinesClient(api, tenant).created()).id as string,
+  // An import task of the owner's `{dataset_id}` dataset (a one-line file), waited for: a running task changes its own record.
+  dataset_task_id: async (owner) => {
+    const datasets = datasetsClient(owner.api, owner.tenant);
+    const dataset = await fixtureId(owner, "dataset_id");
+    const file = await filesClient(owner.api, owner.tenant).uploaded({ filename: "fixture.jsonl", content: '{"payload":{"q":"fixture"}}\n', purpose: "fine-tune" });
+    const task = await datasets.importedFromFile(dataset, file.id as string);
+    return task.id as string;
+  },
   schedule_id: async (owner) => {
     const workflow = await fixtureId(owner, "workflow_name");
     const body = { workflow_identifier: workflow, schedule: { input: {}, intervals: [{ every: "PT1H" }], start_at: "2031-01-01T00:00:00Z" } };
@@ -222,6 +236,7 @@ const scopedFixtures: { prefix: string; param: string; fixture: string }[] = [
   { prefix: "/v1/workflows/deployments/", param: "deployment_id", fixture: "workflow_deployment_id" },
   { prefix: "/v1/observability/spans/evaluations/fields/", param: "field_name", fixture: "evaluation_field_name" },
   { prefix: "/v1/observability/logs/fields/", param: "field_name", fixture: "log_field_name" },
+  { prefix: "/v1/observability/datasets/", param: "task_id", fixture: "dataset_task_id" },
 ];
 
 /** The fixture that names `param` in `path`. */

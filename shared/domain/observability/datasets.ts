@@ -94,16 +94,21 @@ export function checkConversation(payload: Record<string, unknown>): void {
   if (!("messages" in payload)) return;
   const messages = payload.messages;
   if (!Array.isArray(messages)) throw recordFormatError("payload.messages must be an array of chat messages");
+  checkMessages(messages, "payload.messages", recordFormatError);
+}
+
+/** The same check of each chat message, its error named by the caller (a saved judge's conversation: JUDGE_CONVERSATION_FORMAT_ERROR at `messages`). */
+export function checkMessages(messages: unknown[], path: string, formatError: (message: string) => ApiError): void {
   messages.forEach((message: unknown, index) => {
-    const at = `payload.messages[${index}]`;
-    if (!message || typeof message !== "object" || Array.isArray(message)) throw recordFormatError(`${at} must be an object with role and content`);
+    const at = `${path}[${index}]`;
+    if (!message || typeof message !== "object" || Array.isArray(message)) throw formatError(`${at} must be an object with role and content`);
     const { role, content, tool_calls: toolCalls } = message as Record<string, unknown>;
-    if (typeof role !== "string" || !ROLES.has(role)) throw recordFormatError(`${at}.role must be one of system, user, assistant, tool`);
+    if (typeof role !== "string" || !ROLES.has(role)) throw formatError(`${at}.role must be one of system, user, assistant, tool`);
     const contentOk =
       typeof content === "string" ||
       (Array.isArray(content) && content.every((chunk) => chunk !== null && typeof chunk === "object" && typeof (chunk as { type?: unknown }).type === "string")) ||
       ((content === null || content === undefined) && role === "assistant" && Array.isArray(toolCalls));
-    if (!contentOk) throw recordFormatError(`${at}.content must be a string or an array of content chunks (or null on an assistant turn with tool_calls)`);
+    if (!contentOk) throw formatError(`${at}.content must be a string or an array of content chunks (or null on an assistant turn with tool_calls)`);
   });
 }
 
@@ -185,10 +190,11 @@ export const spanProperties = (span: SpanRow): Record<string, unknown> => ({
 });
 
 /** The `next`/`previous` links of a page-number page, or null. */
-export function pageLinks(path: string, page: number, size: number, count: number, extra: Record<string, string | undefined> = {}): { next: string | null; previous: string | null } {
+export function pageLinks(path: string, page: number, size: number, count: number, extra: Record<string, string | string[] | undefined> = {}): { next: string | null; previous: string | null } {
   const link = (p: number) => {
     const query = new URLSearchParams({ page: String(p), page_size: String(size) });
-    for (const [k, v] of Object.entries(extra)) if (v !== undefined) query.set(k, v);
+    // A repeated parameter (a list's filter) is repeated in its links.
+    for (const [k, v] of Object.entries(extra)) for (const one of v === undefined ? [] : [v].flat()) query.append(k, one);
     return `${path}?${query}`;
   };
   return { next: size > 0 && page * size < count ? link(page + 1) : null, previous: page > 1 ? link(page - 1) : null };

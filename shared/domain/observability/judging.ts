@@ -11,17 +11,21 @@ import type { SpanEvaluationRow } from "./records.js";
 
 type JudgeOutput = JudgeDefinition["output"];
 
-/** What the judge may answer: a CLASSIFICATION's distinct option values, a REGRESSION's min below its max; no tools. */
-export function checkJudge(judge: JudgeDefinition): void {
+/**
+ * What the judge may answer: a CLASSIFICATION's distinct option values, a REGRESSION's min below its max; no tools.
+ * `at` is where the definition sits in the body (`judge_definition` of live judging, the body itself for a saved judge).
+ */
+export function checkJudge(judge: JudgeDefinition, at: string[] = ["body", "judge_definition"]): void {
   const output = judge.output;
   if (output.type === "CLASSIFICATION") {
     const values = output.options.map((o) => o.value);
     const repeated = values.find((v, i) => values.indexOf(v) !== i);
-    if (repeated !== undefined) throw new Unprocessable([{ loc: ["body", "judge_definition", "output", "options"], msg: `Option value '${repeated}' is given twice`, type: "value_error" }]);
+    if (repeated !== undefined) throw new Unprocessable([{ loc: [...at, "output", "options"], msg: `Option value '${repeated}' is given twice`, type: "value_error" }]);
   } else if (!(output.min < output.max)) {
-    throw new Unprocessable([{ loc: ["body", "judge_definition", "output", "max"], msg: `max (${output.max}) must be greater than min (${output.min})`, type: "value_error" }]);
+    throw new Unprocessable([{ loc: [...at, "output", "max"], msg: `max (${output.max}) must be greater than min (${output.min})`, type: "value_error" }]);
   }
-  if (judge.tools.length) throw observabilityError(422, "FEATURE_NOT_SUPPORTED", `Judges run without tools here; judge_definition.tools must be empty (got ${judge.tools.join(", ")})`);
+  const tools = [...at.slice(1), "tools"].join(".");
+  if (judge.tools.length) throw observabilityError(422, "FEATURE_NOT_SUPPORTED", `Judges run without tools here; ${tools} must be empty (got ${judge.tools.join(", ")})`);
 }
 
 /** The answer's JSON schema (structured output): an enum of the option values, or a number in [min, max]. */
@@ -56,8 +60,20 @@ function outputRules(output: JudgeOutput): string {
   return `"answer" must be a number from ${output.min} (${output.min_description}) to ${output.max} (${output.max_description}).`;
 }
 
-/** The chat messages that ask the model for the judgement. */
-export function judgeMessages(judge: JudgeDefinition, payload: Record<string, unknown>): { role: "system" | "user"; content: string }[] {
+/** A conversation given to a saved judge as the judge reads it: its turns, then the properties sent with it (as JSON) when there are any. */
+export function conversationText(messages: Record<string, unknown>[], properties?: Record<string, unknown> | null): string {
+  const turns = recordText({ messages });
+  return properties && Object.keys(properties).length ? `${turns}\n\nProperties of this conversation:\n${JSON.stringify(properties, null, 2)}` : turns;
+}
+
+/** What a judge is asked to judge: its kind ("dataset record", "conversation") and its text (recordText, conversationText). */
+export interface JudgeSubject {
+  name: string;
+  text: string;
+}
+
+/** The chat messages that ask the model for the judgement of the subject. */
+export function judgeMessages(judge: JudgeDefinition, subject: JudgeSubject): { role: "system" | "user"; content: string }[] {
   const system = [
     `You are a judge named ${JSON.stringify(judge.name)}${judge.description ? `: ${judge.description}` : "."}`,
     judge.instructions,
@@ -67,7 +83,7 @@ export function judgeMessages(judge: JudgeDefinition, payload: Record<string, un
     .join("\n\n");
   return [
     { role: "system", content: system },
-    { role: "user", content: `Judge this dataset record:\n\n${recordText(payload)}` },
+    { role: "user", content: `Judge this ${subject.name}:\n\n${subject.text}` },
   ];
 }
 

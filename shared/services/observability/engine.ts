@@ -60,7 +60,7 @@ function decode(kind: TelemetryKind, row: Row): Record<string, unknown> {
   return out;
 }
 
-interface CursorKey {
+export interface CursorKey {
   time: string;
   id: string;
 }
@@ -109,6 +109,19 @@ export async function searchTelemetry(workspace: string, kind: TelemetryKind, re
   const more = rows.length > request.page_size && last !== undefined;
   const cursor = more ? encodeCursor({ time: String(last[kind === "logs" || kind === "span_evaluations" ? "timestamp" : "start_time"]), id: String(last.page_id) }) : null;
   return { results: page.map((row) => decode(kind, row)), next: cursor, cursor };
+}
+
+/**
+ * The records of a kind in the window after `after` in ascending (time, id) order, each with its page key: the sweeps
+ * of evaluation pipelines (shared/services/observability/pipelines.ts, decision 65) read through the same builder and
+ * engine as the search routes, so a pipeline's filter means what it means in a search.
+ */
+export async function telemetryAfter(workspace: string, kind: TelemetryKind, filter: Filter | undefined, window: Window, after: CursorKey | undefined, limit: number): Promise<{ record: Record<string, unknown>; key: CursorKey }[]> {
+  const engine = analyticsEngine();
+  const scope: Scope = { workspace, window };
+  const rows = await engine.run(searchSql(engine.dialect, { kind, scope, filter, order: "asc", after, limit }), scope);
+  const time = kind === "logs" || kind === "span_evaluations" ? "timestamp" : "start_time";
+  return rows.map((row) => ({ record: decode(kind, row), key: { time: String(row[time]), id: String(row.page_id) } }));
 }
 
 export interface Aggregated {

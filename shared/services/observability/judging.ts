@@ -3,10 +3,11 @@
  * the judge definition runs against the record's payload through the platform's model providers (the chat
  * path every model call takes: catalog, spend limit, usage), with a structured output the judge's answers
  * alone satisfy; the answer is checked, asked once more when it is not one the judge allows, and stored as a
- * span evaluation.
+ * span evaluation. A saved judge judging a conversation (shared/services/observability/judges.ts) runs through
+ * `runJudge` too.
  */
 import { ApiError, BadRequest, Unprocessable, UpstreamError } from "../../domain/errors.js";
-import { evaluationOf, checkJudge, judgeMessages, judgeSchema, parseJudgement } from "../../domain/observability/judging.js";
+import { evaluationOf, checkJudge, judgeMessages, judgeSchema, parseJudgement, recordText, type JudgeSubject } from "../../domain/observability/judging.js";
 import { observabilityError } from "../../domain/observability/datasets.js";
 import { ChatCompletionRequest } from "../../schemas/inference.js";
 import type { JudgeDefinition, JudgeOut } from "../../schemas/observability/datasets.js";
@@ -26,13 +27,17 @@ const ATTEMPTS = 2;
  */
 const deadlineMs = () => Number(process.env.JUDGE_DEADLINE_MS ?? 25_000);
 
-/** The model named by the judge, or 422 naming `model_name` (unknown, archived, or no chat model). */
-async function judgeModel(ctx: CallContext, name: string): Promise<string> {
+/**
+ * The model named by the judge, or 422 naming `model_name` at `at` (unknown, archived, or no chat model); a saved
+ * judge's (`at` null: its model is not in the body) is a 422 VALIDATION_ERROR saying to update the judge.
+ */
+export async function judgeModel(ctx: Pick<CallContext, "caller">, name: string, at: string[] | null = ["body", "judge_definition", "model_name"]): Promise<string> {
   try {
     return (await requireBodyModel(ctx.caller, name, "chat")).id;
   } catch (error) {
-    if (error instanceof BadRequest) throw new Unprocessable([{ loc: ["body", "judge_definition", "model_name"], msg: error.message, type: "value_error" }]);
-    throw error;
+    if (!(error instanceof BadRequest)) throw error;
+    if (at) throw new Unprocessable([{ loc: at, msg: error.message, type: "value_error" }]);
+    throw observabilityError(422, "VALIDATION_ERROR", `The judge's model_name cannot run: ${error.message}. Update the judge with a chat model of the catalog`);
   }
 }
 
@@ -43,14 +48,14 @@ function asJudgeFailure(error: unknown): unknown {
   return new ApiError(error.status, error.type, error.message, error.code, null, { headers: error.headers, familyCodes: { observability: code } });
 }
 
-export async function judgeRecord(ctx: CallContext, recordId: string, judge: JudgeDefinition): Promise<JudgeOut> {
-  // The record first: another workspace's id is a 404 whatever the judge says.
-  const record = await recordOf(ctx.caller, recordId);
-  checkJudge(judge);
-  const model = await judgeModel(ctx, judge.model_name);
+/**
+ * The judgement of `subject` by a checked judge on its model: the chat path with the judge's structured output,
+ * asked once more when the answer is not one the judge allows, within the judge's deadline.
+ */
+export async function runJudge(ctx: CallContext, judge: JudgeDefinition, model: string, subject: JudgeSubject): Promise<JudgeOut> {
   const request = ChatCompletionRequest.parse({
     model,
-    messages: judgeMessages(judge, record.payload),
+    messages: judgeMessages(judge, subject),
     temperature: 0,
     response_format: { type: "json_schema", json_schema: { name: "judge_output", schema: judgeSchema(judge.output), strict: true } },
     // The judge reads recorded traffic, harmful content included: the workspace's default guardrails are not its.
@@ -71,6 +76,15 @@ export async function judgeRecord(ctx: CallContext, recordId: string, judge: Jud
     judgement = parseJudgement(judge.output, answer.body.choices[0]?.message.content);
   }
   if (!judgement) throw observabilityError(502, "JUDGE_MISTRAL_API_ERROR", `The judge's model (${model}) answered ${ATTEMPTS} times with no answer the judge allows`);
+  return judgement;
+}
+
+export async function judgeRecord(ctx: CallContext, recordId: string, judge: JudgeDefinition): Promise<JudgeOut> {
+  // The record first: another workspace's id is a 404 whatever the judge says.
+  const record = await recordOf(ctx.caller, recordId);
+  checkJudge(judge);
+  const model = await judgeModel(ctx, judge.model_name);
+  const judgement = await runJudge(ctx, judge, model, { name: "dataset record", text: recordText(record.payload) });
   // Stored as a span evaluation: appended for search, and counted on its trace for point reads.
   await recordSpanEvaluation(evaluationOf(ctx.caller, record, judge, model, judgement, new Date().toISOString()));
   return judgement;

@@ -24,6 +24,7 @@ import { awaitSignal } from "./builtins/await-signal.js";
 import { awaitUpdate } from "./builtins/await-update.js";
 import { completeUpdate } from "./builtins/complete-update.js";
 import { inboxStore } from "../../store/workflows/inbox.js";
+import { recordEngineLine } from "./engine-log.js";
 
 /**
  * The dispatcher (docs/workflows.md, "The dispatcher"): every Task of every workflow program invokes it
@@ -159,7 +160,9 @@ function findState(graph: unknown, name: string): Record<string, unknown> | unde
 }
 
 async function appendEvent(run: RunRecord, type: WorkflowEventType, attributes: Record<string, unknown>): Promise<void> {
-  await eventStore.append(run.workspace, eventOf(run, type, attributes, { id: randomUUID(), nowMs: Date.now() }));
+  const event = eventOf(run, type, attributes, { id: randomUUID(), nowMs: Date.now() });
+  // The engine's log line goes beside the event, not after it: it never fails the event (nor delays it).
+  await Promise.all([eventStore.append(run.workspace, event), recordEngineLine(run, event)]);
 }
 
 

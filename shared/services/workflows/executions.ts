@@ -19,7 +19,7 @@ import { schemaIssues } from "./executions-schema.js";
 import { launchRun } from "./chain.js";
 import { stopRetrying } from "./retries.js";
 import { closeRun, graceTimerName } from "./run-close.js";
-import { ExecutionAlreadyStarted, ExecutionNotRunning, findWorkflow, getRegistration, routeExecution, WorkflowNotFound } from "./workflows.js";
+import { assertNotArchived, ExecutionAlreadyStarted, ExecutionNotRunning, findWorkflow, getRegistration, routeExecution, WorkflowNotFound } from "./workflows.js";
 import * as z from "zod";
 
 /**
@@ -141,6 +141,8 @@ async function run(
   request: WorkflowExecutionRequest,
   started: { lineage?: Lineage; traceId?: string | null; scheduleId?: string } = {},
 ): Promise<ExecuteAnswer> {
+  // Every new execution comes through here (execute, a pinned registration, a schedule's fire, a child).
+  assertNotArchived(workflow);
   const input = request.input ?? {};
   const executionId = request.execution_id ?? randomUUID();
   checkInput(registration, input, executionId);

@@ -12,6 +12,7 @@ import type { RegisterOut, RegisterRequest, WorkflowSpec } from "../../schemas/w
 import { workflowRegistry } from "../../store/workflows/registry.js";
 import { assertMayRegister, ensureRegisteredDeployment } from "./deployments.js";
 import { principalOf } from "./workers.js";
+import { RESERVED_WORKFLOW_NAMES } from "../../domain/workflows/reserved-names.js";
 
 /**
  * `POST /v1/workflows/register` (docs/workflows.md, "Workers"): a worker registers its deployment's
@@ -41,6 +42,7 @@ export function activitiesOf(program: unknown): string[] {
   return [...found].sort();
 }
 
+
 interface Checked {
   spec: WorkflowSpec;
   compiled: CompiledProgram;
@@ -62,6 +64,13 @@ async function checked(workspace: string, request: RegisterRequest): Promise<Che
   for (const [i, spec] of request.definitions.entries()) {
     const at = ["body", "definitions", i];
     if (names.has(spec.name)) issues.push({ loc: [...at, "name"], msg: `Workflow '${spec.name}' is defined twice in this registration`, type: "value_error" });
+    if (RESERVED_WORKFLOW_NAMES.has(spec.name) && !(await workflowRegistry.findWorkflow(workspace, spec.name))) {
+      issues.push({
+        loc: [...at, "name"],
+        msg: `'${spec.name}' cannot name a workflow: /v1/workflows/${spec.name} is the path of other routes, so the workflow could not be reached by name; choose another name`,
+        type: "value_error",
+      });
+    }
     names.add(spec.name);
     issues.push(...definitionSchemaIssues(spec.definition, [...at, "definition"]));
     let compiled: CompiledProgram | undefined;

@@ -8,6 +8,7 @@ import { eventStore } from "../../store/workflows/events.js";
 import { runStore } from "../../store/workflows/runs.js";
 import { reportToParent } from "./child-report.js";
 import { scheduledRunClosed } from "./schedule-timers.js";
+import { recordEngineLine } from "./engine-log.js";
 
 /**
  * Closing a run (docs/workflows.md, "Status changes"): one conditional transition; only its winner disarms
@@ -50,7 +51,9 @@ export async function disarmRunTimers(runId: string): Promise<void> {
 /** Appends an event of `run`; a failure is logged, never thrown (the run's status is already written). */
 export async function writeEvent(run: RunRecord, type: WorkflowEventType, attributes: Record<string, unknown>): Promise<void> {
   try {
-    await eventStore.append(run.workspace, eventOf(run, type, attributes, { id: randomUUID(), nowMs: Date.now() }));
+    const event = eventOf(run, type, attributes, { id: randomUUID(), nowMs: Date.now() });
+    // The engine's log line goes beside the event, not after it: it never fails the event (nor delays it).
+    await Promise.all([eventStore.append(run.workspace, event), recordEngineLine(run, event)]);
   } catch (error) {
     logger.error("workflow event not written", { runId: run.runId, type, error: error as Error });
   }

@@ -27,10 +27,11 @@ import type {
 import { encodeCursor, readCursor } from "../../store/cursor.js";
 import { runStore } from "../../store/workflows/runs.js";
 import { scheduleStore } from "../../store/workflows/schedules.js";
+import { workflowRegistry } from "../../store/workflows/registry.js";
 import { cancel, MAX_INPUT_BYTES, startScheduled, terminate } from "./executions.js";
 import { schemaIssues } from "./executions-schema.js";
 import { armFire, disarmFire } from "./schedule-timers.js";
-import { AmbiguousWorkflow, findWorkflow, getRegistration, routeExecution, WorkflowNotFound } from "./workflows.js";
+import { AmbiguousWorkflow, assertNotArchived, findWorkflow, getRegistration, routeExecution, WorkflowNotFound } from "./workflows.js";
 import * as z from "zod";
 
 /**
@@ -148,6 +149,8 @@ export function toScheduleOut(record: ScheduleRecord, nowMs: number): ScheduleOu
   return {
     input: record.input,
     ...record.times,
+    // The evaluator reads no zone as UTC; the answer says so (the docs' "default UTC, filled in").
+    time_zone_name: record.times.time_zone_name ?? "UTC",
     policy: record.policy,
     schedule_id: record.scheduleId,
     remaining_executions: record.remaining,
@@ -190,6 +193,8 @@ export async function create(caller: Pick<Caller, "workspace" | "principal">, re
       if (!(error instanceof AmbiguousWorkflow)) throw error;
     }
   }
+  // A schedule of an archived workflow would fire nothing (decision 63).
+  assertNotArchived(workflow);
   if (registration) {
     const issues = schemaIssues(registration.definition.input_schema, input, ["body", "schedule", "input"]);
     if (issues.length) throw new ScheduleUnprocessable(issues);
@@ -311,6 +316,9 @@ export async function resume(caller: Pick<Caller, "workspace">, scheduleId: stri
 /** Trigger: one fire now, under the overlap policy (or `overlap`); not counted against remaining_executions. */
 export async function trigger(caller: Pick<Caller, "workspace">, scheduleId: string, overlap: OverlapPolicy | null | undefined, nowMs = Date.now()): Promise<FireOutcome> {
   const record = await existing(caller, scheduleId);
+  // Asked for now, by a caller: an archived workflow is refused (409) rather than a 204 that started nothing.
+  const workflow = await workflowRegistry.getWorkflow(record.workspace, record.workflowId);
+  if (workflow) assertNotArchived(workflow);
   const outcome = emptyOutcome();
   await act(record, iso(nowMs), overlap ?? record.policy.overlap, false, outcome);
   return outcome;

@@ -91,6 +91,10 @@ export async function applyStatusChange(change: StatusChange): Promise<RunRecord
       return closeRun(run, "COMPLETED", { endTime, result });
     }
     case "FAILED": {
+      // A cancel was asked and the program failed before the grace period ended: an activity that stopped on
+      // `cancel_requested` (throwing, as the reference worker's examples do) fails its Task. That is the cancel
+      // taking effect, not a failure: CANCELED, never retried (docs/workflows.md, "Cancel").
+      if (run.intent === "cancel") return closeRun(run, "CANCELED", { endTime, reason: "Canceled through the API" });
       const failure = failureOf(change.error, change.cause);
       return (await retryAfterFailure(run, failure)) ?? closeRun(run, "FAILED", { endTime, failure });
     }

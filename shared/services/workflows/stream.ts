@@ -48,8 +48,8 @@ async function rootOf(caller: Pick<Caller, "workspace">, query: EventStreamQuery
   return given(query.root_workflow_exec_id) ?? execution.rootExecutionId;
 }
 
-function startOf(query: EventStreamQuery, lastEventId: string | undefined): number {
-  if (lastEventId === undefined || lastEventId === "") return query.start_seq;
+function startOf(startSeq: number, lastEventId: string | undefined): number {
+  if (lastEventId === undefined || lastEventId === "") return startSeq;
   if (!/^\d{1,15}$/.test(lastEventId.trim())) throw new Unprocessable([{ loc: ["header", "last-event-id"], msg: "Last-Event-ID must be an event's sequence number", type: "int_parsing" }]);
   return Number(lastEventId.trim()) + 1;
 }
@@ -105,11 +105,24 @@ export function frameOf(workspace: string, stored: StoredWorkflowEvent): string 
  */
 export async function openStream(caller: Pick<Caller, "workspace">, query: EventStreamQuery, lastEventId: string | undefined, options: StreamOptions = {}): Promise<AsyncIterable<string>> {
   const root = await rootOf(caller, query);
-  const start = startOf(query, lastEventId);
+  const start = startOf(query.start_seq, lastEventId);
   return follow(caller.workspace, root, start, filterOf(query), options);
 }
 
-async function* follow(workspace: string, root: string, start: number, keep: (event: WorkflowEvent) => boolean, options: StreamOptions): AsyncGenerator<string> {
+/**
+ * GET /v1/workflows/executions/{execution_id}/stream: that execution's own events (a child's are in its
+ * root's log), from after `Last-Event-ID` (the header wins over the `last_event_id` query parameter; both
+ * name a sequence, so the stream resumes at the next one), ending at the execution's own close.
+ */
+export async function openExecutionStream(caller: Pick<Caller, "workspace">, executionId: string, lastEventId: string | undefined, options: StreamOptions = {}): Promise<AsyncIterable<string>> {
+  const execution = await runStore.getExecution(caller.workspace, executionId);
+  if (!execution) throw new WorkflowNotFound("Workflow execution", executionId);
+  const start = startOf(0, lastEventId);
+  return follow(caller.workspace, execution.rootExecutionId, start, (event) => event.workflow_exec_id === executionId, options, executionId);
+}
+
+/** Follows `root`'s log; `closing` is the execution whose close ends the stream (the root itself, unless told). */
+async function* follow(workspace: string, root: string, start: number, keep: (event: WorkflowEvent) => boolean, options: StreamOptions, closing = root): AsyncGenerator<string> {
   const began = performance.now();
   const maxMs = options.maxMs ?? STREAM_MAX_MS;
   const pingMs = options.pingMs ?? PING_MS;
@@ -140,16 +153,16 @@ async function* follow(workspace: string, root: string, start: number, keep: (ev
           yield frameOf(workspace, stored);
           lastSent = performance.now();
         }
-        if (stored.event.workflow_exec_id === root && TERMINAL_EVENT_TYPES.includes(stored.event.event_type)) {
+        if (stored.event.workflow_exec_id === closing && TERMINAL_EVENT_TYPES.includes(stored.event.event_type)) {
           // The root's closing event ends the stream, if it closes the root's latest run (an id may be used again).
-          const execution = await runStore.getExecution(workspace, root);
+          const execution = await runStore.getExecution(workspace, closing);
           // A failed attempt whose retry is armed (RETRYING_AFTER_ERROR) is not the end: the next attempt follows.
           if (!execution || (execution.latestRunId === stored.event.workflow_run_id && execution.status !== "RETRYING_AFTER_ERROR")) return;
         }
       }
       if (batch.length === BATCH && !waiting) continue;
       if (batch.length === 0) {
-        const execution = await runStore.getExecution(workspace, root);
+        const execution = await runStore.getExecution(workspace, closing);
         if (!execution) return;
         if (isClosed(execution.status)) {
           const closedFor = Date.now() - Date.parse(execution.endTime ?? new Date(0).toISOString());

@@ -2,7 +2,9 @@ import type { Caller } from "../../domain/caller.js";
 import type { RunRecord } from "../../domain/workflows/records.js";
 import { otlpFromSpans } from "../../domain/observability/otlp.js";
 import { spansOfTrace } from "../observability/point-reads.js";
+import { mergeSameId, spanTreeOf, traceEventsOf } from "../../domain/workflows/trace-summary.js";
 import { latestRun, toExecutionOut } from "./executions.js";
+import { entriesOf } from "./history.js";
 
 /**
  * Traces of executions (reference/workflows.md rows 28–29; docs/workflows.md, "Traces"). Every execution
@@ -43,4 +45,24 @@ export async function traceOtel(caller: Pick<Caller, "workspace">, executionId: 
   const run = await latestRun(caller, executionId);
   const trace = await executionTrace(run);
   return { ...toExecutionOut(run), data_source: trace.dataSource, otel_trace_id: run.traceId ?? null, otel_trace_data: trace.data };
+}
+
+/** The execution's fields both trace answers start with (OA:WorkflowExecutionTraceSummaryResponse, …EventsResponse). */
+const traceHead = (run: RunRecord) => {
+  const { registered_by: _registeredBy, ...execution } = toExecutionOut(run);
+  return execution;
+};
+
+/** GET /v1/workflows/executions/{execution_id}/trace/summary: the latest run as a span tree (decision 0064). */
+export async function traceSummary(caller: Pick<Caller, "workspace">, executionId: string) {
+  const run = await latestRun(caller, executionId);
+  const [entries, kept] = await Promise.all([entriesOf(run), run.traceId ? spansOfTrace(run.workspace, run.traceId) : Promise.resolve([])]);
+  return { ...traceHead(run), span_tree: spanTreeOf(run, entries, kept) };
+}
+
+/** GET /v1/workflows/executions/{execution_id}/trace/events: the latest run's history as trace events. */
+export async function traceEvents(caller: Pick<Caller, "workspace">, executionId: string, options: { merge: boolean; internal: boolean }) {
+  const run = await latestRun(caller, executionId);
+  const events = traceEventsOf(await entriesOf(run)).filter((event) => options.internal || !event.internal);
+  return { ...traceHead(run), events: options.merge ? mergeSameId(events) : events };
 }

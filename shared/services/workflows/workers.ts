@@ -12,6 +12,7 @@ import { eventStore } from "../../store/workflows/events.js";
 import { workflowRegistry } from "../../store/workflows/registry.js";
 import { runStore } from "../../store/workflows/runs.js";
 import { taskStore, type StoredTask } from "../../store/workflows/tasks.js";
+import { recordEngineLine } from "./engine-log.js";
 
 /**
  * The worker side of workflows (docs/workflows.md, "Workers"): polls hand out activity tasks of the
@@ -112,7 +113,9 @@ export async function recordEvent(task: Pick<TaskRecord, "workspace" | "runId">,
   try {
     const run = await runStore.get(task.workspace, task.runId);
     if (!run || isClosed(run.status)) return;
-    await eventStore.append(task.workspace, eventOf(run, type, attributes, { id: randomUUID(), nowMs: Date.now() }));
+    const event = eventOf(run, type, attributes, { id: randomUUID(), nowMs: Date.now() });
+    // The engine's log line goes beside the event, not after it: it never fails the event (nor delays it).
+    await Promise.all([eventStore.append(task.workspace, event), recordEngineLine(run, event)]);
   } catch (error) {
     logger.error("workflow event not recorded", { error: error as Error, type, runId: task.runId });
   }
@@ -126,7 +129,7 @@ class TaskNotOpen extends ApiError {
 }
 
 /** The task, when it is the caller's workspace's and the calling worker's deployment's: anything else is not there for it. */
-async function taskOfWorker(caller: Caller, taskId: string, worker: { deployment_name: string; worker_name: string }): Promise<StoredTask> {
+export async function taskOfWorker(caller: Caller, taskId: string, worker: { deployment_name: string; worker_name: string }): Promise<StoredTask> {
   assertMayAct(caller, await workflowRegistry.getDeployment(caller.workspace, worker.deployment_name), "call its tasks");
   const task = await taskStore.get(caller.workspace, taskId);
   if (!task || task.deploymentName !== worker.deployment_name) throw new NotFound("task", taskId);

@@ -6,6 +6,8 @@ import type { WorkflowStatus } from "../../domain/workflows/statuses.js";
 import type { RegistrationListQuery, RegistrationOut, WorkflowListQuery, WorkflowOut, WorkflowUpdateRequest } from "../../schemas/workflows.js";
 import { encodeCursor, readCursor } from "../../store/cursor.js";
 import { workflowRegistry } from "../../store/workflows/registry.js";
+import { logger } from "../../observability/logger.js";
+import { recordAudit } from "../audit/record.js";
 import * as z from "zod";
 
 /**
@@ -45,6 +47,22 @@ export class AmbiguousWorkflow extends ApiError {
       extra: { deployments },
     });
   }
+}
+
+/**
+ * An archived workflow starts no new execution (execute, a pinned registration, a schedule, a child): 409 until
+ * it is unarchived (decision 63). Runs already going on are left alone.
+ */
+export class WorkflowArchived extends ApiError {
+  constructor(name: string) {
+    super(409, "conflict_error", `Workflow '${name}' is archived: unarchive it (PUT /v1/workflows/${name}/unarchive) to start executions of it`, "workflow_archived", null, {
+      familyCodes: { workflow: "WORKFLOW_ARCHIVED" },
+    });
+  }
+}
+
+export function assertNotArchived(workflow: Pick<WorkflowRecord, "name" | "archived">): void {
+  if (workflow.archived) throw new WorkflowArchived(workflow.name);
 }
 
 /** The definition as the API echoes it: the SDK refuses `execution_timeout: null` (a number when present). */
@@ -139,7 +157,8 @@ export async function list(caller: Pick<Caller, "workspace">, query: WorkflowLis
   }
   const search = query.search?.toLowerCase();
   const keep = (w: WorkflowRecord): boolean => {
-    if (query.archived !== undefined && w.archived !== query.archived) return false;
+    // Archived workflows are left out unless asked for (`archived=true` lists only them; issue 29, decision 63).
+    if (Boolean(w.archived) !== (query.archived ?? false)) return false;
     if (query.available_in_chat_assistant !== undefined && w.availableInChatAssistant !== query.available_in_chat_assistant) return false;
     if (query.tags?.length && !query.tags.every((tag) => (w.tags ?? []).includes(tag))) return false;
     if (search && !w.name.toLowerCase().includes(search) && !w.displayName.toLowerCase().includes(search) && !(w.description ?? "").toLowerCase().includes(search)) return false;
@@ -249,9 +268,100 @@ export async function routeExecution(caller: Pick<Caller, "workspace">, workflow
   return registrations[0]!;
 }
 
+/** GET /v1/workflows/registrations/{workflow_registration_id}: with `active` from its deployment's liveness. */
+export async function getRegistrationDetail(
+  caller: Pick<Caller, "workspace">,
+  id: string,
+  withWorkflow: boolean,
+): Promise<RegistrationOut & { active: boolean }> {
+  const { registration, workflow } = await getRegistration(caller, id);
+  return { ...toRegistrationOut(registration, withWorkflow ? workflow : null), active: await livenessOf(caller.workspace)(registration.deploymentName) };
+}
+
 export async function getRegistration(caller: Pick<Caller, "workspace">, id: string): Promise<{ registration: RegistrationRecord; workflow: WorkflowRecord }> {
   const registration = await workflowRegistry.getRegistration(caller.workspace, id);
   const workflow = registration && (await workflowRegistry.getWorkflow(caller.workspace, registration.workflowId));
   if (!registration || !workflow) throw new WorkflowNotFound("Workflow registration", id);
   return { registration, workflow };
 }
+
+/** One workflow's archive flag set, or why not (an unknown id, a storage failure). */
+type ArchiveOutcome = { ok: true; workflow: WorkflowRecord; before: boolean } | { ok: false; workflowId: string; workflow: WorkflowRecord | null; message: string };
+
+async function setArchivedOne(caller: Pick<Caller, "workspace">, identifier: string, archived: boolean, nowIso: string, byIdOnly = false): Promise<ArchiveOutcome> {
+  // The bulk routes take ids only: a workflow whose name looks like a UUID is not found by it there.
+  const workflow = byIdOnly ? await workflowRegistry.getWorkflow(caller.workspace, identifier) : await workflowRegistry.findWorkflow(caller.workspace, identifier);
+  if (!workflow) return { ok: false, workflowId: identifier, workflow: null, message: `Workflow '${identifier}' not found` };
+  // Already so: nothing to write (the audit event still says it was asked, before equal to after).
+  if (workflow.archived === archived) return { ok: true, workflow, before: archived };
+  const updated = await workflowRegistry.updateWorkflow(caller.workspace, workflow.id, { archived, updatedAt: nowIso });
+  if (!updated) return { ok: false, workflowId: identifier, workflow: null, message: `Workflow '${identifier}' not found` };
+  return { ok: true, workflow: updated, before: workflow.archived };
+}
+
+async function auditArchive(caller: Pick<Caller, "workspace" | "organization">, archived: boolean, changed: Extract<ArchiveOutcome, { ok: true }>[]): Promise<void> {
+  if (!changed.length) return;
+  await recordAudit({
+    organization: caller.organization,
+    workspace: caller.workspace,
+    operation: archived ? "workflow.archive" : "workflow.unarchive",
+    targets: changed.map((c) => ({ type: "workflow", id: c.workflow.id })),
+    before: { workflows: changed.map((c) => ({ id: c.workflow.id, name: c.workflow.name, archived: c.before })) },
+    after: { workflows: changed.map((c) => ({ id: c.workflow.id, name: c.workflow.name, archived })) },
+  });
+}
+
+/**
+ * PUT /v1/workflows/{workflow_identifier}/archive and …/unarchive: sets the flag (by id or name; 404 WF_1100 for an
+ * unknown one). Archiving twice is no error. An archived workflow starts no new execution and is left out of the
+ * lists that ask `archived=false`; its runs, registrations and schedules stay.
+ */
+export async function setArchived(caller: Pick<Caller, "workspace" | "organization">, identifier: string, archived: boolean): Promise<WorkflowRecord> {
+  const outcome = await setArchivedOne(caller, identifier, archived, new Date().toISOString());
+  if (!outcome.ok) throw new WorkflowNotFound("Workflow", identifier);
+  await auditArchive(caller, archived, [outcome]);
+  return outcome.workflow;
+}
+
+/** How many ids a bulk call sets at once. */
+const BULK_CONCURRENCY = 10;
+
+/**
+ * PUT /v1/workflows/archive and /v1/workflows/unarchive: each id on its own (10 at a time), never failing as a
+ * whole: `done` the workflows now (un)archived, already so included; `errored` each id that is not, with why (an
+ * unknown id; "An error occurred" for a failure that is not the client's). One audit event names them all.
+ */
+export async function bulkSetArchived(
+  caller: Pick<Caller, "workspace" | "organization">,
+  ids: readonly string[],
+  archived: boolean,
+): Promise<{ done: WorkflowRecord[]; errored: { workflowId: string; workflow: WorkflowRecord | null; message: string }[] }> {
+  const unique = [...new Set(ids)];
+  const nowIso = new Date().toISOString();
+  const outcomes: ArchiveOutcome[] = new Array(unique.length);
+  for (let i = 0; i < unique.length; i += BULK_CONCURRENCY) {
+    await Promise.all(
+      unique.slice(i, i + BULK_CONCURRENCY).map(async (id, j) => {
+        try {
+          outcomes[i + j] = await setArchivedOne(caller, id, archived, nowIso, true);
+        } catch (error) {
+          logger.error("bulk archive of a workflow failed", { error: error as Error, workflowId: id });
+          outcomes[i + j] = { ok: false, workflowId: id, workflow: null, message: "An error occurred" };
+        }
+      }),
+    );
+  }
+  const changed = outcomes.filter((o): o is Extract<ArchiveOutcome, { ok: true }> => o.ok);
+  await auditArchive(caller, archived, changed);
+  return {
+    done: changed.map((o) => o.workflow),
+    errored: outcomes.filter((o): o is Extract<ArchiveOutcome, { ok: false }> => !o.ok).map(({ workflowId, workflow, message }) => ({ workflowId, workflow, message })),
+  };
+}
+
+/** OA:WorkflowBulkError. */
+export const toBulkErrorOut = (e: { workflowId: string; workflow: WorkflowRecord | null; message: string }) => ({
+  workflow_id: e.workflowId,
+  workflow: e.workflow ? toWorkflowOut(e.workflow) : null,
+  message: e.message,
+});

@@ -182,3 +182,6 @@ export const recordStore = {
     await deleteKeys(ids.map((id) => recordKey(workspace, id)));
   },
 };
+
+/** For the sibling stores of the same table (dataset-tasks.ts): the keys and item forms, so they are spelled once. */
+export const datasetItems = { table, pk, datasetKey, recordItem, toRecord, recordsParent, listQuery, exists };

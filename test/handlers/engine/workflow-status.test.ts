@@ -72,6 +72,18 @@ describe("workflow status handler", () => {
     expect(await types(stopped)).toEqual([]);
   });
 
+  it("reads FAILED after a cancel was asked as CANCELED: the activity stopped on cancel_requested, its Task failed", async () => {
+    const run = await seedRun(caller.workspace);
+    await runStore.setIntent(caller.workspace, run.runId, { intent: "cancel", cancelRequested: true });
+
+    await change(run, { status: "FAILED", error: "Cancelled", cause: "Cancelled" });
+
+    expect(await runStore.get(caller.workspace, run.runId)).toMatchObject({ status: "CANCELED", failure: null, endTime: new Date(STOP).toISOString() });
+    expect(await runStore.getExecution(caller.workspace, run.executionId)).toMatchObject({ status: "CANCELED" });
+    expect(timers.disarmTimer.mock.calls.map((c) => c[0])).toContain(`cancel-${run.runId}`);
+    expect(await types(run)).toEqual([expect.objectContaining({ event_type: "WORKFLOW_EXECUTION_CANCELED", attributes: expect.objectContaining({ reason: "Canceled through the API" }) })]);
+  });
+
   it("maps TIMED_OUT, and leaves a run someone closed first as it is (no second event)", async () => {
     const timedOut = await seedRun(caller.workspace);
     const terminated = await seedRun(caller.workspace, { status: "TERMINATED" });

@@ -14,6 +14,7 @@ import { fireTimerName, scheduledRunClosed } from "../../../shared/services/work
 import { create as createSchedule } from "../../../shared/services/workflows/schedules.js";
 import { runStore } from "../../../shared/store/workflows/runs.js";
 import { scheduleStore } from "../../../shared/store/workflows/schedules.js";
+import { workflowRegistry } from "../../../shared/store/workflows/registry.js";
 import { freezeDate, mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, aContext, aJsonEvent, anEvent, invoke } from "../../support/builders.js";
 import { serveTables } from "../../support/fake-table.js";
@@ -87,6 +88,17 @@ describe("POST /v1/workflows/schedules", () => {
     expect(scheduler.commandCalls(CreateScheduleCommand)).toHaveLength(0);
   });
 
+  it("refuses a schedule of an archived workflow with 409 WORKFLOW_ARCHIVED, arming nothing", async () => {
+    await seedRegistration(ws, { workflow: { name: "greeter", archived: true } });
+
+    const response = await invoke(create, aCreate(hourly({ schedule_id: "frozen" })));
+
+    expect(response.statusCode).toBe(409);
+    expect(response.json.code).toBe("WORKFLOW_ARCHIVED");
+    expect(await scheduleStore.get(ws, "frozen")).toBeUndefined();
+    expect(scheduler.commandCalls(CreateScheduleCommand)).toHaveLength(0);
+  });
+
   it("moves an armed fire when Scheduler says it exists (create, then update)", async () => {
     await seedGreeter();
     scheduler.on(CreateScheduleCommand).rejects(new ConflictException({ message: "exists", Message: "exists", $metadata: {} }));
@@ -128,6 +140,20 @@ describe("GET /v1/workflows/schedules/{schedule_id}", () => {
     ]);
     expect(missing.statusCode).toBe(404);
     expect(missing.json.code).toBe("WF_1201");
+  });
+
+  it("fills in time_zone_name UTC when none was given, and answers the one given", async () => {
+    await seedGreeter();
+    await invoke(create, aCreate(hourly({ schedule_id: "utc" })));
+    await invoke(create, aCreate(hourly({ schedule_id: "paris" }, { time_zone_name: "Europe/Paris" })));
+    await invoke(create, aCreate(hourly({ schedule_id: "null-zone" }, { time_zone_name: null })));
+
+    const zone = async (id: string) => (await invoke(get, anEvent({ path: path(id), pathParameters: params(id), caller }))).json.time_zone_name;
+
+    expect(await zone("utc")).toBe("UTC");
+    expect(await zone("paris")).toBe("Europe/Paris");
+    expect(await zone("null-zone")).toBe("UTC");
+    expect((await invoke(list, anEvent({ path: path(), caller }))).json.schedules.map((s: { time_zone_name: string }) => s.time_zone_name)).toEqual(["UTC", "Europe/Paris", "UTC"]);
   });
 });
 
@@ -213,6 +239,33 @@ describe("POST /v1/workflows/schedules/{schedule_id}/trigger", () => {
     expect(stored!.recent).toEqual([{ scheduled_at: "2029-12-31T23:00:00.000Z", started_at: "2029-12-31T23:00:00.000Z", execution_id: expect.stringMatching(/^t-20291231T230000Z-[0-9a-f]{8}$/) }]);
   });
 
+  it("fires a paused schedule once now: the execution starts, the schedule stays paused and unarmed, nothing counted", async () => {
+    await seedGreeter();
+    await invoke(create, aCreate(hourly({ schedule_id: "tp" }, { max_executions: 5 })));
+    await invoke(pause, anEvent({ method: "POST", path: path("tp", "pause"), pathParameters: params("tp"), caller }));
+    scheduler.resetHistory();
+
+    const response = await invoke(trigger, anEvent({ method: "POST", path: path("tp", "trigger"), pathParameters: params("tp"), caller }));
+
+    expect(response.statusCode).toBe(204);
+    expect(machines.startRun).toHaveBeenCalledOnce();
+    expect(await scheduleStore.get(ws, "tp")).toMatchObject({ paused: true, remaining: 5, recent: [{ execution_id: expect.stringMatching(/^tp-20291231T230000Z-/) }] });
+    expect(scheduler.commandCalls(CreateScheduleCommand)).toHaveLength(0);
+  });
+
+  it("refuses a trigger of an archived workflow's schedule with 409 WORKFLOW_ARCHIVED, starting nothing", async () => {
+    const { workflow } = await seedGreeter();
+    await invoke(create, aCreate(hourly({ schedule_id: "ta" })));
+    await workflowRegistry.updateWorkflow(ws, workflow.id, { archived: true });
+
+    const response = await invoke(trigger, anEvent({ method: "POST", path: path("ta", "trigger"), pathParameters: params("ta"), caller }));
+
+    expect(response.statusCode).toBe(409);
+    expect(response.json.code).toBe("WORKFLOW_ARCHIVED");
+    expect(machines.startRun).not.toHaveBeenCalled();
+    expect((await scheduleStore.get(ws, "ta"))!.recent).toEqual([]);
+  });
+
   it("terminates the running one under terminate-other", async () => {
     const seeded = await seedGreeter();
     await invoke(create, aCreate(hourly({ schedule_id: "tt" })));
@@ -261,6 +314,19 @@ describe("workflow schedule fire handler", () => {
     expect(await fireHandler({ kind: "schedule-fire", workspace: ws, scheduleId: "p" }, aContext())).toEqual({ started: 0, buffered: 0, skipped: 0 });
     expect(await fireHandler({ kind: "schedule-fire", workspace: ws, scheduleId: "gone" }, aContext())).toEqual({ started: 0, buffered: 0, skipped: 0 });
     expect(machines.startRun).not.toHaveBeenCalled();
+  });
+
+  it("an archived workflow's fire starts nothing and is not counted; the schedule goes on to its next fire", async () => {
+    await aFiringSchedule("fa", { max_executions: 3 });
+    const workflow = await workflowRegistry.findWorkflow(ws, "greeter");
+    await workflowRegistry.updateWorkflow(ws, workflow!.id, { archived: true });
+    vi.setSystemTime(T0 + 2_000);
+
+    const result = await fireHandler({ kind: "schedule-fire", workspace: ws, scheduleId: "fa" }, aContext());
+
+    expect(result).toEqual({ started: 0, buffered: 0, skipped: 1 });
+    expect(machines.startRun).not.toHaveBeenCalled();
+    expect(await scheduleStore.get(ws, "fa")).toMatchObject({ remaining: 3, nextAt: "2030-01-01T01:00:00.000Z", recent: [] });
   });
 
   it("pause_on_failure: a FAILED run of the schedule pauses it", async () => {

@@ -4,6 +4,7 @@ import { workflowRegistry } from "../../../shared/store/workflows/registry.js";
 import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, aJsonEvent, invoke } from "../../support/builders.js";
 import { serveTables, type FakeTables } from "../../support/fake-table.js";
+import { aWorkflow } from "../../support/workflow-builders.js";
 import { EXAMPLE_ACTIVITIES, exampleProgram } from "../../support/workflow-programs.js";
 
 const machines = vi.hoisted(() => ({ publishProgram: vi.fn(), dispatcherArn: vi.fn() }));
@@ -139,6 +140,26 @@ describe("POST /v1/workflows/register", () => {
 
     expect(response.statusCode).toBe(422);
     expect(response.json.detail[0].loc).toStrictEqual(["body", "definitions", 1, "name"]);
+  });
+
+  it.each(["archive", "unarchive"])("refuses a new workflow named %s with 422 under definitions[i].name (its PUT path is a bulk route), writing nothing", async (name) => {
+    const response = await invoke(handler, register({ definitions: [aDefinition({ name })] }));
+
+    expect(response.statusCode).toBe(422);
+    expect(response.json.code).toBe("WF_1104");
+    expect(response.json.detail).toStrictEqual([
+      { loc: ["body", "definitions", 0, "name"], msg: expect.stringContaining(`'${name}' cannot name a workflow`), type: "value_error" },
+    ]);
+    expect(tables.items("workflows")).toStrictEqual([]);
+  });
+
+  it("keeps registering a workflow named archive that existed before the name was refused (reached by id)", async () => {
+    const owner = { principal: caller.principal, principalType: caller.principalType, keyId: caller.keyId };
+    await workflowRegistry.ensureWorkflow(aWorkflow({ workspace: caller.workspace, organization: caller.organization, name: "archive", owner }));
+
+    const response = await invoke(handler, register({ definitions: [aDefinition({ name: "archive" })] }));
+
+    expect(response.statusCode).toBe(200);
   });
 
   it("warns when another active deployment registered the same workflow", async () => {

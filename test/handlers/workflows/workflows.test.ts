@@ -72,7 +72,8 @@ describe("GET /v1/workflows", () => {
 
     expect(await names({ archived: "true" })).toEqual(["report-old"]);
     expect(await names({ tags: ["ops", "daily"] })).toEqual(["report-daily"]);
-    expect(await names({ search: "OLD" })).toEqual(["report-old"]);
+    expect(await names({ search: "OLD" })).toEqual([]);
+    expect(await names({ search: "OLD", archived: "true" })).toEqual(["report-old"]);
     expect(await names({ deployment_name: "ops" })).toEqual(["report-daily"]);
   });
 });

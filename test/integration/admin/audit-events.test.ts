@@ -16,6 +16,7 @@ import { startOAuthServer, type TestOAuthServer } from "../../support/oauth-serv
 import { newTenant, type TestTenant } from "../../support/tenant.js";
 import { aUserOf } from "../../support/users.js";
 import { workersClient } from "../../support/workers-client.js";
+import { seedRegistration } from "../../support/workflow-builders.js";
 import { EXAMPLE_ACTIVITIES, exampleProgram } from "../../support/workflow-programs.js";
 
 const { api, tenant } = useEmbeddedApi();
@@ -50,6 +51,7 @@ async function aWorkspace(): Promise<{ id: string; owner: string }> {
 }
 const aServiceAccount = async () => ok(http().request("POST", "/v1/service-accounts", { json: { name: "robot", workspace_id: tenant.caller.workspace } }), "service account");
 const aConnector = (overrides: Record<string, unknown> = {}) => connectors().created(aConnectorBody(overrides));
+const aWorkflow = (archived = false) => seedRegistration(tenant.caller.workspace, { organization: tenant.caller.organization, workflow: { archived } });
 const aDeployment = async (hardened = false) => {
   const name = `audited-${Math.random().toString(36).slice(2, 8)}`;
   const created = await ok(http().request("POST", "/v1/workflows/deployments", { json: { name, spec: { github_url: "https://x" }, hardened } }), "deployment");
@@ -220,6 +222,26 @@ const calls: Record<string, () => Promise<string>> = {
     const deployment = await aDeployment(true);
     await ok(http().request("POST", `/v1/workflows/deployments/${deployment.id}/unharden`), "unharden");
     return deployment.id;
+  },
+  "PUT /v1/workflows/{workflow_identifier}/archive": async () => {
+    const { workflow } = await aWorkflow();
+    await ok(http().request("PUT", `/v1/workflows/${workflow.name}/archive`), "archive workflow");
+    return workflow.id;
+  },
+  "PUT /v1/workflows/{workflow_identifier}/unarchive": async () => {
+    const { workflow } = await aWorkflow(true);
+    await ok(http().request("PUT", `/v1/workflows/${workflow.id}/unarchive`), "unarchive workflow");
+    return workflow.id;
+  },
+  "PUT /v1/workflows/archive": async () => {
+    const { workflow } = await aWorkflow();
+    await ok(http().request("PUT", "/v1/workflows/archive", { json: { workflow_ids: [workflow.id] } }), "bulk archive");
+    return workflow.id;
+  },
+  "PUT /v1/workflows/unarchive": async () => {
+    const { workflow } = await aWorkflow(true);
+    await ok(http().request("PUT", "/v1/workflows/unarchive", { json: { workflow_ids: [workflow.id] } }), "bulk unarchive");
+    return workflow.id;
   },
 };
 

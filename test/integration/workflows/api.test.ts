@@ -14,8 +14,9 @@ const ws = () => tenant.caller.workspace;
 describe("GET /v1/workflows", () => {
   it("lists, filters and pages the workspace's workflows", async () => {
     await seedRegistration(ws(), { workflow: { name: "a-first", createdAt: "2026-01-01T00:00:00.000Z", tags: ["t"] } });
-    await seedRegistration(ws(), { workflow: { name: "b-second", createdAt: "2026-01-02T00:00:00.000Z", archived: true } });
+    await seedRegistration(ws(), { workflow: { name: "b-second", createdAt: "2026-01-02T00:00:00.000Z" } });
     await seedRegistration(ws(), { workflow: { name: "c-third", createdAt: "2026-01-03T00:00:00.000Z" }, registration: { deploymentName: "live" } });
+    await seedRegistration(ws(), { workflow: { name: "d-shelved", createdAt: "2026-01-04T00:00:00.000Z", archived: true } });
     await seedWorker(ws(), "live");
 
     const first = await http.list({ limit: 2 });
@@ -24,11 +25,13 @@ describe("GET /v1/workflows", () => {
     expect(first.status).toBe(200);
     expect(first.body.workflows.map((w: { name: string }) => w.name)).toEqual(["a-first", "b-second"]);
     expect(second.body).toMatchObject({ workflows: [{ name: "c-third" }], next_cursor: null });
-    expect((await http.list({ archived: true })).body.workflows.map((w: { name: string }) => w.name)).toEqual(["b-second"]);
+    expect((await http.list({ archived: true })).body.workflows.map((w: { name: string }) => w.name)).toEqual(["d-shelved"]);
     expect((await http.list({ tags: "t" })).body.workflows.map((w: { name: string }) => w.name)).toEqual(["a-first"]);
     expect((await http.list({ deployment_status: "active" })).body.workflows.map((w: { name: string }) => w.name)).toEqual(["c-third"]);
     expect((await http.list({ sort_by: "display_name", order: "desc" })).body.workflows.map((w: { name: string }) => w.name)).toEqual(["c-third", "b-second", "a-first"]);
     expect((await http.list({ search: "SECOND" })).body.workflows.map((w: { name: string }) => w.name)).toEqual(["b-second"]);
+    expect((await http.list({ search: "SHELVED" })).body.workflows).toEqual([]);
+    expect((await http.list({ search: "SHELVED", archived: true })).body.workflows.map((w: { name: string }) => w.name)).toEqual(["d-shelved"]);
   });
 
   it("refuses a cursor it did not issue with 422 WF_1001", async () => {

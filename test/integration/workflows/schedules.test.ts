@@ -133,6 +133,16 @@ describe("GET /v1/workflows/schedules/{schedule_id}", () => {
   });
 });
 
+describe("GET /v1/workflows/schedules/{schedule_id} without a time zone", () => {
+  it("fills in time_zone_name UTC, in the detail and the list", async () => {
+    await seedPublished(ws(), GREETER, { workflow: { name: "greeter" } });
+    await schedules.create(hourly({ schedule_id: "zoneless" }));
+
+    expect((await schedules.get("zoneless")).body.time_zone_name).toBe("UTC");
+    expect((await schedules.list()).body.schedules.find((s: { schedule_id: string }) => s.schedule_id === "zoneless").time_zone_name).toBe("UTC");
+  });
+});
+
 describe("schedule fires (the fire handler on a fake clock)", () => {
   it("starts the execution with schedule_id on its run and events, records it, re-arms the next, and counts remaining_executions", async () => {
     await seedPublished(ws(), GREETER, { workflow: { name: "greeter" } });
@@ -284,6 +294,23 @@ describe("POST /v1/workflows/schedules/{schedule_id}/trigger", () => {
     expect(detail.remaining_executions).toBe(1);
     expect(unknown.status).toBe(404);
     for (const { execution_id } of detail.recent_executions) await http.terminate(execution_id);
+  });
+});
+
+describe("POST /v1/workflows/schedules/{schedule_id}/trigger on a paused schedule", () => {
+  it("starts one execution now; the schedule stays paused, unarmed, its remaining count untouched", async () => {
+    await seedPublished(ws(), GREETER, { workflow: { name: "greeter" } });
+    await schedules.create(hourly({ schedule_id: "tp" }, { max_executions: 2 }));
+    await schedules.pause("tp", { note: "holiday" });
+
+    const triggered = await schedules.trigger("tp");
+
+    expect(triggered.status).toBe(204);
+    const detail = (await schedules.get("tp")).body;
+    expect(detail).toMatchObject({ paused: true, note: "holiday", remaining_executions: 2 });
+    expect(detail.recent_executions).toEqual([expect.objectContaining({ execution_id: expect.stringMatching(/^tp-\d{8}T\d{6}Z-[0-9a-f]{8}$/) })]);
+    expect(await armedAt("tp", START)).toBeUndefined();
+    expect((await fire(ws(), "tp", at("2030-01-01T00:00:01Z"))).started).toEqual([]);
   });
 });
 
