@@ -71,6 +71,8 @@ async function serveOn(backends: Backends, lock: DataDirLock, options: LocalStac
   // Jobs whose executions died with the previous process: failed before anything else can see them.
   const interrupted = await (await import("./recovery.js")).failInterruptedJobs();
   if (interrupted.length) console.warn(`Marked ${interrupted.length} unfinished batch job(s) FAILED: the local engine restarted while they ran`);
+  const imports = await (await import("./recovery.js")).failInterruptedImports();
+  if (imports.length) console.warn(`Marked ${imports.length} unfinished dataset import(s) FAILED: the local engine restarted while they ran`);
   // Workflow runs whose executions died with the previous process: resumed from their checkpoints.
   const runs = await (await import("../../shared/services/workflows/recovery.js")).resumeLostRuns();
   if (runs.resumed.length) console.warn(`Resumed ${runs.resumed.length} workflow run(s) the local engine was running when it stopped`);

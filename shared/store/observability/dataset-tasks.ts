@@ -8,7 +8,7 @@
  * A task's progress moves in the same transaction as the records it covers (`commit`), conditional on the
  * progress it read, so a re-run of an interrupted invocation never writes a record twice or skips one.
  */
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, PutCommand, QueryCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { DatasetImportTask } from "../../domain/observability/dataset-imports.js";
 import type { DatasetRecord } from "../../domain/observability/datasets.js";
 import type { TaskStatus } from "../../schemas/observability/dataset-imports.js";
@@ -85,6 +85,29 @@ export const datasetTaskStore = {
     if (out !== undefined) return "committed";
     const dataset = await documents.send(new GetCommand({ TableName: table(), Key: datasetKey(task.workspace, task.datasetId), ConsistentRead: true }));
     return dataset.Item ? "moved" : "dataset-gone";
+  },
+
+  /**
+   * Every RUNNING task of every workspace, for the local engine's restart recovery (infra/local/recovery.ts): a Scan,
+   * which the local table's size allows; nothing in the cloud calls it (there executions outlive any process).
+   */
+  async listRunning(): Promise<DatasetImportTask[]> {
+    const tasks: DatasetImportTask[] = [];
+    let startKey: Item | undefined;
+    do {
+      const out = await documents.send(
+        new ScanCommand({
+          TableName: table(),
+          FilterExpression: "begins_with(#sk, :task) AND #status = :running",
+          ExpressionAttributeNames: { "#sk": "sk", "#status": "status" },
+          ExpressionAttributeValues: { ":task": "TASK#", ":running": "RUNNING" },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      tasks.push(...(out.Items ?? []).map(toTask));
+      startKey = out.LastEvaluatedKey;
+    } while (startKey);
+    return tasks;
   },
 
   /** RUNNING → a final status with its message; undefined when the task is gone or over already. */
