@@ -146,7 +146,7 @@ describe("GET /v1/workflows/executions/{execution_id}/logs/stream", () => {
 
     const whole = await invokeStream(executionLogsStream, executionStream(run.executionId));
     const frames = sseFrames(whole.body);
-    const resumed = await invokeStream(executionLogsStream, executionStream(run.executionId, { last_event_id: "0" }, { "Last-Event-ID": frames[0]!.id! }));
+    const resumed = await invokeStream(executionLogsStream, executionStream(run.executionId, { last_event_id: "0000000000000000-0" }, { "Last-Event-ID": frames[0]!.id! }));
 
     expect(whole.metadata?.statusCode).toBe(200);
     expect(whole.metadata?.headers?.["content-type"]).toBe("text/event-stream");
