@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { Mistral } from "@mistralai/mistralai";
 import { ObservabilityError } from "@mistralai/mistralai/models/errors";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, inject, it } from "vitest";
 import { useEmbeddedApi } from "../support/api.js";
 import { errorOf, sdkClient } from "../support/sdk.js";
 
@@ -75,7 +75,9 @@ describe("client.beta.observability.datasets.importFromDatasetRecords: POST /v1/
 });
 
 describe("client.beta.observability.datasets.importFromPlayground: POST /v1/observability/datasets/{dataset_id}/imports/from-playground", () => {
-  it("makes a record of a conversation the platform served (its conversation_id), and refuses an unknown one", async () => {
+  // Conversations are found by a search of the telemetry files (DuckDB, a native module the Lambda bundles leave out on
+  // purpose: the cloud's searches are Athena's), so the bundled run (vitest.bundled.config.ts) cannot serve it.
+  it.skipIf(inject("bundles"))("makes a record of a conversation the platform served (its conversation_id), and refuses an unknown one", async () => {
     const id = `sdk-conv-${randomUUID()}`;
     await client.chat.complete({ model: "mistral-small-latest", messages: [{ role: "user", content: "Hello?" }], metadata: { conversation_id: id } });
     const dataset = await aDataset();
