@@ -217,6 +217,9 @@ const storableDouble = (n: number) => n === 0 || (Math.abs(n) > 1e-130 && Math.a
 /** The column an attribute key has: own keys of the tables only (`constructor`, `__proto__` are attributes like any other). */
 const columnIn = (table: Record<string, keyof SpanRow>, key: string): keyof SpanRow | undefined => (Object.hasOwn(table, key) ? table[key] : undefined);
 
+/** The span column an OTel attribute of this name is kept in, if it has one of its own (`gen_ai.input.messages` → `input_messages`). */
+export const spanColumnOf = (attribute: string): keyof SpanRow | undefined => columnIn(STRING_COLUMNS, attribute);
+
 /** The GenAI attributes moved into their columns; the rest stay in span_attributes. */
 function applyAttributes(row: SpanRow, attributes: Map<string, AnyValue | undefined>): void {
   const rest = new Map(attributes);

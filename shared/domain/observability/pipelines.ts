@@ -14,6 +14,7 @@ import { chatMessagesOf, observabilityError } from "./datasets.js";
 import { ExpressionError, parseExpression, parseFieldRef, type Filter } from "./expression.js";
 import type { SpanEvaluationRow, TelemetryKind } from "./records.js";
 import type { ModerationScores } from "../guardrails.js";
+import { spanColumnOf } from "./otlp.js";
 
 /** A pipeline configuration of a workspace, as stored. */
 export interface PipelineConfig {
@@ -186,15 +187,6 @@ export function detect(patterns: CompiledPattern[], texts: { target: string; tex
 
 // ---- targets ----
 
-/** GenAI semantic-convention names of the span columns that hold them. */
-const GEN_AI_NAMES: Record<string, string> = {
-  "gen_ai.input.messages": "input_messages",
-  "gen_ai.output.messages": "output_messages",
-  "gen_ai.system_instructions": "system_instructions",
-  "gen_ai.tool.definitions": "tool_definitions",
-  "gen_ai.tool.call.arguments": "tool_call_arguments",
-  "gen_ai.tool.call.result": "tool_call_result",
-};
 const MESSAGE_COLUMNS = new Set(["input_messages", "output_messages"]);
 const ATTRIBUTES: Record<SweptSource, string> = { span: "span_attributes", log: "log_attributes" };
 
@@ -212,7 +204,8 @@ function messagesText(json: string): string {
  * text), a MAP field's key in the expression's forms, a GenAI name, else a key of the record's attributes.
  */
 export function targetText(source: SweptSource, record: Record<string, unknown>, target: string): string {
-  const column = GEN_AI_NAMES[target] ?? target;
+  // An attribute that has a span column of its own (OTLP ingest moves it there) is read from that column.
+  const column = spanColumnOf(target) ?? target;
   let value: unknown;
   try {
     const ref = parseFieldRef(telemetryKindOf(source), column);
