@@ -47,8 +47,8 @@ export interface BatchTaskResources {
 /** Chunks that run at once; each chunk also calls the model with bounded concurrency (shared/services/batch/engine/run-chunk.ts). */
 export const CHUNK_CONCURRENCY = 8;
 
-// Lambda's own transient failures: retried by Step Functions, not by our code.
-const LAMBDA_RETRY = {
+// Lambda's own transient failures: retried by Step Functions, not by our code (every engine machine's tasks).
+export const LAMBDA_RETRY = {
   ErrorEquals: ["Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.TooManyRequestsException"],
   IntervalSeconds: 2,
   MaxAttempts: 6,

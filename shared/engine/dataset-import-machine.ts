@@ -6,6 +6,8 @@
  *    └── any other error ──▶ RecordFailure ──▶ Failed
  */
 
+import { LAMBDA_RETRY } from "./batch-machine.js";
+
 /** What the execution is started with (the execution name is the task id). */
 export interface DatasetImportInput {
   workspace: string;
@@ -21,15 +23,6 @@ export interface DatasetImportTaskResources {
   run: string;
   recordFailure: string;
 }
-
-// Lambda's own transient failures: retried by Step Functions, not by our code.
-const LAMBDA_RETRY = {
-  ErrorEquals: ["Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException", "Lambda.TooManyRequestsException"],
-  IntervalSeconds: 2,
-  MaxAttempts: 6,
-  BackoffRate: 2,
-  JitterStrategy: "FULL",
-};
 
 // An invocation that nears its timeout commits what it did and throws this; running it again resumes (a 512 MB file
 // takes a few invocations at most; 50 is far beyond any import's need, and ends a run that makes no progress).
