@@ -2,6 +2,7 @@ import type { Caller } from "../../domain/caller.js";
 import { BUILTIN_QUERIES, declaredHandler, readPath } from "../../domain/workflows/inbox.js";
 import { inboxStore } from "../../store/workflows/inbox.js";
 import { publishedStateStore } from "../../store/workflows/published-state.js";
+import { runStore } from "../../store/workflows/runs.js";
 import { handlerCall } from "./signals.js";
 
 /**
@@ -16,13 +17,16 @@ export async function query(caller: Pick<Caller, "workspace">, executionId: stri
   if (body.name === "__status") {
     const waiting = (await inboxStore.waiters(caller.workspace, executionId)).filter((waiter) => waiter.runId === run.runId);
     const pending = (await inboxStore.messages(caller.workspace, executionId)).filter((message) => message.status === "PENDING");
+    // The dispatcher saves a Task's checkpoint before it registers the Task's waiter: the run read after
+    // the waiters is never behind them (the run read before may be).
+    const now = (await runStore.get(caller.workspace, run.runId)) ?? run;
     return {
       query_name: body.name,
       result: {
-        status: run.status,
-        execution_id: run.executionId,
-        run_id: run.runId,
-        current_state: run.checkpoint?.state ?? null,
+        status: now.status,
+        execution_id: now.executionId,
+        run_id: now.runId,
+        current_state: now.checkpoint?.state ?? null,
         waiting_for: waiting.map((waiter) => ({ kind: waiter.kind, name: waiter.name, state: waiter.state })),
         pending_signals: pending.filter((message) => message.kind === "signal").length,
         pending_updates: pending.filter((message) => message.kind === "update").length,
