@@ -10,7 +10,7 @@ import { areaOf, routes as routeTable, type RouteRow } from "../functions/routes
 import type { StackResources, UploadServiceSize } from "../shared/domain/cost/model.js";
 import { routeKey } from "../shared/http/policy.js";
 import { tables } from "../shared/store/tables.js";
-import { groupByTimeout } from "./alarm-groups.js";
+import { FAILED_STATUSES, SIGNAL_METRICS } from "./function-signals.js";
 import { uploadServiceSize } from "./upload-service-size.js";
 
 /**
@@ -28,34 +28,23 @@ export const UPLOAD_SERVICE_SIZE: UploadServiceSize = {
   imageGb: 0.3,
   partMb: uploadServiceSize.partMb,
   cloudFrontFunction: true,
+  // infra/operations.ts uploadServiceAlarms: 5xx answers and unhealthy targets, one metric each; its dashboard.
+  alarmMetrics: 2,
+  dashboards: 1,
 };
 
 const memoryOf = (task: EngineTask) => task.memoryMb ?? DEFAULT_MEMORY_MB;
 
-/** A route's function times out with API Gateway (29 s) or, streaming, after 15 minutes (infra/constructs/route-function.ts). */
-const routeTimeoutMs = (row: RouteRow) => (row.streaming ? 15 * 60_000 : 29_000);
-const taskTimeoutMs = (task: EngineTask) => task.timeoutSeconds * 1000;
 
 /**
- * infra/operations.ts and infra/monitoring.ts: three alarms (errors, throttles, p99 duration) per function group of
- * each area, of the batch engine, of the periodic tasks and of the authorizer; the workflow engine's six own alarms plus two (throttles,
- * duration) per group of its functions; each state machine's failed executions; one per table; the API's 5xx rate.
- * One dashboard per area and engine, the workflow engine's and an overview; the upload service's two alarms and dashboard.
+ * infra/operations.ts and infra/monitoring.ts (decision 0066): the deployment-wide alarms and the metrics they evaluate
+ * (the API's 5xx rate over two, failed invocations over one per failed status, slow invocations, Lambda's throttles,
+ * the tables' throttles), each state machine's failed executions, the workflow engine's failed runs; one overview
+ * dashboard (detail dashboards only with `-c detailDashboards=true`). The upload service's own are in UPLOAD_SERVICE_SIZE.
  */
-function alarmsAndDashboards(rows: readonly RouteRow[]): { alarms: number; dashboards: number } {
-  const areas = new Map<string, RouteRow[]>();
-  for (const row of rows) areas.set(areaOf(row), [...(areas.get(areaOf(row)) ?? []), row]);
-  const areaGroups = [...areas.values()].reduce((sum, members) => sum + groupByTimeout(members, routeTimeoutMs).length, 0);
+function alarmsAndDashboards(): { alarmMetrics: number; dashboards: number } {
   const engines = Object.values(stateMachines);
-  const engineGroups = engines.reduce((sum, machine) => sum + groupByTimeout(Object.values(machine.tasks as Record<string, EngineTask>), taskTimeoutMs).length, 0);
-  const workflowGroups = groupByTimeout(Object.values(workflowEngine as Record<string, EngineTask>), taskTimeoutMs).length;
-  const periodicGroups = groupByTimeout(Object.values(periodicTasks as Record<string, EngineTask>), taskTimeoutMs).length;
-  const authorizerGroups = 1;
-  return {
-    // The upload service (on by default): its 5xx and unhealthy-target alarms and its dashboard.
-    alarms: 3 * (areaGroups + engineGroups + authorizerGroups + periodicGroups) + engines.length + 6 + 2 * workflowGroups + tables.length + 1 + 2,
-    dashboards: areas.size + engines.length + 1 + 1 + 1,
-  };
+  return { alarmMetrics: 2 + FAILED_STATUSES.length + 1 + 1 + 1 + engines.length + 1, dashboards: 1 };
 }
 
 /** The stacks' resources for a route table (THE one unless a test passes rows). */
@@ -83,9 +72,9 @@ export function stackResources(rows: readonly RouteRow[] = routeTable, upload: U
     tables: tables.length,
     // infra/data-stack.ts: the connector secrets key; infra/monitoring.ts: the alarm topic's key.
     kmsKeys: 2,
-    ...alarmsAndDashboards(rows),
-    // infra/workflow-engine-stack.ts: the FailedRuns metric filter.
-    customMetrics: 1,
+    ...alarmsAndDashboards(),
+    // infra/function-signals.ts (failed and slow invocations, table throttles) and infra/workflow-engine-stack.ts (FailedRuns).
+    customMetrics: SIGNAL_METRICS + 1,
     // infra/constructs/route-function.ts: a month; infra/api-stack.ts access log and infra/engine-stack.ts: three months.
     logRetentionMonths: { functions: 1, accessLogs: 3, stateMachines: 3 },
     upload,

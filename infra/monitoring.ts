@@ -6,30 +6,28 @@ import * as kms from "aws-cdk-lib/aws-kms";
 import * as sns from "aws-cdk-lib/aws-sns";
 import * as subscriptions from "aws-cdk-lib/aws-sns-subscriptions";
 import { Construct } from "constructs";
-import { tables } from "../shared/store/tables.js";
 import type { RouteFunction } from "./constructs/route-function.js";
-import { dataParameters, type DataRefs } from "./data-refs.js";
+import { tables } from "../shared/store/tables.js";
 import { groupByTimeout } from "./alarm-groups.js";
+import { dataParameters, type DataRefs } from "./data-refs.js";
+import { FAILED_STATUSES, FUNCTION_REPORTS, signalsNamespace, SLOW_SHARE, SLOW_STATUS, TABLE_THROTTLES } from "./function-signals.js";
 
 /**
- * Alarms and dashboards (docs/operations.md, decision 0034), built from what the stacks already hold (the
- * route table's areas, the engine table's machines, the table definitions), never per route. Every alarm
- * notifies the ONE topic of the Monitoring nested stack; alarm names start with `<prefix>-` and their
- * descriptions name the section of docs/operations.md that says what to do.
+ * Alarms and dashboards (docs/operations.md, decisions 0034 and 0066), built from what the stacks already hold, never
+ * per route. Every alarm notifies the ONE topic of the Monitoring nested stack; alarm names start with `<prefix>-` and
+ * their descriptions name the section of docs/operations.md that says what to do. A handful of alarms cover every
+ * function, table and engine: each watches a deployment-wide signal (infra/function-signals.ts), not a group.
  */
 
 const FIVE_MINUTES = cdk.Duration.minutes(5);
-/** p99 duration above this share of a group's timeout raises its duration alarm. */
-export const DURATION_ALARM_SHARE = 0.8;
 /** API Gateway 5xx answers above this percentage of requests (in 2 of 3 five-minute periods) raise the 5xx alarm. */
 export const API_5XX_PERCENT = 1;
-
-export type GroupMetric = "errors" | "throttles" | "duration";
+/** Slow invocations in this many five-minute periods in a row raise the slow-invocations alarm. */
+export const SLOW_PERIODS = 3;
 
 /**
- * A "function group": functions of one area (or engine) with the same timeout, at most 10 (the metric-math
- * alarm limit). Areas with more functions, or with both buffered (29 s) and streamed (15 min) routes, make
- * several groups; each group's alarms watch all of its functions at once.
+ * A group of functions drawn together on a detail dashboard: one area's (or engine's) functions with the same
+ * timeout, at most 10 a graph.
  */
 export function functionGroups(functions: readonly RouteFunction[]): RouteFunction[][] {
   return groupByTimeout(functions, timeoutMs);
@@ -49,92 +47,29 @@ export function notify(topic: sns.ITopic, ...alarms: cloudwatch.Alarm[]): void {
   for (const a of alarms) a.addAlarmAction(new actions.SnsAction(topic));
 }
 
-export interface FunctionGroupProps {
-  /** Alarm names start with it: `<prefix>-<label>-<n>-errors`. */
-  prefix: string;
-  /** The area or engine, e.g. `files`, `engine-batch`. */
-  label: string;
-  functions: readonly RouteFunction[];
-  topic: sns.ITopic;
-  /** Which alarms each group gets; default all three. */
-  metrics?: readonly GroupMetric[];
-}
-
 /**
- * Alarms on errors, throttles and p99 duration against the timeout for each function group of an area or
- * engine, and the dashboard widgets that show the same functions one line each.
+ * The graphs of a detail dashboard (`-c detailDashboards=true`): each group of an area's or engine's functions, one
+ * line per function, for invocations, errors and throttles, p99 duration against the timeout, concurrency.
  */
-export class FunctionGroupAlarms extends Construct {
-  readonly alarms: cloudwatch.Alarm[] = [];
-  readonly widgets: cloudwatch.IWidget[] = [];
-
-  constructor(scope: Construct, id: string, props: FunctionGroupProps) {
-    super(scope, id);
-    const wanted = new Set(props.metrics ?? ["errors", "throttles", "duration"]);
-    const groups = functionGroups(props.functions);
-    groups.forEach((group, index) => {
-      const n = groups.length > 1 ? `-${index + 1}` : "";
-      const name = `${props.prefix}-${props.label}${n}`;
-      const who = `${props.label} functions${groups.length > 1 ? ` (group ${index + 1} of ${groups.length})` : ""}: ${group.map((f) => f.node.id).join(", ")}`;
-      const ids = group.map((_, i) => `m${i}`);
-      const using = (metric: (f: RouteFunction) => cloudwatch.Metric) => Object.fromEntries(group.map((f, i) => [ids[i], metric(f)]));
-      const sum = { period: FIVE_MINUTES, statistic: cloudwatch.Stats.SUM };
-      if (wanted.has("errors")) {
-        this.alarms.push(
-          alarm(this, `Errors${index + 1}`, props.topic, {
-            alarmName: `${name}-errors`,
-            alarmDescription: `Function errors (uncaught exceptions, timeouts, out of memory) in ${who}. docs/operations.md#function-errors`,
-            metric: new cloudwatch.MathExpression({ expression: `SUM([${ids.join(",")}])`, usingMetrics: using((f) => f.fn.metricErrors(sum)), period: FIVE_MINUTES, label: "errors" }),
-            threshold: 0,
-            comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-            evaluationPeriods: 1,
-          }),
-        );
-      }
-      if (wanted.has("throttles")) {
-        this.alarms.push(
-          alarm(this, `Throttles${index + 1}`, props.topic, {
-            alarmName: `${name}-throttles`,
-            alarmDescription: `Lambda throttled invocations of ${who}: the account's concurrency is exhausted. docs/operations.md#function-throttles`,
-            metric: new cloudwatch.MathExpression({ expression: `SUM([${ids.join(",")}])`, usingMetrics: using((f) => f.fn.metricThrottles(sum)), period: FIVE_MINUTES, label: "throttles" }),
-            threshold: 0,
-            comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-            evaluationPeriods: 1,
-          }),
-        );
-      }
-      const timeout = timeoutMs(group[0]!);
-      if (wanted.has("duration")) {
-        this.alarms.push(
-          alarm(this, `Duration${index + 1}`, props.topic, {
-            alarmName: `${name}-p99-duration`,
-            alarmDescription: `p99 duration of one of ${who} is above ${DURATION_ALARM_SHARE * 100}% of its ${timeout / 1000} s timeout for 15 minutes. docs/operations.md#function-duration`,
-            metric: new cloudwatch.MathExpression({
-              expression: `MAX([${ids.join(",")}])`,
-              usingMetrics: using((f) => f.fn.metricDuration({ period: FIVE_MINUTES, statistic: cloudwatch.Stats.p(99) })),
-              period: FIVE_MINUTES,
-              label: "p99 duration (ms)",
-            }),
-            threshold: Math.round(timeout * DURATION_ALARM_SHARE),
-            comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-            evaluationPeriods: 3,
-          }),
-        );
-      }
-      const lines = (metric: (f: RouteFunction) => cloudwatch.Metric) => group.map((f) => metric(f).with({ label: f.node.id }));
-      this.widgets.push(
-        new cloudwatch.GraphWidget({ title: `${props.label}${n}: invocations`, left: lines((f) => f.fn.metricInvocations(sum)), width: 6 }),
-        new cloudwatch.GraphWidget({ title: `${props.label}${n}: errors and throttles`, left: lines((f) => f.fn.metricErrors(sum)), right: lines((f) => f.fn.metricThrottles(sum)), width: 6 }),
-        new cloudwatch.GraphWidget({
-          title: `${props.label}${n}: p99 duration (timeout ${timeout / 1000} s)`,
-          left: lines((f) => f.fn.metricDuration({ period: FIVE_MINUTES, statistic: cloudwatch.Stats.p(99) })),
-          leftAnnotations: [{ value: Math.round(timeout * DURATION_ALARM_SHARE), label: `${DURATION_ALARM_SHARE * 100}% of timeout` }],
-          width: 6,
-        }),
-        new cloudwatch.GraphWidget({ title: `${props.label}${n}: concurrent executions`, left: lines((f) => f.fn.metric("ConcurrentExecutions", { period: FIVE_MINUTES, statistic: cloudwatch.Stats.MAXIMUM })), width: 6 }),
-      );
-    });
-  }
+export function functionGroupWidgets(label: string, functions: readonly RouteFunction[]): cloudwatch.IWidget[] {
+  const groups = functionGroups(functions);
+  const sum = { period: FIVE_MINUTES, statistic: cloudwatch.Stats.SUM };
+  return groups.flatMap((group, index) => {
+    const n = groups.length > 1 ? `-${index + 1}` : "";
+    const timeout = timeoutMs(group[0]!);
+    const lines = (metric: (f: RouteFunction) => cloudwatch.Metric) => group.map((f) => metric(f).with({ label: f.node.id }));
+    return [
+      new cloudwatch.GraphWidget({ title: `${label}${n}: invocations`, left: lines((f) => f.fn.metricInvocations(sum)), width: 6 }),
+      new cloudwatch.GraphWidget({ title: `${label}${n}: errors and throttles`, left: lines((f) => f.fn.metricErrors(sum)), right: lines((f) => f.fn.metricThrottles(sum)), width: 6 }),
+      new cloudwatch.GraphWidget({
+        title: `${label}${n}: p99 duration (timeout ${timeout / 1000} s)`,
+        left: lines((f) => f.fn.metricDuration({ period: FIVE_MINUTES, statistic: cloudwatch.Stats.p(99) })),
+        leftAnnotations: [{ value: Math.round(timeout * SLOW_SHARE), label: `${SLOW_SHARE * 100}% of timeout` }],
+        width: 6,
+      }),
+      new cloudwatch.GraphWidget({ title: `${label}${n}: concurrent executions`, left: lines((f) => f.fn.metric("ConcurrentExecutions", { period: FIVE_MINUTES, statistic: cloudwatch.Stats.MAXIMUM })), width: 6 }),
+    ];
+  });
 }
 
 /** One dashboard: the alarms first (their state at a glance), then the widgets, four to a row. */
@@ -152,17 +87,21 @@ export interface MonitoringStackProps extends cdk.NestedStackProps {
   apiName: string;
   stageName: string;
   alarmEmail?: string;
+  /** `-c detailDashboards=true`: a dashboard per area and engine, and one of the tables, beside the overview. */
+  detailDashboards: boolean;
 }
 
 /**
- * The topic every alarm notifies (encrypted with a key of its own that CloudWatch may use, TLS only), its
- * e-mail subscription, the alarms that belong to no area (API Gateway 5xx rate, each table's throttled
- * requests) and the overview dashboard.
+ * The topic every alarm notifies (encrypted with a key of its own that CloudWatch may use, TLS only), its e-mail
+ * subscription, the deployment-wide alarms (the API's 5xx rate, failed, slow and throttled invocations of any function,
+ * throttled requests to any table) and the overview's first graphs (infra/operations.ts draws the overview).
  */
 export class MonitoringStack extends cdk.NestedStack {
   readonly topic: sns.Topic;
   readonly topicKey: kms.Key;
   readonly alarms: cloudwatch.Alarm[] = [];
+  readonly signals: { failed: cloudwatch.Metric[]; slow: cloudwatch.Metric; throttles: cloudwatch.Metric; tableThrottles: cloudwatch.Metric };
+  readonly apiWidgets: cloudwatch.IWidget[];
 
   constructor(scope: Construct, id: string, props: MonitoringStackProps) {
     super(scope, id, props);
@@ -192,6 +131,16 @@ export class MonitoringStack extends cdk.NestedStack {
     const sum = { period: FIVE_MINUTES, statistic: cloudwatch.Stats.SUM };
     const apiMetric = (metricName: string, options: cloudwatch.MetricOptions) =>
       new cloudwatch.Metric({ namespace: "AWS/ApiGateway", metricName, dimensionsMap: { ApiName: props.apiName, Stage: props.stageName }, ...options });
+    const signal = (metricName: string, dimensionsMap: Record<string, string>, label: string) =>
+      new cloudwatch.Metric({ namespace: signalsNamespace(props.prefix), metricName, dimensionsMap, ...sum, label });
+    const failed = Object.fromEntries(FAILED_STATUSES.map((status) => [status, signal(FUNCTION_REPORTS, { status }, status)]));
+    this.signals = {
+      failed: Object.values(failed),
+      slow: signal(FUNCTION_REPORTS, { status: SLOW_STATUS }, `past ${SLOW_SHARE * 100}% of timeout`),
+      // Lambda's own, for the account and region: throttling means the account's concurrency is spent, whoever spent it.
+      throttles: new cloudwatch.Metric({ namespace: "AWS/Lambda", metricName: "Throttles", ...sum, label: "throttles (account)" }),
+      tableThrottles: signal(TABLE_THROTTLES.metric, TABLE_THROTTLES.dimensions, "DynamoDB throttled requests"),
+    };
     this.alarms.push(
       alarm(this, "Api5xxRate", this.topic, {
         alarmName: `${props.prefix}-api-5xx-rate`,
@@ -207,50 +156,75 @@ export class MonitoringStack extends cdk.NestedStack {
         evaluationPeriods: 3,
         datapointsToAlarm: 2,
       }),
+      alarm(this, "FunctionErrors", this.topic, {
+        alarmName: `${props.prefix}-function-errors`,
+        alarmDescription: "An invocation of one of the deployment's functions failed (an uncaught error, a timeout, out of memory, a crash). docs/operations.md#function-errors",
+        metric: new cloudwatch.MathExpression({ expression: `SUM([${FAILED_STATUSES.join(",")}])`, usingMetrics: failed, period: FIVE_MINUTES, label: "failed invocations" }),
+        threshold: 0,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+      }),
+      alarm(this, "SlowInvocations", this.topic, {
+        alarmName: `${props.prefix}-function-slow`,
+        alarmDescription: `Invocations ran past ${SLOW_SHARE * 100}% of their function's timeout in ${SLOW_PERIODS} five-minute periods in a row. docs/operations.md#function-duration`,
+        metric: this.signals.slow,
+        threshold: 0,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: SLOW_PERIODS,
+      }),
+      alarm(this, "FunctionThrottles", this.topic, {
+        alarmName: `${props.prefix}-function-throttles`,
+        alarmDescription: "Lambda throttled invocations in this account and region: its concurrency is spent, and the deployment's functions are refused too. docs/operations.md#function-throttles",
+        metric: this.signals.throttles,
+        threshold: 0,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+      }),
+      alarm(this, "TableThrottles", this.topic, {
+        alarmName: `${props.prefix}-table-throttles`,
+        alarmDescription: "DynamoDB throttled reads or writes of the deployment's tables (every throttled attempt, retried or not). docs/operations.md#table-throttled-requests",
+        metric: this.signals.tableThrottles,
+        threshold: 0,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+      }),
     );
-
-    const data = dataParameters(this, props.data);
-    const tableWidgets: cloudwatch.IWidget[] = [];
-    for (const def of tables) {
-      const table = data.tables[def.name];
-      const throttled = (metricName: string) => new cloudwatch.Metric({ namespace: "AWS/DynamoDB", metricName, dimensionsMap: { TableName: table.tableName }, ...sum });
-      this.alarms.push(
-        alarm(this, `${def.name}ThrottledRequests`, this.topic, {
-          alarmName: `${props.prefix}-table-${def.name}-throttled`,
-          alarmDescription: `DynamoDB throttled reads or writes of the ${def.name} table (or its indexes). docs/operations.md#table-throttled-requests`,
-          metric: new cloudwatch.MathExpression({
-            expression: "reads + writes",
-            usingMetrics: { reads: throttled("ReadThrottleEvents"), writes: throttled("WriteThrottleEvents") },
-            period: FIVE_MINUTES,
-            label: `${def.name} throttled`,
-          }),
-          threshold: 0,
-          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-          evaluationPeriods: 1,
-        }),
-      );
-      tableWidgets.push(
-        new cloudwatch.GraphWidget({
-          title: `table ${def.name}`,
-          left: [
-            new cloudwatch.Metric({ namespace: "AWS/DynamoDB", metricName: "ConsumedReadCapacityUnits", dimensionsMap: { TableName: table.tableName }, ...sum, label: "read units" }),
-            new cloudwatch.Metric({ namespace: "AWS/DynamoDB", metricName: "ConsumedWriteCapacityUnits", dimensionsMap: { TableName: table.tableName }, ...sum, label: "write units" }),
-          ],
-          right: [throttled("ReadThrottleEvents").with({ label: "read throttles" }), throttled("WriteThrottleEvents").with({ label: "write throttles" })],
-          width: 6,
-        }),
-      );
-    }
-
-    const p = (n: number) => ({ period: FIVE_MINUTES, statistic: cloudwatch.Stats.p(n) });
-    dashboard(this, "Overview", `${props.prefix}-overview`, this.alarms, [
+    this.apiWidgets = [
       new cloudwatch.GraphWidget({ title: "API requests", left: [apiMetric("Count", { ...sum, label: "requests" })], right: [apiMetric("4XXError", { ...sum, label: "4xx" }), apiMetric("5XXError", { ...sum, label: "5xx" })], width: 12 }),
       new cloudwatch.GraphWidget({
         title: "API latency (ms)",
-        left: [apiMetric("Latency", { ...p(50), label: "p50" }), apiMetric("Latency", { ...p(99), label: "p99" }), apiMetric("IntegrationLatency", { ...p(99), label: "integration p99" })],
+        left: [apiMetric("Latency", { period: FIVE_MINUTES, statistic: cloudwatch.Stats.p(50), label: "p50" }), apiMetric("Latency", { period: FIVE_MINUTES, statistic: cloudwatch.Stats.p(99), label: "p99" })],
         width: 12,
       }),
-      ...tableWidgets,
-    ]);
+      new cloudwatch.GraphWidget({ title: "functions: failed invocations", left: this.signals.failed, width: 6 }),
+      new cloudwatch.GraphWidget({ title: `functions: past ${SLOW_SHARE * 100}% of timeout`, left: [this.signals.slow], width: 6 }),
+      new cloudwatch.GraphWidget({
+        title: "Lambda in this account and region",
+        left: [new cloudwatch.Metric({ namespace: "AWS/Lambda", metricName: "ConcurrentExecutions", period: FIVE_MINUTES, statistic: cloudwatch.Stats.MAXIMUM, label: "concurrent executions" })],
+        right: [this.signals.throttles],
+        width: 6,
+      }),
+      new cloudwatch.GraphWidget({ title: "tables: throttled requests", left: [this.signals.tableThrottles], width: 6 }),
+    ];
+
+    if (props.detailDashboards) {
+      const data = dataParameters(this, props.data);
+      dashboard(
+        this,
+        "Tables",
+        `${props.prefix}-tables`,
+        [],
+        tables.map((def) => {
+          const table = data.tables[def.name];
+          const metric = (metricName: string, label: string) => new cloudwatch.Metric({ namespace: "AWS/DynamoDB", metricName, dimensionsMap: { TableName: table.tableName }, ...sum, label });
+          return new cloudwatch.GraphWidget({
+            title: `table ${def.name}`,
+            left: [metric("ConsumedReadCapacityUnits", "read units"), metric("ConsumedWriteCapacityUnits", "write units")],
+            right: [metric("ReadThrottleEvents", "read throttles"), metric("WriteThrottleEvents", "write throttles")],
+            width: 6,
+          });
+        }),
+      );
+    }
   }
 }

@@ -7,13 +7,16 @@ import { DEFAULT_AUDIT_RETENTION_DAYS } from "../shared/config.js";
  * - `alarmEmail`: an e-mail address subscribed to the alarm topic (it confirms once, from the mail AWS sends);
  * - `logRetentionDays`: how long EVERY log group keeps its lines (one of CloudWatch Logs' allowed values);
  *   unset, each group keeps its own default (functions 30 days, access logs and state machines 90);
- * - `tracing`: `true` switches on X-Ray active tracing on every function, the API stage and the state machines.
+ * - `tracing`: `true` switches on X-Ray active tracing on every function, the API stage and the state machines;
+ * - `detailDashboards`: `true` adds a dashboard per area and engine, and one of the tables, beside the overview
+ *   (each past the account's three free dashboards is billed: decision 0066).
  * Read from any construct (context is app-wide), checked once by buildApp.
  */
 export interface OperationsSettings {
   alarmEmail?: string;
   logRetentionDays?: logs.RetentionDays;
   tracing: boolean;
+  detailDashboards: boolean;
 }
 
 const RETENTION_DAYS = new Set(Object.values(logs.RetentionDays).filter((v): v is number => typeof v === "number"));
@@ -33,10 +36,15 @@ export function operationsSettings(scope: Construct): OperationsSettings {
     logRetentionDays = days as logs.RetentionDays;
   }
 
-  const tracingRaw = scope.node.tryGetContext("tracing");
-  const tracing = tracingRaw === true || /^(true|on|1|yes)$/i.test(String(tracingRaw ?? ""));
-  if (tracingRaw !== undefined && !tracing && !/^(false|off|0|no|)$/i.test(String(tracingRaw))) throw new Error(`-c tracing=${tracingRaw}: use true or false`);
-  return { alarmEmail, logRetentionDays, tracing };
+  return { alarmEmail, logRetentionDays, tracing: switchSetting(scope, "tracing"), detailDashboards: switchSetting(scope, "detailDashboards") };
+}
+
+/** An on/off context setting: true, on, 1 or yes; false, off, 0, no or unset. Anything else is refused. */
+function switchSetting(scope: Construct, name: string): boolean {
+  const raw = scope.node.tryGetContext(name);
+  const on = raw === true || /^(true|on|1|yes)$/i.test(String(raw ?? ""));
+  if (raw !== undefined && raw !== false && !on && !/^(false|off|0|no|)$/i.test(String(raw))) throw new Error(`-c ${name}=${raw}: use true or false`);
+  return on;
 }
 
 /**

@@ -43,6 +43,8 @@ export class WorkflowEngineStack extends cdk.NestedStack {
   readonly scheduleRole: iam.Role;
   readonly refs: Required<WorkflowEngineRefs>;
   readonly alarms: cloudwatch.Alarm[];
+  /** Runs that ended FAILED (a metric filter on the status handler's log). */
+  readonly failedRuns: cloudwatch.Metric;
 
   constructor(scope: Construct, id: string, props: WorkflowEngineStackProps) {
     super(scope, id, props);
@@ -136,23 +138,17 @@ export class WorkflowEngineStack extends cdk.NestedStack {
       metricName: "FailedRuns",
       metricValue: "1",
     });
-    const alarm = (alarmId: string, description: string, metric: cloudwatch.IMetric) =>
-      new cloudwatch.Alarm(this, alarmId, {
-        alarmDescription: description,
-        metric,
+    this.failedRuns = failedRuns.metric({ period: cdk.Duration.minutes(5), statistic: cloudwatch.Stats.SUM });
+    // The engine's functions' errors, throttles and duration are the deployment's signals (infra/function-signals.ts).
+    this.alarms = [
+      new cloudwatch.Alarm(this, "FailedRunsAlarm", {
+        alarmDescription: "A workflow run ended FAILED: the status handler's log and the run's events say why. docs/operations.md#workflow-runs-failed",
+        metric: this.failedRuns,
         threshold: 0,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
         evaluationPeriods: 1,
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      });
-    const fiveMinutes = { period: cdk.Duration.minutes(5), statistic: cloudwatch.Stats.SUM };
-    this.alarms = [
-      alarm("FailedRunsAlarm", "A workflow run ended FAILED: the status handler's log and the run's events say why", failedRuns.metric(fiveMinutes)),
-      alarm("DispatcherErrors", "The workflow dispatcher failed: Tasks of workflow runs are being retried or failing", dispatch.fn.metricErrors(fiveMinutes)),
-      alarm("StatusHandlerErrors", "The workflow status handler failed: runs may stay RUNNING until the reconciler catches them", status.fn.metricErrors(fiveMinutes)),
-      alarm("TimerErrors", "The workflow timer handler failed: timeouts or sleeps may fire late", timer.fn.metricErrors(fiveMinutes)),
-      alarm("ScheduleFireErrors", "The workflow schedule fire handler failed: Scheduler retries it; schedules may fire late or skip", scheduleFire.fn.metricErrors(fiveMinutes)),
-      alarm("ScheduleSweepErrors", "The workflow schedule sweeper failed: lost schedule fires are not re-armed", scheduleSweep.fn.metricErrors(fiveMinutes)),
+      }),
     ];
   }
 }

@@ -1,7 +1,8 @@
 /**
- * The monthly AWS cost of a stated load (docs/cost.md, decision 0036):
+ * The monthly AWS cost of a stated load (docs/cost.md, decision 0036), or of the deployment at rest (issue 31):
  *
  *   npm run cost -- --load docs/cost-load.json [--requests 1000000,10000000] [--json]
+ *   npm run cost -- --idle [--json]
  *
  * Prices come from config/prices.json (written down with their sources and date, never fetched), the stack's
  * resources from the route and engine tables (infra/cost-resources.ts), the computation from shared/domain/cost.
@@ -9,25 +10,36 @@
 import { readFileSync } from "node:fs";
 import prices from "../config/prices.json" with { type: "json" };
 import { stackResources } from "../infra/cost-resources.js";
-import { CostLoadError, monthlyCost, scaleLoad, type CostReport } from "../shared/domain/cost/model.js";
+import { CostLoadError, idleLoad, monthlyCost, scaleLoad, type CostReport } from "../shared/domain/cost/model.js";
 import { describePrice, type AwsPrice } from "../shared/domain/cost/prices.js";
 import { CostLoad } from "../shared/schemas/cost.js";
 import { cliArgs, fail } from "./cli-target.js";
 
 const USAGE = `Usage: npm run cost -- --load FILE [--requests N[,N…]] [--json]
+       npm run cost -- --idle [--json]
 
 Prints the monthly AWS cost (USD, ${prices.aws.region} list prices of config/prices.json, as of ${prices.as_of}) of the load
 in FILE: requests per operation family (an area of the route table, or one route as "METHOD /path"),
 tokens per model, storage, batch lines, workflow transitions, schedules, spans, uploads. Memory per
 function comes from the route table unless the load overrides it. docs/cost.md describes the format and
-every assumption; docs/cost-load.json is a sample.
+every assumption; docs/cost-load.json is a sample. With --idle, instead of a load: the month with no
+traffic at all, with and without the upload distribution (what the deployment costs unused).
 
   --load FILE      the load (JSON)
   --requests N     scale every volume of the load so its requests add up to N (a comma list prints one table each)
+  --idle           the cost at rest, one table with the upload distribution (CloudFront and the upload service,
+                   -c uploadDistribution=true, the default) and one without it (-c uploadDistribution=false)
   --json           print the report as JSON instead of a table`;
 
-const { values } = cliArgs(USAGE, { load: { type: "string" }, requests: { type: "string" }, json: { type: "boolean", default: false } }, false);
-if (!values.load) fail(`Give --load FILE\n\n${USAGE}`);
+const { values } = cliArgs(
+  USAGE,
+  { load: { type: "string" }, requests: { type: "string" }, idle: { type: "boolean", default: false }, json: { type: "boolean", default: false } },
+  false,
+);
+// --idle is a load of its own (none at all): a file beside it would be silently ignored, and there is nothing to scale.
+if (values.idle && values.load) fail(`--idle and --load exclude each other: --idle prices a month with no load at all\n\n${USAGE}`);
+if (values.idle && values.requests) fail(`--requests scales a load's requests: --idle has none\n\n${USAGE}`);
+if (!values.idle && !values.load) fail(`Give --load FILE (or --idle)\n\n${USAGE}`);
 
 function readLoad(file: string): CostLoad {
   let text: string;
@@ -47,25 +59,47 @@ function readLoad(file: string): CostLoad {
   return load.data;
 }
 
-const scales = values.requests?.split(",").map((n) => Number(n.trim().replaceAll("_", "")));
-if (scales?.some((n) => !Number.isFinite(n) || n <= 0)) fail(`--requests takes positive numbers (e.g. 1000000 or 1e6,1e7): ${values.requests}`);
-
-const load = readLoad(values.load!);
 const resources = stackResources();
-let reports: { requests?: number; report: CostReport }[];
-try {
-  reports = (scales ?? [undefined]).map((requests) => ({ requests, report: monthlyCost(requests ? scaleLoad(load, requests) : load, resources, prices.aws, prices) }));
-} catch (error) {
-  if (error instanceof CostLoadError) fail(`${values.load}: ${error.message}`);
-  throw error;
-}
+if (values.idle) printIdle();
+else printLoad(values.load!);
 
-if (values.json) {
-  console.log(JSON.stringify(reports.length === 1 ? reports[0]!.report : reports, null, 2));
-} else {
+/** The load's month, or one per --requests count. */
+function printLoad(file: string): void {
+  const scales = values.requests?.split(",").map((n) => Number(n.trim().replaceAll("_", "")));
+  if (scales?.some((n) => !Number.isFinite(n) || n <= 0)) fail(`--requests takes positive numbers (e.g. 1000000 or 1e6,1e7): ${values.requests}`);
+  const load = readLoad(file);
+  const reports = priced(file, () => (scales ?? [undefined]).map((requests) => ({ requests, report: monthlyCost(requests ? scaleLoad(load, requests) : load, resources, prices.aws, prices) })));
+  if (values.json) {
+    console.log(JSON.stringify(reports.length === 1 ? reports[0]!.report : reports, null, 2));
+    return;
+  }
   for (const [i, { requests, report }] of reports.entries()) {
     if (i) console.log("");
-    console.log(table(report, requests ? `${values.load} scaled to ${count(requests)} requests` : values.load!));
+    console.log(table(report, requests ? `${file} scaled to ${count(requests)} requests` : file));
+  }
+}
+
+/** The month at rest for both settings of the upload distribution (infra/upload-service.ts), from the same model and resources as a load. */
+function printIdle(): void {
+  const [withUploadDistribution, withoutUploadDistribution] = priced("--idle", () => [true, false].map((cloudfront) => monthlyCost(idleLoad(cloudfront), resources, prices.aws, prices)));
+  if (values.json) {
+    console.log(JSON.stringify({ withUploadDistribution, withoutUploadDistribution }, null, 2));
+    return;
+  }
+  console.log(table(withUploadDistribution!, "at rest, with the upload distribution (-c uploadDistribution=true, the default)"));
+  console.log("");
+  console.log(table(withoutUploadDistribution!, "at rest, without it (-c uploadDistribution=false)"));
+  console.log("");
+  console.log(`At rest (USD/month): ${usd(withUploadDistribution!.total)} with the upload distribution, ${usd(withoutUploadDistribution!.total)} without it.`);
+}
+
+/** The model's reports, or what is wrong with the load, said as `what: why` (no stack trace). */
+function priced<T>(what: string, compute: () => T): T {
+  try {
+    return compute();
+  } catch (error) {
+    if (error instanceof CostLoadError) fail(`${what}: ${error.message}`);
+    throw error;
   }
 }
 

@@ -58,6 +58,15 @@ export const dataEnvironment = (data: DataRefs): Record<string, string> => ({
 
 /** Request/response routes are cut off by API Gateway at 29 s; running longer only costs money. */
 const BUFFERED_TIMEOUT = cdk.Duration.seconds(29);
+
+/** Powertools' level names as Lambda's application log levels (its CRITICAL and SILENT are Lambda's FATAL). */
+function applicationLogLevel(level: string): lambda.ApplicationLogLevel {
+  const upper = level.toUpperCase();
+  if (upper === "CRITICAL" || upper === "SILENT") return lambda.ApplicationLogLevel.FATAL;
+  const known = Object.values(lambda.ApplicationLogLevel) as string[];
+  if (!known.includes(upper)) throw new Error(`-c logLevel=${level}: use one of ${known.join(", ")}`);
+  return upper as lambda.ApplicationLogLevel;
+}
 const STREAMING_TIMEOUT = cdk.Duration.minutes(15);
 
 /**
@@ -107,6 +116,11 @@ export class RouteFunction extends Construct {
       ...(props.functionName ? { functionName: props.functionName } : {}),
       role: this.role,
       logGroup,
+      // JSON: Lambda's own lines (the per-invocation `platform.report`) become fields a metric filter can read
+      // (infra/function-signals.ts); the application's level follows the handlers' (Powertools reads it too).
+      loggingFormat: lambda.LoggingFormat.JSON,
+      applicationLogLevelV2: applicationLogLevel(props.logLevel),
+      systemLogLevelV2: lambda.SystemLogLevel.INFO,
       environment: {
         ...dataEnvironment(props.data),
         ...(props.routeKey ? { [ROUTE_KEY_ENV]: props.routeKey } : {}),

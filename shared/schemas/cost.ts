@@ -36,7 +36,7 @@ export const RequestDefaults = FamilyLoad.pick({ avg_ms: true, response_kb: true
 
 export const CostLoad = z.strictObject({
   $comment: z.string().optional(),
-  /** Requests per operation family: an area of the route table (`inference`, `files`, …) or one route (`POST /v1/audio/transcriptions`). */
+  /** Requests per operation family: an area of the route table (`inference`, `files`, …) or one route (`POST /v1/audio/transcriptions`). Empty: no API traffic (a month at rest, `--idle`). */
   requests: z.record(z.string(), FamilyLoad),
   defaults: RequestDefaults.optional(),
   /** The REQUEST authorizer: the share of keyed requests API Gateway answers from its cache, and one invocation's duration. */

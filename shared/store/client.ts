@@ -1,12 +1,14 @@
 import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import { BatchGetCommand, DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { installStorageLimits } from "./limits.js";
+import { countThrottles } from "./throttles.js";
 
 /** One document client per process; the endpoint comes from the environment (AWS_ENDPOINT_URL_DYNAMODB locally). */
 export const documents = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
   marshallOptions: { removeUndefinedValues: true },
 });
 installStorageLimits(documents.middlewareStack);
+countThrottles(documents.middlewareStack);
 
 /**
  * BatchGetItem for one table, retrying what DynamoDB returns as unprocessed (it does so under

@@ -4,6 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { stackResources } from "../../infra/cost-resources.js";
+import { FAILED_STATUSES, FUNCTION_REPORTS, SLOW_STATUS } from "../../infra/function-signals.js";
 import type { StackResources } from "../../shared/domain/cost/model.js";
 import { ROUTE_KEY_ENV } from "../../shared/http/policy.js";
 import { AWS_CUSTOM_RESOURCE_PROVIDER, resourcesOf, synth, type Json, type Synth } from "./synth.js";
@@ -20,10 +21,17 @@ beforeAll(async () => {
 const ofType = (type: string) => all.filter(([, r]) => r.Type === type).map(([, r]) => r);
 
 describe("the cost model's resources", () => {
-  it("count the alarms, dashboards, metric filters, keys and tables the stacks synthesize", () => {
-    expect(ofType("AWS::CloudWatch::Alarm")).toHaveLength(resources.alarms);
-    expect(ofType("AWS::CloudWatch::Dashboard")).toHaveLength(resources.dashboards);
-    expect(ofType("AWS::Logs::MetricFilter")).toHaveLength(resources.customMetrics);
+  it("count the alarms' metrics, the dashboards, the signals' metrics, keys and tables the stacks synthesize", () => {
+    const alarmMetrics = ofType("AWS::CloudWatch::Alarm").reduce((sum, a) => sum + (a.Properties.Metrics ? a.Properties.Metrics.filter((m: Json) => m.MetricStat).length : 1), 0);
+    expect(alarmMetrics).toBe(resources.alarmMetrics + resources.upload.alarmMetrics);
+    expect(ofType("AWS::CloudWatch::Dashboard")).toHaveLength(resources.dashboards + resources.upload.dashboards);
+    // One filter per function (FunctionReports by status: the failed statuses and the slow one), the workflow
+    // engine's FailedRuns, and the TableThrottles the code publishes as embedded metrics.
+    const filters = ofType("AWS::Logs::MetricFilter").map((f) => f.Properties.MetricTransformations[0]);
+    const functions = all.filter(([id, r]) => r.Type === "AWS::Lambda::Function" && !id.startsWith(AWS_CUSTOM_RESOURCE_PROVIDER));
+    expect(filters.filter((t) => t.MetricName === FUNCTION_REPORTS)).toHaveLength(functions.length);
+    const published = new Set(filters.flatMap((t) => (t.MetricName === FUNCTION_REPORTS ? [...FAILED_STATUSES, SLOW_STATUS].map((s) => `${t.MetricName}/${s}`) : [t.MetricName])));
+    expect(published.size + 1).toBe(resources.customMetrics);
     expect(ofType("AWS::KMS::Key")).toHaveLength(resources.kmsKeys);
     expect(ofType("AWS::DynamoDB::Table")).toHaveLength(resources.tables);
     // On-demand tables with point-in-time recovery: what the DynamoDB lines price.

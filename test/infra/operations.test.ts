@@ -1,16 +1,18 @@
 /**
- * What the operator runs the deployment with (docs/operations.md): one alarm topic, alarms per function group,
- * engine, table and on the API's 5xx rate, one dashboard per area, log retention and tracing as settings,
- * key rotation on every KMS key.
+ * What the operator runs the deployment with (docs/operations.md): one alarm topic, a handful of deployment-wide
+ * alarms that cover every function, table and engine (decision 0066), an overview dashboard and detail ones on
+ * request, log retention and tracing as settings, key rotation on every KMS key.
  */
 import type * as cdk from "aws-cdk-lib";
 import { beforeAll, describe, expect, it } from "vitest";
 import { areaOf, routes } from "../../functions/routes.js";
 import { buildApp } from "../../infra/app.js";
 import { XRAY_ACTIONS } from "../../infra/constructs/route-function.js";
-import { GROUP_MAX_FUNCTIONS } from "../../infra/alarm-groups.js";
-import { API_5XX_PERCENT, DURATION_ALARM_SHARE } from "../../infra/monitoring.js";
+import { stackResources, UPLOAD_SERVICE_SIZE } from "../../infra/cost-resources.js";
+import { FAILED_STATUSES, FUNCTION_REPORTS, reportFilterPattern, signalsNamespace, SLOW_STATUS, TABLE_THROTTLES } from "../../infra/function-signals.js";
+import { API_5XX_PERCENT, SLOW_PERIODS } from "../../infra/monitoring.js";
 import { WORKFLOW_TRACING_ENV } from "../../shared/config.js";
+import { SIGNALS_NAMESPACE_ENV } from "../../shared/observability/signals.js";
 import { tables } from "../../shared/store/tables.js";
 import { allowStatements, AWS_CUSTOM_RESOURCE_PROVIDER, deref, list, resourcesOf, scopeOf, synth, type Json, type Synth } from "./synth.js";
 
@@ -43,12 +45,6 @@ function resolve(x: Synth, stack: cdk.Stack, value: Json): { stack: cdk.Stack; i
   const holder = x.stacks.find((n) => x.template(n) === target.scope.template)!;
   return { stack: holder, id: target.id };
 }
-
-/** The function logical ids an alarm's metrics watch (FunctionName dimensions). */
-const watchedFunctions = (alarm: Json): string[] =>
-  list<Json>(alarm.Properties.Metrics)
-    .filter((m) => m.MetricStat)
-    .flatMap((m) => list<Json>(m.MetricStat.Metric.Dimensions).filter((d) => d.Name === "FunctionName").map((d) => d.Value.Ref as string));
 
 const functionsOf = (x: Synth, stack: cdk.Stack) => resourcesOf(x.template(stack), "AWS::Lambda::Function");
 
@@ -84,7 +80,7 @@ describe("the alarm topic", () => {
 
   it("is what every alarm of every stack notifies, and nothing else", () => {
     const alarms = all(s, "AWS::CloudWatch::Alarm");
-    expect(alarms.length).toBeGreaterThan(routes.length / GROUP_MAX_FUNCTIONS);
+    expect(alarms.length).toBeGreaterThan(5);
     for (const { stack, id, resource } of alarms) {
       expect(resource.Properties.AlarmActions, id).toHaveLength(1);
       const target = resolve(s, stack, resource.Properties.AlarmActions[0]);
@@ -94,81 +90,79 @@ describe("the alarm topic", () => {
 });
 
 describe("alarms", () => {
-  it("watch every route function of an area in exactly one group per metric: errors, throttles and p99 duration against its timeout", () => {
-    for (const area of s.api.areas) {
-      const template = s.template(area);
-      const functions = new Map(functionsOf(s, area).map(([id, f]) => [id, f.Properties.Timeout as number]));
-      const alarms = resourcesOf(template, "AWS::CloudWatch::Alarm").map(([, a]) => a);
-      for (const kind of ["errors", "throttles", "p99-duration"]) {
-        const ofKind = alarms.filter((a) => a.Properties.AlarmName.endsWith(`-${kind}`));
-        const watched = ofKind.flatMap(watchedFunctions);
-        expect(watched.toSorted(), `${area.node.id} ${kind}`).toEqual([...functions.keys()].toSorted());
-        for (const a of ofKind) {
-          const ids = watchedFunctions(a);
-          expect(ids.length).toBeLessThanOrEqual(GROUP_MAX_FUNCTIONS);
-          expect(a.Properties.AlarmName).toMatch(new RegExp(`^Platform-prod-${areaOf(area.routes[0]!.row)}(-\\d+)?-${kind}$`));
-          expect(a.Properties.AlarmDescription).toMatch(/docs\/operations\.md#function-/);
-          if (kind === "p99-duration") {
-            const timeouts = new Set(ids.map((id) => functions.get(id)));
-            expect(timeouts.size, "one timeout per group").toBe(1);
-            expect(a.Properties.Threshold).toBe(Math.round([...timeouts][0]! * 1000 * DURATION_ALARM_SHARE));
-            expect(list<Json>(a.Properties.Metrics).every((m) => !m.MetricStat || m.MetricStat.Stat === "p99")).toBe(true);
-          } else {
-            expect(a.Properties).toMatchObject({ Threshold: 0, ComparisonOperator: "GreaterThanThreshold", TreatMissingData: "notBreaching" });
-          }
-        }
-      }
+  const monitoringAlarms = () => resourcesOf(s.template(s.monitoring), "AWS::CloudWatch::Alarm").map(([, a]) => a.Properties);
+  const named = (suffix: string) => monitoringAlarms().find((a) => a.AlarmName === `Platform-prod-${suffix}`)!;
+  const metricsOf = (alarm: Json): Json[] => (alarm.Metrics ? list<Json>(alarm.Metrics).filter((m) => m.MetricStat).map((m) => m.MetricStat.Metric) : [{ Namespace: alarm.Namespace, MetricName: alarm.MetricName, Dimensions: alarm.Dimensions }]);
+  const ours = (x: Synth) => all(x, "AWS::Lambda::Function").filter(({ id }) => !id.startsWith(AWS_CUSTOM_RESOURCE_PROVIDER));
+
+  it("are a handful for the whole deployment, however many routes: the cost model counts the metrics they evaluate", () => {
+    const alarms = all(s, "AWS::CloudWatch::Alarm").map((a) => a.resource.Properties);
+    const metrics = alarms.reduce((sum, a) => sum + metricsOf(a).length, 0);
+    expect(metrics).toBe(stackResources().alarmMetrics + UPLOAD_SERVICE_SIZE.alarmMetrics);
+    expect(alarms.length).toBeLessThan(15);
+  });
+
+  it("watch every function's failed and slow invocations through a metric filter on its own log group (JSON logs)", () => {
+    const errors = named("function-errors");
+    const slow = named("function-slow");
+    const watched = (alarm: Json) => metricsOf(alarm).map((m) => `${m.Namespace} ${m.MetricName} ${JSON.stringify(m.Dimensions)}`);
+    expect(watched(errors).toSorted()).toEqual(FAILED_STATUSES.map((status) => `${signalsNamespace("Platform-prod")} ${FUNCTION_REPORTS} [{"Name":"status","Value":"${status}"}]`).toSorted());
+    expect(watched(slow)).toEqual([`${signalsNamespace("Platform-prod")} ${FUNCTION_REPORTS} [{"Name":"status","Value":"${SLOW_STATUS}"}]`]);
+    expect(errors).toMatchObject({ Threshold: 0, EvaluationPeriods: 1, ComparisonOperator: "GreaterThanThreshold", TreatMissingData: "notBreaching" });
+    expect(slow).toMatchObject({ Threshold: 0, EvaluationPeriods: SLOW_PERIODS, ComparisonOperator: "GreaterThanThreshold" });
+
+    const functions = ours(s);
+    expect(functions.length).toBeGreaterThan(routes.length);
+    for (const { stack, id, resource: fn } of functions) {
+      expect(fn.Properties.LoggingConfig, id).toMatchObject({ LogFormat: "JSON", SystemLogLevel: "INFO" });
+      const group = fn.Properties.LoggingConfig.LogGroup.Ref as string;
+      const filters = resourcesOf(s.template(stack), "AWS::Logs::MetricFilter").filter(([, f]) => f.Properties.LogGroupName.Ref === group && f.Properties.MetricTransformations[0].MetricName === FUNCTION_REPORTS);
+      expect(filters, `${stack.node.path} ${id}`).toHaveLength(1);
+      const [[, filter]] = filters as [[string, Json]];
+      expect(filter.Properties.FilterPattern).toBe(reportFilterPattern(fn.Properties.Timeout * 1000));
+      expect(filter.Properties.MetricTransformations).toEqual([
+        { MetricNamespace: signalsNamespace("Platform-prod"), MetricName: FUNCTION_REPORTS, MetricValue: "1", Dimensions: [{ Key: "status", Value: "$.record.status" }] },
+      ]);
+      expect(fn.Properties.Environment.Variables[SIGNALS_NAMESPACE_ENV], id).toBe(signalsNamespace("Platform-prod"));
     }
   });
 
-  it("watch the authorizer like a group of its own", () => {
-    const alarms = resourcesOf(s.template(s.monitoring), "AWS::CloudWatch::Alarm").map(([, a]) => a.Properties.AlarmName as string);
-    expect(alarms).toEqual(expect.arrayContaining(["Platform-prod-authorizer-errors", "Platform-prod-authorizer-throttles", "Platform-prod-authorizer-p99-duration"]));
-  });
-
-  it("watch each engine: failed executions, and its tasks' errors, throttles and duration", () => {
+  it("list, for every function, table, engine and the API, the alarm that covers each of its signals", () => {
+    const coverage = new Map<string, string[]>();
+    const cover = (what: string, alarm: string) => {
+      expect(monitoringAlarms().map((a) => a.AlarmName).concat(all(s, "AWS::CloudWatch::Alarm").map((a) => a.resource.Properties.AlarmName ?? a.id))).toContain(alarm);
+      coverage.set(what, [...(coverage.get(what) ?? []), alarm]);
+    };
+    for (const { stack, id } of ours(s)) {
+      for (const alarm of ["Platform-prod-function-errors", "Platform-prod-function-slow", "Platform-prod-function-throttles"]) cover(`function ${stack.node.id}/${id}`, alarm);
+    }
+    // A table's throttled attempts are counted by every function's DynamoDB client (shared/store/throttles.ts).
+    for (const def of tables) cover(`table ${def.name}`, "Platform-prod-table-throttles");
+    const tableAlarm = named("table-throttles");
+    expect(metricsOf(tableAlarm)).toEqual([{ Namespace: signalsNamespace("Platform-prod"), MetricName: TABLE_THROTTLES.metric, Dimensions: [{ Name: "Store", Value: "dynamodb" }] }]);
     for (const engine of s.api.engines) {
-      const names = resourcesOf(s.template(engine), "AWS::CloudWatch::Alarm").map(([, a]) => a.Properties);
-      expect(names.filter((a) => a.MetricName === "ExecutionsFailed")).toHaveLength(1);
-      const tasks = functionsOf(s, engine).map(([id]) => id).toSorted();
-      for (const kind of ["errors", "throttles", "p99-duration"]) {
-        const watched = resourcesOf(s.template(engine), "AWS::CloudWatch::Alarm").filter(([, a]) => a.Properties.AlarmName?.endsWith(`-${kind}`)).flatMap(([, a]) => watchedFunctions(a));
-        expect(watched.toSorted(), `${engine.machine} ${kind}`).toEqual(tasks);
-      }
+      const [[failedId, failed]] = resourcesOf(s.template(engine), "AWS::CloudWatch::Alarm") as [[string, Json]];
+      expect(failed.Properties.MetricName).toBe("ExecutionsFailed");
+      expect(failed.Properties.AlarmActions).toHaveLength(1);
+      cover(`state machine ${engine.machine}`, failedId);
     }
+    const [[runsId, runs]] = resourcesOf(s.template(s.api.workflowEngine), "AWS::CloudWatch::Alarm") as [[string, Json]];
+    expect(runs.Properties.MetricName).toBe("FailedRuns");
+    cover("workflow machines (created at run time)", runsId);
+    cover("API stage", "Platform-prod-api-5xx-rate");
+
+    expect(coverage.size).toBe(ours(s).length + tables.length + s.api.engines.length + 2);
+    for (const [what, alarms] of coverage) expect(alarms.length, what).toBeGreaterThan(0);
   });
 
-  it("watch the workflow engine: failed runs and each function's errors (its own alarms), every function's throttles and duration", () => {
-    const template = s.template(s.api.workflowEngine);
-    const alarms = resourcesOf(template, "AWS::CloudWatch::Alarm").map(([, a]) => a.Properties);
-    expect(alarms.filter((a) => a.MetricName === "FailedRuns")).toHaveLength(1);
-    const fns = functionsOf(s, s.api.workflowEngine).map(([id]) => id).toSorted();
-    for (const kind of ["throttles", "p99-duration"]) {
-      expect(alarms.filter((a) => a.AlarmName?.endsWith(`-${kind}`)).flatMap((a) => watchedFunctions({ Properties: a })).toSorted()).toEqual(fns);
-    }
-    expect(alarms.filter((a) => a.MetricName === "Errors").length).toBeGreaterThanOrEqual(5);
-  });
-
-  it("watch every table's throttled reads and writes", () => {
-    const alarms = resourcesOf(s.template(s.monitoring), "AWS::CloudWatch::Alarm").map(([, a]) => a.Properties);
-    for (const def of tables) {
-      const alarm = alarms.find((a) => a.AlarmName === `Platform-prod-table-${def.name}-throttled`);
-      expect(alarm, def.name).toBeDefined();
-      const metrics = list<Json>(alarm!.Metrics).filter((m) => m.MetricStat).map((m) => m.MetricStat.Metric);
-      expect(metrics.map((m) => m.MetricName).toSorted()).toEqual(["ReadThrottleEvents", "WriteThrottleEvents"]);
-      for (const m of metrics) {
-        expect(m.Namespace).toBe("AWS/DynamoDB");
-        // The table's name, from the ARN the data stack passes in.
-        expect(JSON.stringify(m.Dimensions)).toContain(`${def.name[0]!.toUpperCase()}`);
-      }
-    }
-    expect(alarms.filter((a) => /-table-.*-throttled$/.test(a.AlarmName))).toHaveLength(tables.length);
+  it("watch Lambda's throttles in the account and region (the concurrency every function shares)", () => {
+    expect(metricsOf(named("function-throttles"))).toEqual([{ Namespace: "AWS/Lambda", MetricName: "Throttles", Dimensions: undefined }]);
   });
 
   it("watch the API's 5xx rate on its stage", () => {
-    const alarm = resourcesOf(s.template(s.monitoring), "AWS::CloudWatch::Alarm").map(([, a]) => a.Properties).find((a) => a.AlarmName === "Platform-prod-api-5xx-rate")!;
+    const alarm = named("api-5xx-rate");
     expect(alarm).toMatchObject({ Threshold: API_5XX_PERCENT, EvaluationPeriods: 3, DatapointsToAlarm: 2, ComparisonOperator: "GreaterThanThreshold" });
-    const metrics = list<Json>(alarm.Metrics).filter((m) => m.MetricStat).map((m) => m.MetricStat.Metric);
+    const metrics = metricsOf(alarm);
     expect(metrics.map((m) => m.MetricName).toSorted()).toEqual(["5XXError", "Count"]);
     for (const m of metrics) {
       expect(m.Namespace).toBe("AWS/ApiGateway");
@@ -179,19 +173,51 @@ describe("alarms", () => {
 });
 
 describe("dashboards", () => {
-  it("one per area, per engine, the upload service and an overview, named after the deployment", () => {
-    const names = all(s, "AWS::CloudWatch::Dashboard").map((d) => d.resource.Properties.DashboardName as string).toSorted();
+  const boards = (x: Synth) => all(x, "AWS::CloudWatch::Dashboard");
+  const bodyOf = (board: Json) => JSON.stringify(board.Properties.DashboardBody);
+
+  it("are an overview and the upload service's by default: within CloudWatch's three free ones", () => {
+    expect(boards(s).map((d) => d.resource.Properties.DashboardName).toSorted()).toEqual(["Platform-prod-overview", "Platform-prod-uploads"]);
+    expect(boards(s)).toHaveLength(stackResources().dashboards + UPLOAD_SERVICE_SIZE.dashboards);
+  });
+
+  it("draw the overview from at most 50 metrics (the free dashboards' limit): the API, the signals, the engines, every alarm's state", () => {
+    const [overview] = boards(s).filter((d) => d.resource.Properties.DashboardName === "Platform-prod-overview");
+    const body = bodyOf(overview!.resource);
+    // A metric line of a graph widget is an array starting with its namespace (the body is JSON in Fn::Join parts).
+    const metricLines = body.match(/\[\\"(AWS\/[A-Za-z]+|Platform-prod\/Signals|PlatformApi\/Workflows)\\"/g) ?? [];
+    expect(metricLines.length).toBeGreaterThan(10);
+    expect(metricLines.length).toBeLessThanOrEqual(50);
+    // The alarm widget names every alarm of the deployment but the upload service's (on its own dashboard), by ARN.
+    const alarmRefs = body.match(/Outputs\.PlatformprodApi[A-Za-z0-9]+Arn/g) ?? [];
+    for (const id of ["Api5xxRate", "FunctionErrors", "SlowInvocations", "FunctionThrottles", "TableThrottles", "BatchEngineExecutionsFailed", "DatasetimportEngineExecutionsFailed", "WorkflowEngineFailedRunsAlarm"]) {
+      expect(alarmRefs.some((ref) => ref.includes(id)), id).toBe(true);
+    }
+    expect(alarmRefs).toHaveLength(all(s, "AWS::CloudWatch::Alarm").length - 2);
+    expect(body).toContain("detailDashboards=true");
+  });
+
+  it("add one per area and engine, and one of the tables, with -c detailDashboards=true", async () => {
+    const detailed = await synth({ validate: false, context: { detailDashboards: "true" } });
+    const names = boards(detailed).map((d) => d.resource.Properties.DashboardName as string).toSorted();
     const areas = [...new Set(routes.map(areaOf))];
     expect(names).toEqual(
-      [...areas.map((a) => `Platform-prod-${a}`), ...s.api.engines.map((e) => `Platform-prod-engine-${e.machine}`), "Platform-prod-engine-workflows", "Platform-prod-overview", "Platform-prod-uploads"].toSorted(),
+      [
+        ...areas.map((a) => `Platform-prod-${a}`),
+        ...detailed.api.engines.map((e) => `Platform-prod-engine-${e.machine}`),
+        "Platform-prod-engine-workflows",
+        "Platform-prod-overview",
+        "Platform-prod-tables",
+        "Platform-prod-uploads",
+      ].toSorted(),
     );
-    for (const area of s.api.areas) {
-      const [[, board]] = resourcesOf(s.template(area), "AWS::CloudWatch::Dashboard") as [[string, Json]];
-      const body = JSON.stringify(board.Properties.DashboardBody);
+    for (const area of detailed.api.areas) {
+      const [[, board]] = resourcesOf(detailed.template(area), "AWS::CloudWatch::Dashboard") as [[string, Json]];
       // Every function of the area is drawn (its name is a Ref in the body).
-      for (const [id] of functionsOf(s, area)) expect(body, `${area.node.id} ${id}`).toContain(`"Ref":"${id}"`);
+      for (const [id] of functionsOf(detailed, area)) expect(bodyOf(board), `${area.node.id} ${id}`).toContain(`"Ref":"${id}"`);
     }
-  });
+    expect(() => buildApp({ routes: routes.slice(0, 1), context: { detailDashboards: "maybe" } })).toThrow(/detailDashboards/);
+  }, 240_000);
 });
 
 describe("log retention (-c logRetentionDays)", () => {

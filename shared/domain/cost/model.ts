@@ -35,6 +35,9 @@ export interface UploadServiceSize {
   partMb: number;
   /** A CloudFront Function picks the origin per method (runs on every request through the distribution). */
   cloudFrontFunction: boolean;
+  /** Its own alarms' metrics and dashboards (infra/operations.ts), there only with the distribution. */
+  alarmMetrics: number;
+  dashboards: number;
 }
 
 /** What the stacks deploy that costs money, from the code (infra/cost-resources.ts; asserted against `cdk synth`). */
@@ -53,8 +56,10 @@ export interface StackResources {
   };
   tables: number;
   kmsKeys: number;
-  alarms: number;
+  /** Metrics the alarms evaluate: CloudWatch bills an alarm per metric it evaluates (a metric-math alarm over three metrics is three). */
+  alarmMetrics: number;
   dashboards: number;
+  /** Custom metrics the stacks publish (log metric filters, embedded metric format): billed for the hours they are published in, so only under load. */
   customMetrics: number;
   /** Months each kind of log group keeps its lines. */
   logRetentionMonths: { functions: number; accessLogs: number; stateMachines: number };
@@ -163,6 +168,14 @@ export function familyMemory(key: string, family: Pick<FamilyLoad, "memory_mb">,
   const rows = familyRows(key, resources, givenRoutes);
   const memoryMb = Math.round(mean(rows.map((r) => r.memoryMb)));
   return { memoryMb, from: rows.length === 1 ? "route table" : `route table, mean of ${rows.length} rows` };
+}
+
+/**
+ * A month with no traffic at all (`npm run cost -- --idle`): what the deployment costs at rest, with
+ * (`cloudfront: true`) or without the upload distribution. Only the stacks' fixed lines remain.
+ */
+export function idleLoad(cloudfront: boolean): CostLoad {
+  return { requests: {}, cloudfront };
 }
 
 /** Scales every volume of the load (requests, tokens, storage, jobs, executions, spans, uploads) so that its requests add up to `requests`. */
@@ -354,6 +367,8 @@ export function monthlyCost(load: CostLoad, resources: StackResources, aws: AwsP
     add("Upload service", "NAT gateways", "nat_gateway_hours", up.natGateways * hours, true);
     if (up.natGateways > 0) add("Upload service", "NAT data", "nat_gateway_data", uploads?.gb ?? 0);
     add("Upload service", "container image (ECR)", "ecr_storage", up.imageGb, true);
+    add("Upload service", "alarm metrics", "cloudwatch_alarms", up.alarmMetrics, true);
+    add("Upload service", "dashboard", "cloudwatch_dashboards", up.dashboards, true);
     if (uploads) s3Puts += uploads.files * 2 + (uploads.gb * 1024) / up.partMb;
     if (uploads) dynamoWrites += uploads.files;
     add("Data transfer", "S3 downloads to the internet", "data_transfer_out", storage.s3_downloaded_gb ?? 0);
@@ -379,9 +394,13 @@ export function monthlyCost(load: CostLoad, resources: StackResources, aws: AwsP
     (logKb * resources.logRetentionMonths.functions + accessLogKb * resources.logRetentionMonths.accessLogs + machineLogKb * resources.logRetentionMonths.stateMachines) /
       KB_PER_GB,
   );
-  add("CloudWatch", "alarms", "cloudwatch_alarms", resources.alarms, true);
+  add("CloudWatch", "alarm metrics (an alarm is billed per metric it evaluates)", "cloudwatch_alarms", resources.alarmMetrics, true);
+  // The price's tiers hold CloudWatch's always-free dashboards (config/prices.json): the first three cost nothing.
   add("CloudWatch", "dashboards", "cloudwatch_dashboards", resources.dashboards, true);
-  add("CloudWatch", "custom metrics (log metric filters)", "cloudwatch_custom_metrics", resources.customMetrics, true);
+  // A metric filter or an EMF line publishes only when a log line comes, and CloudWatch bills a custom metric
+  // for the hours it is published in: nothing at rest, all of them under any load (an upper bound, not prorated).
+  const publishing = requests > 0 || (load.uploads?.files ?? 0) > 0;
+  add("CloudWatch", "custom metrics (signals; none published at rest)", "cloudwatch_custom_metrics", publishing ? resources.customMetrics : 0);
   const emails = load.notifications?.alarm_emails ?? ASSUMED.alarmEmails;
   add("SNS", "alarm publishes", "sns_publishes", emails, true);
   add("SNS", "alarm e-mails", "sns_email_deliveries", emails, true);

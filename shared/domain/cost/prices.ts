@@ -92,10 +92,15 @@ export function priceQuantity(price: AwsPrice, quantity: number): number {
   return usd;
 }
 
-/** The price as one reads it: `$3.50 / 1M request` or, tiered, its first tier's price with `(tiered)`. */
+/**
+ * The price as one reads it: `$3.50 / 1M request` or, tiered, its first tier's price with `(tiered)`. A free
+ * first tier (an always-free allowance) is said as such, with the price after it: `$3 / dashboard-month after 3 free`.
+ */
 export function describePrice(price: AwsPrice): string {
   const per = price.per ?? 1;
-  const amount = price.tiers ? price.tiers[0]!.usd : price.usd!;
   const perText = per === 1 ? "" : per >= 1_000_000 ? `${per / 1_000_000}M ` : per >= 1_000 ? `${per / 1_000}K ` : `${per} `;
+  const [first, next] = price.tiers ?? [];
+  if (first && next && first.usd === 0) return `$${next.usd} / ${perText}${price.unit} after ${first.up_to} free${price.tiers!.length > 2 ? " (tiered)" : ""}`;
+  const amount = first ? first.usd : price.usd!;
   return `$${amount} / ${perText}${price.unit}${price.tiers ? " (tiered)" : ""}`;
 }

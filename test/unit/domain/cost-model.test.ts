@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import prices from "../../../config/prices.json" with { type: "json" };
-import { CostLoadError, familyMemory, monthlyCost, scaleLoad, type CostReport, type StackResources } from "../../../shared/domain/cost/model.js";
-import { AWS_PRICE_KEYS, checkAwsPrices, priceQuantity } from "../../../shared/domain/cost/prices.js";
+import { CostLoadError, familyMemory, idleLoad, monthlyCost, scaleLoad, type CostReport, type StackResources } from "../../../shared/domain/cost/model.js";
+import { AWS_PRICE_KEYS, checkAwsPrices, describePrice, priceQuantity } from "../../../shared/domain/cost/prices.js";
 import { CostLoad } from "../../../shared/schemas/cost.js";
 
 /** Two routes of one area: 512 MB (GET) and 1536 MB that opens connector secrets (POST). */
@@ -15,11 +15,11 @@ const resources: StackResources = {
   workflows: { stateMachine: "STANDARD", dispatchMb: 1024, statusMb: 512, timerMb: 512, scheduleFireMb: 512, periodic: [] },
   tables: 2,
   kmsKeys: 1,
-  alarms: 3,
+  alarmMetrics: 3,
   dashboards: 1,
   customMetrics: 0,
   logRetentionMonths: { functions: 1, accessLogs: 3, stateMachines: 3 },
-  upload: { cpu: 1024, memoryMiB: 2048, desiredCount: 1, architecture: "ARM64", publicIpv4: 2, natGateways: 0, imageGb: 1, partMb: 8, cloudFrontFunction: true },
+  upload: { cpu: 1024, memoryMiB: 2048, desiredCount: 1, architecture: "ARM64", publicIpv4: 2, natGateways: 0, imageGb: 1, partMb: 8, cloudFrontFunction: true, alarmMetrics: 2, dashboards: 1 },
 };
 
 const cost = (load: unknown, res = resources) => monthlyCost(CostLoad.parse(load), res, prices.aws, prices);
@@ -43,7 +43,8 @@ describe("the cost model", () => {
   //   KMS: half the rows open secrets → 500,000 × $0.03/10K = $1.50, plus the key $1
   //   transfer out (no CloudFront): 1M × 2 KB = 1.9073 GB × $0.09 = $0.171661
   //   logs: 1.1M × 1 KB + 1M × 0.5 KB = 1.5259 GB × $0.50 = $0.762939; kept 1 and 3 months: 2.4796 GB-month × $0.03 = $0.074387
-  //   alarms 3 × $0.10, a dashboard $3, 30 alarm e-mails (publish + delivery) $0.000615; mistral-small 1M + 1M tokens: $0.10 + $0.30
+  //   3 alarm metrics × $0.10, a dashboard $0 (one of CloudWatch's three always-free ones), 30 alarm e-mails (publish + delivery) $0.000615;
+  //   mistral-small 1M + 1M tokens: $0.10 + $0.30
   const small = {
     requests: { things: { requests: 1_000_000, avg_ms: 200 } },
     models: { "mistral-small-latest": { input_tokens: 1_000_000, output_tokens: 1_000_000 } },
@@ -67,12 +68,14 @@ describe("the cost model", () => {
       "API answers and S3 downloads": 0.171661,
       "log ingestion": 0.762939,
       "log storage": 0.074387,
-      dashboards: 3,
+      "alarm metrics (an alarm is billed per metric it evaluates)": 0.3,
+      dashboards: 0,
       "mistral-small-latest": 0.4,
     });
-    expect(report.total).toBeCloseTo(14.516283, 5);
-    // The key, the alarms, the dashboard and the alarm e-mails: paid with no load at all.
-    expect(report.fixed).toBeCloseTo(4.300615, 6);
+    expect(line(report, "alarm metrics").fixed).toBe(true);
+    expect(report.total).toBeCloseTo(11.516283, 5);
+    // The key, the alarm metrics, the (free) dashboard and the alarm e-mails: paid with no load at all.
+    expect(report.fixed).toBeCloseTo(1.300615, 6);
     expect(report.lines.some((l) => l.service === "CloudFront" || l.service === "Upload service")).toBe(false);
   });
 
@@ -91,7 +94,8 @@ describe("the cost model", () => {
       "upload bodies to the origin": 0.2,
       "data out to clients": (2_000_000 / 1024 ** 2) * 0.085,
     });
-    expect(report.fixed).toBeCloseTo(4.300615 + 23.6374 + 5.1976 + 16.425 + 7.3 + 0.1, 5);
+    // ... and its two alarm metrics (0.2; its dashboard is within the three free ones).
+    expect(report.fixed).toBeCloseTo(1.300615 + 23.6374 + 5.1976 + 16.425 + 7.3 + 0.1 + 0.2, 5);
     expect(() => cost({ ...small, uploads: { files: 1, gb: 1 } })).toThrow(/uploads go through the CloudFront distribution/);
   });
 
@@ -129,6 +133,43 @@ describe("the cost model", () => {
     expectUsd(report, { "vllm-gpu/mistral-small input": 0, "bedrock-eu/mistral.small input": 0.8, "mistral-small-latest input": 0.4 });
   });
 
+  it("prices the first three dashboards at 0 (CloudWatch's always-free ones) and each one after at $3", () => {
+    const dashboards = (n: number) => line(cost(small, { ...resources, dashboards: n }), "dashboards");
+    expect(dashboards(3).usd).toBe(0);
+    expect(dashboards(3).fixed).toBe(true);
+    expect(dashboards(4).usd).toBeCloseTo(3, 9);
+    expect(dashboards(26).usd).toBeCloseTo(69, 9);
+  });
+
+  it("prices custom metrics only under load: they are billed for the hours they are published in", () => {
+    const withMetrics = { ...resources, customMetrics: 2 };
+    const busy = line(cost(small, withMetrics), "custom metrics");
+    expect(busy.quantity).toBe(2);
+    expect(busy.usd).toBeCloseTo(0.6, 9);
+    expect(busy.fixed).toBe(false);
+    // Uploads alone are traffic too (through the distribution, not API Gateway).
+    expect(line(cost({ requests: {}, uploads: { files: 1, gb: 0.001 } }, withMetrics), "custom metrics").quantity).toBe(2);
+    expect(cost({ requests: {}, cloudfront: false }, withMetrics).lines.some((l) => l.item.startsWith("custom metrics"))).toBe(false);
+  });
+
+  it("prices a month at rest: only the fixed lines, with or without the upload distribution", () => {
+    const periodic = [{ name: "sweep", memoryMb: 512, everyMinutes: 5 }];
+    const res = { ...resources, customMetrics: 4, workflows: { ...resources.workflows, periodic } };
+    const [withUploads, without] = [true, false].map((cloudfront) => monthlyCost(idleLoad(cloudfront), res, prices.aws, prices));
+    expect(CostLoad.parse(idleLoad(true))).toEqual({ requests: {}, cloudfront: true });
+    for (const report of [withUploads!, without!]) {
+      expect(report.requests).toBe(0);
+      expect(report.lines.some((l) => /^(S3|DynamoDB|API Gateway|Data transfer|Models)$/.test(l.service))).toBe(false);
+      expect(report.lines.some((l) => l.item.startsWith("custom metrics"))).toBe(false);
+      // What is not fixed is the periodic function's own log lines: cents.
+      expect(report.total - report.fixed).toBeLessThan(0.01);
+    }
+    expect(withUploads!.lines.some((l) => l.service === "Upload service")).toBe(true);
+    expect(without!.lines.some((l) => l.service === "Upload service" || l.service === "CloudFront")).toBe(false);
+    // The upload service's hours, its address, its image and its two alarm metrics: 23.6374 + 5.1976 + 16.425 + 7.3 + 0.1 + 0.2
+    expect(withUploads!.total - without!.total).toBeCloseTo(52.86, 6);
+  });
+
   it("scales every volume with the requests, and keeps the fixed part fixed", () => {
     const load = CostLoad.parse({ ...small, storage: { s3_gb: 10 }, batch: { jobs: 1, lines: 100 } });
     const scaled = scaleLoad(load, 10_000_000);
@@ -159,6 +200,11 @@ describe("config/prices.json's aws section", () => {
     // 333M requests at $3.50/M, the next 67M at $2.80/M
     expect(priceQuantity(prices.aws.prices.api_gateway_rest_requests, 400_000_000)).toBeCloseTo(1165.5 + 187.6, 6);
     expect(priceQuantity(prices.aws.prices.api_gateway_rest_requests, 1_000_000)).toBeCloseTo(3.5, 9);
+    // A free first tier: CloudWatch's three always-free dashboards.
+    expect(priceQuantity(prices.aws.prices.cloudwatch_dashboards, 3)).toBe(0);
+    expect(priceQuantity(prices.aws.prices.cloudwatch_dashboards, 5)).toBeCloseTo(6, 9);
+    expect(describePrice(prices.aws.prices.cloudwatch_dashboards)).toBe("$3 / dashboard-month after 3 free");
+    expect(describePrice(prices.aws.prices.api_gateway_rest_requests)).toBe("$3.5 / 1M request (tiered)");
     expect(() => checkAwsPrices({ ...prices.aws, prices: { ...prices.aws.prices, kms_keys: undefined as never } })).toThrow(/lacks or misstates: kms_keys/);
   });
 });

@@ -76,16 +76,32 @@ describe("npm run cost", () => {
     for (const table of tables) expect(doc).toContain(`\`\`\`text\n${table}\n\`\`\``);
   });
 
+  it("prints the month at rest with --idle: one table with the upload distribution, one without, and both totals", async () => {
+    const { code, stdout } = await cost("--idle");
+    expect(code).toBe(0);
+    expect(stdout).toContain("Monthly AWS cost: at rest, with the upload distribution (-c uploadDistribution=true, the default)\n0 API requests;");
+    expect(stdout).toContain("Monthly AWS cost: at rest, without it (-c uploadDistribution=false)\n0 API requests;");
+    const tables = stdout.trimEnd().split(/\n\n(?=Monthly AWS cost|At rest)/);
+    expect(tables).toHaveLength(3);
+    expect(tables[0]).toContain("Upload service");
+    expect(tables[1]).not.toMatch(/Upload service|CloudFront/);
+    expect(row(stdout, "dashboards")).toContain("$3 / dashboard-month after 3 free");
+    const totals = tables.slice(0, 2).map((table) => row(table, "Total (USD/month)").trim().split(/\s+/).at(-1));
+    expect(tables[2]).toBe(`At rest (USD/month): ${totals[0]} with the upload distribution, ${totals[1]} without it.`);
+  });
+
   it("prints its usage with --help", async () => {
     const { code, stdout } = await cost("--help");
     expect(code).toBe(0);
     expect(stdout).toContain("Usage: npm run cost -- --load FILE");
     expect(stdout).toContain("--requests N");
+    expect(stdout).toContain("npm run cost -- --idle [--json]");
   });
 
   it("says what is wrong with bad input and exits non-zero: no --load, a missing file, invalid JSON, a bad field, an unknown family or model", async () => {
     const cases: [string[], RegExp][] = [
-      [[], /Give --load FILE/],
+      [[], /Give --load FILE \(or --idle\)/],
+      [["--idle", "--load", small], /--idle and --load exclude each other/],
       [["--load", join(dir, "missing.json")], /Cannot read the load file .*missing\.json: ENOENT/],
       [["--load", loadFile("broken.json", "{ requests: ")], /broken\.json is not valid JSON/],
       [["--load", loadFile("negative.json", { requests: { files: { requests: -1 } } })], /requests\.files\.requests: Too small/],
