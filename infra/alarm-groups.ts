@@ -1,7 +1,6 @@
 /**
- * How functions are grouped for alarms (docs/operations.md): one area's (or engine's) functions with the same
- * timeout, at most `GROUP_MAX_FUNCTIONS` (CloudWatch's limit of metrics in one metric-math alarm). CDK-free, so
- * the stacks (infra/monitoring.ts) and the cost model (infra/cost-resources.ts) count the same groups.
+ * How functions are grouped on the detail dashboards (`-c detailDashboards=true`, docs/operations.md): one area's (or
+ * engine's) functions with the same timeout, at most `GROUP_MAX_FUNCTIONS` to a graph. CDK-free.
  */
 export const GROUP_MAX_FUNCTIONS = 10;
 
