@@ -73,8 +73,9 @@ export function stackResources(rows: readonly RouteRow[] = routeTable, upload: U
     // infra/data-stack.ts: the connector secrets key; infra/monitoring.ts: the alarm topic's key.
     kmsKeys: 2,
     ...alarmsAndDashboards(),
-    // infra/function-signals.ts (failed and slow invocations, table throttles) and infra/workflow-engine-stack.ts (FailedRuns).
-    customMetrics: SIGNAL_METRICS + 1,
+    // infra/function-signals.ts (failed and slow invocations, table throttles), infra/workflow-engine-stack.ts (FailedRuns),
+    // and each area's request latency and 5xx (shared/observability/signals.ts requestMetricFields).
+    customMetrics: SIGNAL_METRICS + 1 + 2 * new Set(rows.map(areaOf)).size,
     // infra/constructs/route-function.ts: a month; infra/api-stack.ts access log and infra/engine-stack.ts: three months.
     logRetentionMonths: { functions: 1, accessLogs: 3, stateMachines: 3 },
     upload,

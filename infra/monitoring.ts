@@ -196,6 +196,7 @@ export class MonitoringStack extends cdk.NestedStack {
         left: [apiMetric("Latency", { period: FIVE_MINUTES, statistic: cloudwatch.Stats.p(50), label: "p50" }), apiMetric("Latency", { period: FIVE_MINUTES, statistic: cloudwatch.Stats.p(99), label: "p99" })],
         width: 12,
       }),
+      ...this.areaWidgets(signalsNamespace(props.prefix)),
       new cloudwatch.GraphWidget({ title: "functions: failed invocations", left: this.signals.failed, width: 6 }),
       new cloudwatch.GraphWidget({ title: `functions: past ${SLOW_SHARE * 100}% of timeout`, left: [this.signals.slow], width: 6 }),
       new cloudwatch.GraphWidget({
@@ -226,5 +227,19 @@ export class MonitoringStack extends cdk.NestedStack {
         }),
       );
     }
+  }
+
+  /**
+   * The API by area: each route's request line carries its area's latency and 5xx as embedded metrics
+   * (shared/observability/signals.ts); one search per graph draws every area that had traffic.
+   */
+  private areaWidgets(namespace: string): cloudwatch.IWidget[] {
+    const byArea = (metricName: string, statistic: string, label: string) =>
+      new cloudwatch.MathExpression({ expression: `SEARCH('{${namespace},area} MetricName="${metricName}"', '${statistic}', 300)`, label, period: FIVE_MINUTES });
+    return [
+      new cloudwatch.GraphWidget({ title: "API requests by area", left: [byArea("Latency", "SampleCount", "requests")], width: 8 }),
+      new cloudwatch.GraphWidget({ title: "API 5xx by area", left: [byArea("ServerErrors", "Sum", "5xx")], width: 8 }),
+      new cloudwatch.GraphWidget({ title: "API p99 latency by area (ms, in the function)", left: [byArea("Latency", "p99", "p99")], width: 8 }),
+    ];
   }
 }

@@ -8,7 +8,7 @@ import type * as sns from "aws-cdk-lib/aws-sns";
 import * as sfn from "aws-cdk-lib/aws-stepfunctions";
 import type { IConstruct } from "constructs";
 import { areaOf } from "../functions/routes.js";
-import { SIGNALS_NAMESPACE_ENV } from "../shared/observability/signals.js";
+import { SIGNALS_AREA_ENV, SIGNALS_NAMESPACE_ENV } from "../shared/observability/signals.js";
 import type { ApiStack } from "./api-stack.js";
 import type { DataStack } from "./data-stack.js";
 import { RouteFunction, XRAY_ACTIONS } from "./constructs/route-function.js";
@@ -55,6 +55,10 @@ export function addOperations(
       dimensions: { status: "$.record.status" },
     });
     fn.fn.addEnvironment(SIGNALS_NAMESPACE_ENV, namespace);
+  }
+  // Route functions also say their area: their request lines carry the area's latency and 5xx (embedded metrics).
+  for (const area of api.areas) {
+    for (const route of area.routes) route.fn.fn.addEnvironment(SIGNALS_AREA_ENV, areaOf(route.row));
   }
 
   const sum = { period: cdk.Duration.minutes(5), statistic: "Sum" };

@@ -11,6 +11,7 @@ import { validated, type Location } from "../domain/validation.js";
 import { withChangeOrigin, type ChangeOrigin } from "../observability/change-origin.js";
 import { logger } from "../observability/logger.js";
 import { answerFirst } from "../observability/after-answer.js";
+import { requestMetricFields } from "../observability/signals.js";
 import { jsonBody, optionalJsonBody, type BodyParser } from "./body.js";
 import { callerFrom } from "./caller.js";
 import { corsHeaders } from "./cors.js";
@@ -202,7 +203,9 @@ function accessLog(route: string, callers: WeakMap<APIGatewayProxyEvent, Caller>
     const latencyMs = start === undefined ? undefined : Math.round((performance.now() - start) * 10) / 10;
     // Its own fields, whatever else the request appended or reset: this line must stand alone.
     const workspace = callers.get(request.event)?.workspace;
-    logger.info("request", { requestId: requestIdOf(request.event), route, ...(workspace ? { workspace } : {}), status: request.response?.statusCode, latencyMs });
+    const status = request.response?.statusCode;
+    // The same line carries the area's request metrics in the cloud (embedded metric format: no extra write).
+    logger.info("request", { requestId: requestIdOf(request.event), route, ...(workspace ? { workspace } : {}), status, latencyMs, ...requestMetricFields(latencyMs, status) });
   };
   return {
     before: (request) => {

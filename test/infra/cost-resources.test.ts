@@ -3,6 +3,7 @@
  * resource added to the stacks without the description following fails here, not silently in the bill.
  */
 import { beforeAll, describe, expect, it } from "vitest";
+import { areaOf, routes } from "../../functions/routes.js";
 import { stackResources } from "../../infra/cost-resources.js";
 import { FAILED_STATUSES, FUNCTION_REPORTS, SLOW_STATUS } from "../../infra/function-signals.js";
 import type { StackResources } from "../../shared/domain/cost/model.js";
@@ -31,7 +32,9 @@ describe("the cost model's resources", () => {
     const functions = all.filter(([id, r]) => r.Type === "AWS::Lambda::Function" && !id.startsWith(AWS_CUSTOM_RESOURCE_PROVIDER));
     expect(filters.filter((t) => t.MetricName === FUNCTION_REPORTS)).toHaveLength(functions.length);
     const published = new Set(filters.flatMap((t) => (t.MetricName === FUNCTION_REPORTS ? [...FAILED_STATUSES, SLOW_STATUS].map((s) => `${t.MetricName}/${s}`) : [t.MetricName])));
-    expect(published.size + 1).toBe(resources.customMetrics);
+    // + TableThrottles and two per area (request latency and 5xx): embedded metrics, no filter.
+    const areas = new Set(routes.map(areaOf)).size;
+    expect(published.size + 1 + 2 * areas).toBe(resources.customMetrics);
     expect(ofType("AWS::KMS::Key")).toHaveLength(resources.kmsKeys);
     expect(ofType("AWS::DynamoDB::Table")).toHaveLength(resources.tables);
     // On-demand tables with point-in-time recovery: what the DynamoDB lines price.

@@ -175,6 +175,9 @@ describe("alarms", () => {
 describe("dashboards", () => {
   const boards = (x: Synth) => all(x, "AWS::CloudWatch::Dashboard");
   const bodyOf = (board: Json) => JSON.stringify(board.Properties.DashboardBody);
+  /** The dashboard's widgets, its body's JSON read with every CloudFormation reference in it as a placeholder. */
+  const widgetsOf = (board: Json): Json[] =>
+    JSON.parse(list<Json | string>(board.Properties.DashboardBody["Fn::Join"][1]).map((part) => (typeof part === "string" ? part : "REF")).join("")).widgets;
 
   it("are an overview and the upload service's by default: within CloudWatch's three free ones", () => {
     expect(boards(s).map((d) => d.resource.Properties.DashboardName).toSorted()).toEqual(["Platform-prod-overview", "Platform-prod-uploads"]);
@@ -195,6 +198,13 @@ describe("dashboards", () => {
     }
     expect(alarmRefs).toHaveLength(all(s, "AWS::CloudWatch::Alarm").length - 2);
     expect(body).toContain("detailDashboards=true");
+    // The API by area: three searches over the areas' embedded request metrics (each area's latency and 5xx).
+    const expressions = widgetsOf(overview!.resource).flatMap((w) => list<Json[]>(w.properties?.metrics)).flatMap((m) => m.filter((part) => typeof part === "object" && part.expression).map((part) => part.expression as string));
+    expect(expressions).toEqual([
+      `SEARCH('{Platform-prod/Signals,area} MetricName="Latency"', 'SampleCount', 300)`,
+      `SEARCH('{Platform-prod/Signals,area} MetricName="ServerErrors"', 'Sum', 300)`,
+      `SEARCH('{Platform-prod/Signals,area} MetricName="Latency"', 'p99', 300)`,
+    ]);
   });
 
   it("add one per area and engine, and one of the tables, with -c detailDashboards=true", async () => {

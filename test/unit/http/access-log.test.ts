@@ -58,6 +58,27 @@ describe("the access line of " + routeKey(row), () => {
     expect(JSON.stringify(lines)).not.toMatch(/PRIVATE-PROMPT|secret-query|Bearer/);
   });
 
+  it("carries its area's latency and 5xx as embedded metrics in the cloud (namespace and area set), none locally", async () => {
+    const handler = route({ body: Body }, async () => {
+      throw new Error("broken");
+    });
+    await invoke(handler, event({ name: "local" }));
+    vi.stubEnv("SIGNALS_NAMESPACE", "Platform-test/Signals");
+    vi.stubEnv("SIGNALS_AREA", "things");
+
+    expect((await invoke(handler, event({ name: "cloud" }))).statusCode).toBe(500);
+
+    const [local, cloud] = lines.filter((l) => l.message === "request");
+    expect(local).not.toHaveProperty("_aws");
+    expect(cloud).toMatchObject({
+      _aws: { CloudWatchMetrics: [{ Namespace: "Platform-test/Signals", Dimensions: [["area"]] }] },
+      area: "things",
+      status: 500,
+      Latency: cloud!.latencyMs,
+      ServerErrors: 1,
+    });
+  });
+
   it("is written for refused and failed requests too, with their status", async () => {
     // From the same module graph as the chain (reset per test), so the chain knows it for a 404.
     const { NotFound } = await import("../../../shared/domain/errors.js");
