@@ -11,7 +11,8 @@ export default defineConfig({
     include: ["test/contract/**/*.test.ts", "test/sdk/**/*.test.ts"],
     // Local searches run on DuckDB over the data directory's telemetry files: a native module the bundles leave out
     // on purpose (the cloud's searches are Athena's), so the bundled process cannot serve them.
-    exclude: ["test/sdk/observability-engine.test.ts"],
+    // So are the offline OCR engines (Tesseract, PDF.js): the cloud reads pages with Textract or an upstream (docs/ocr.md).
+    exclude: ["test/sdk/observability-engine.test.ts", "test/sdk/ocr.test.ts"],
     globalSetup: ["test/support/global-setup.ts", "test/support/bundled-setup.ts"],
     setupFiles: ["test/support/worker-env.ts"],
     env: {

@@ -30,6 +30,11 @@ export interface Grants {
    * may start Amazon Transcribe streaming transcriptions, `synthesize` may call Amazon Polly.
    */
   speech?: "transcribe" | "synthesize";
+  /**
+   * Reads documents through the OCR providers (their settings and keys, never Bedrock rights): `detect-text` may call
+   * Amazon Textract's synchronous DetectDocumentText.
+   */
+  ocr?: "detect-text";
   /** Counts requests of rate-limited keys: UpdateItem on the rates table, nothing else. Every keyed row has it. */
   rateCounters?: true;
   /** Starts and stops executions of a state machine of functions/engine.ts (its ARN arrives in the row's `arnEnv`). */
@@ -112,6 +117,9 @@ export interface RowDoc {
 
 /** The success statuses a row answers, as the OpenAPI document gives them (the fuzz ring holds answers to them). */
 export const successStatuses = (row: Pick<RouteRow, "doc">): number[] => [row.doc?.status ?? 200, ...(row.doc?.redirects ? [302] : [])];
+
+/** Rows that call models through the providers (chat, speech, OCR): they get the providers' settings and Mistral's tokenizer. */
+export const callsProviders = (grants: Grants): boolean => Boolean(grants.models || grants.speech || grants.ocr);
 
 /** Memory of a function whose row (or engine task) names none: CDK, the local servers and the cost model read it here. */
 export const DEFAULT_MEMORY_MB = 512;

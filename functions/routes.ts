@@ -18,6 +18,7 @@ import { healthRoutes } from "./health/routes.js";
 import { inferenceRoutes } from "./inference/routes.js";
 import { modelRoutes } from "./models/routes.js";
 import { observabilityRoutes } from "./observability/routes.js";
+import { ocrRoutes } from "./ocr/routes.js";
 import { promptRoutes } from "./prompts/routes.js";
 import { retrievalRoutes } from "./retrieval/routes.js";
 import { scheduleRoutes } from "./schedules/routes.js";
@@ -30,6 +31,7 @@ import { workflowRoutes } from "./workflows/routes.js";
 import { workerRoutes } from "./workers/routes.js";
 
 export type { Access, Grants, ObjectAccess, RouteRow } from "./route-row.js";
+export { callsProviders } from "./route-row.js";
 
 export const routes: readonly RouteRow[] = [
   ...fileRoutes,
@@ -49,6 +51,7 @@ export const routes: readonly RouteRow[] = [
   ...scheduleRoutes,
   ...retrievalRoutes,
   ...audioRoutes,
+  ...ocrRoutes,
   ...docsRoutes,
   ...healthRoutes,
   ...connectorRoutes,

@@ -1,7 +1,7 @@
 import * as cdk from "aws-cdk-lib";
 import * as apigw from "aws-cdk-lib/aws-apigateway";
 import type { Construct } from "constructs";
-import type { RouteRow } from "../functions/routes.js";
+import { callsProviders, type RouteRow } from "../functions/routes.js";
 import { routeKey } from "../shared/http/policy.js";
 import type { CorsSetting } from "../shared/http/cors.js";
 import { MethodNotAllowed } from "./constructs/method-not-allowed.js";
@@ -92,7 +92,7 @@ export class AreaStack extends cdk.NestedStack {
         memoryMb: row.memoryMb,
         streaming: row.streaming,
         logLevel: props.logLevel,
-        inference: row.grants.models || row.grants.speech ? props.inference : undefined,
+        inference: callsProviders(row.grants) ? props.inference : undefined,
         stateMachines: machines,
         workflows,
         cors: props.cors,

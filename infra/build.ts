@@ -4,7 +4,7 @@ import { dirname, join, resolve } from "node:path";
 import { build } from "esbuild";
 import { DOCUMENT_FILE, DOCUMENT_HANDLER, PAGE_HANDLER, RENDERER_ASSETS, RENDERER_PACKAGE } from "../functions/docs/reference.js";
 import { periodicTasks, stateMachines, workflowEngine, type EngineTask } from "../functions/engine.js";
-import { authorizer, handlerModule, routes, type Grants } from "../functions/routes.js";
+import { authorizer, callsProviders, handlerModule, routes, type Grants } from "../functions/routes.js";
 import { openApiDocument } from "./openapi/document.js";
 
 export const ROOT = resolve(import.meta.dirname, "..");
@@ -43,10 +43,14 @@ export const RUNTIME_SDK = [
   "@aws-sdk/client-s3",
   "@aws-sdk/client-scheduler",
   "@aws-sdk/client-sfn",
+  "@aws-sdk/client-textract",
   "@aws-sdk/client-transcribe-streaming",
   "@aws-sdk/lib-dynamodb",
   "@aws-sdk/s3-request-presigner",
 ] as const;
+
+/** The offline OCR engines' packages, which no bundle carries (docs/ocr.md). */
+export const OFFLINE_OCR_ENGINES = ["tesseract.js", "tesseract.js-core", "@tesseract.js-data/*", "unpdf"] as const;
 
 /**
  * Bundles every handler (routes, authorizer, engine tasks) in one esbuild pass (per-function bundling
@@ -73,14 +77,16 @@ export async function buildHandlers(options: { outdir?: string; only?: readonly 
     sourcemap: false,
     legalComments: "none",
     // DuckDB (a native module) is the local engine only: the cloud queries Athena (shared/store/observability/analytics.ts imports it lazily).
-    external: [...RUNTIME_SDK, "@duckdb/*"],
+    // So are the offline OCR engines (Tesseract's WebAssembly and model, PDF.js): the cloud reads pages with Textract or an
+    // upstream (shared/inference/providers/offline-ocr.ts imports them lazily).
+    external: [...RUNTIME_SDK, "@duckdb/*", ...OFFLINE_OCR_ENGINES],
     // Some dependencies still call require(); ESM bundles need it defined.
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
     logLevel: "warning",
   });
   if (!options.only) await bundleUploadService(outdir);
   const tokenizer = await bundleTokenizer(outdir);
-  for (const row of rows.filter((r) => r.grants.models || r.grants.speech)) {
+  for (const row of rows.filter((r) => callsProviders(r.grants))) {
     cpSync(tokenizer, join(outdir, row.handler, "node_modules", TOKENIZER), { recursive: true });
   }
   await writeReference(outdir);

@@ -186,6 +186,11 @@ export function grantStatements(grants: Grants, data: DataRefs, stateMachines: S
     const action = grants.speech === "transcribe" ? "transcribe:StartStreamTranscription" : "polly:SynthesizeSpeech";
     statements.push(new iam.PolicyStatement({ actions: [action], resources: ["*"] }));
   }
+  if (grants.ocr) {
+    // DetectDocumentText reads the bytes sent with it and has no resource to scope it to (IAM's service authorization
+    // reference lists none for it): granted on *, alone.
+    statements.push(new iam.PolicyStatement({ actions: ["textract:DetectDocumentText"], resources: ["*"] }));
+  }
   if (grants.workflows) {
     if (!workflows) throw new Error("A row is granted workflow rights, but the workflow engine was not passed in");
     statements.push(...workflowStatements(grants.workflows, workflows));

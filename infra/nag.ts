@@ -92,6 +92,12 @@ export function acknowledgeFindings({ data, api, tracing = false }: { data: Data
             : `${row.method} ${row.path} calls polly:SynthesizeSpeech; Polly's only resource type is a lexicon, which we do not use, so the action is granted on *, alone.`,
       });
     }
+    for (const { row, fn } of area.routes.filter((r) => r.row.grants.ocr)) {
+      Validations.of(fn).acknowledge({
+        id: "AwsSolutions-IAM5[Resource::*]",
+        reason: `${row.method} ${row.path} calls textract:DetectDocumentText, which has no resource to scope it to (IAM's service authorization reference lists none; it reads the bytes sent with it); it is the only action granted on *.`,
+      });
+    }
     for (const { row, method } of area.routes.filter((r) => r.row.auth === "public")) {
       Validations.of(method).acknowledge({
         id: "AwsSolutions-APIG4",

@@ -98,7 +98,7 @@ export class RouteFunction extends Construct {
           statements: [
             new iam.PolicyStatement({ actions: ["logs:CreateLogStream", "logs:PutLogEvents"], resources: [logGroup.logGroupArn] }),
             ...grantStatements(props.grants, props.data, props.stateMachines, props.workflows),
-            // Speech rows get the providers' settings, not Bedrock: their models are Transcribe, Polly or upstreams.
+            // Speech and OCR rows get the providers' settings, not Bedrock: their models are Transcribe, Polly, Textract or upstreams.
             ...(props.inference && props.grants.models ? bedrockStatements(props.inference.bedrockModels, props.inference.bedrockGuardrails) : []),
             ...(tracing ? [new iam.PolicyStatement({ actions: XRAY_ACTIONS, resources: ["*"] })] : []),
           ],

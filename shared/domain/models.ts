@@ -84,6 +84,7 @@ const ENDPOINT_NAMES: Record<Endpoint, string> = {
   moderations: "moderation",
   transcriptions: "audio transcription (capability audio_transcription)",
   speech: "speech synthesis (capability audio_speech)",
+  ocr: "OCR (capability ocr)",
 };
 
 /** A model asked for something it does not serve is the caller's mistake: 400, naming what is missing. */
@@ -114,6 +115,7 @@ export function toModelCard(model: ModelEntry) {
       function_calling: model.capabilities.function_calling,
       fine_tuning: model.capabilities.fine_tuning,
       vision: model.capabilities.vision,
+      ocr: model.endpoints.includes("ocr"),
       classification: model.capabilities.classification,
       reasoning: model.capabilities.reasoning ?? false,
       audio: model.capabilities.audio ?? false,

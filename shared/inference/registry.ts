@@ -16,7 +16,8 @@ type Factory = (config: ProviderConfig) => InferenceProvider;
  * Provider types registered by the modules that need them rather than imported here. Every model-calling
  * bundle carries what this file imports (esbuild inlines the dynamic imports), and Amazon Transcribe's
  * provider brings ~4 MB of WebAssembly audio decoders: the transcription service imports it, and it
- * registers itself, so only the transcription function ships them.
+ * registers itself, so only the transcription function ships them. Amazon Textract's client is the OCR route's alone,
+ * the same way.
  */
 const registered = new Map<ProviderConfig["type"], Factory>();
 
@@ -43,9 +44,10 @@ async function create(name: string): Promise<InferenceProvider> {
       const { BedrockProvider } = await import("./providers/bedrock.js");
       return new BedrockProvider({ region: config.region });
     }
-    case "amazon-transcribe": {
+    case "amazon-transcribe":
+    case "amazon-textract": {
       const factory = registered.get(config.type);
-      if (!factory) throw new Error(`The ${config.type} provider '${name}' is only loaded by the transcription route`);
+      if (!factory) throw new Error(`The ${config.type} provider '${name}' is only loaded by the ${config.type === "amazon-textract" ? "OCR" : "transcription"} route`);
       return factory(config);
     }
     case "amazon-polly": {

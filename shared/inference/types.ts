@@ -1,6 +1,8 @@
 import { ApiError } from "../domain/errors.js";
 import type { ChatCompletionRequest, FimCompletionRequest, FinishReason, ToolCall } from "../schemas/inference.js";
 import type { ModerationScores } from "../domain/guardrails.js";
+import type { DocumentKind } from "../domain/ocr.js";
+import type { OcrPage, OcrPageDimensions, OcrRequest } from "../schemas/ocr.js";
 
 /**
  * What every inference backend implements. Requests arrive validated, in Mistral's shape, with `model`
@@ -20,6 +22,8 @@ export interface InferenceProvider {
   transcribe?(request: TranscribeRequest, options: CallOptions): AsyncIterable<TranscriptionEvent>;
   /** Text to speech; absent on providers without a speech model. */
   speak?(request: SpeakRequest, options: CallOptions): Promise<SpeechAudio>;
+  /** Reads a document's pages (OCR); absent on providers without an OCR model. */
+  ocr?(request: OcrCall, options: CallOptions): Promise<OcrResult>;
 }
 
 export interface CallOptions {
@@ -128,12 +132,35 @@ export interface SpeechAudio {
   format: "mp3" | "wav" | "pcm" | "flac" | "opus" | "ogg";
 }
 
+export interface OcrCall {
+  model: string;
+  /** The document's bytes, fetched and checked by the route (its kind is judged by content, never by a declared type). */
+  document: Uint8Array;
+  kind: DocumentKind;
+  mediaType: string;
+  documentName?: string;
+  /** An image's size as its header says it (undefined for PDFs and images whose header we do not read). */
+  dimensions?: OcrPageDimensions;
+  /** Pages from 0, ascending; undefined for all of them. */
+  pages?: number[];
+  /** The request's other fields as the client sent them (Mistral's names), for an upstream that serves Mistral OCR. */
+  options: Omit<OcrRequest, "model" | "document" | "pages">;
+}
+
+/** The pages read, in order, and what an upstream adds (its annotation, its own count of pages). */
+export interface OcrResult {
+  pages: OcrPage[];
+  documentAnnotation?: string | null;
+  pagesProcessed?: number;
+}
+
 /** How a provider is configured (the catalog file's `providers` section; see docs/models.md). */
 export type ProviderConfig =
   | { type: "offline" }
   | { type: "bedrock"; region?: string }
   | { type: "amazon-transcribe"; region?: string }
   | { type: "amazon-polly"; region?: string }
+  | { type: "amazon-textract"; region?: string }
   | {
       type: "openai-compatible";
       baseUrl: string;

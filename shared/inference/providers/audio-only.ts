@@ -1,6 +1,6 @@
 import { UnsupportedByProvider, type Completion, type CompletionEvent, type Embeddings, type InferenceProvider, type Moderation } from "../types.js";
 
-/** Base of the providers that only hear or speak (Amazon Transcribe, Amazon Polly): every text call is unsupported. */
+/** Base of the providers that only hear, speak or read pages (Amazon Transcribe, Polly, Textract): every text call is unsupported. */
 export abstract class AudioOnlyProvider implements InferenceProvider {
   abstract readonly backend: string;
 

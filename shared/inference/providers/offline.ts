@@ -2,6 +2,7 @@ import type { ChatCompletionRequest, FimCompletionRequest, Message, Tool, ToolCa
 import { hashEmbedding } from "../feature-hashing.js";
 import { TRANSCRIBABLE_CONTAINERS } from "../../domain/audio.js";
 import { wavOf } from "../audio/wav.js";
+import { refuseAnnotations } from "./ocr-annotations.js";
 import type {
   CallOptions,
   Completion,
@@ -12,6 +13,8 @@ import type {
   InferenceProvider,
   ModerateRequest,
   Moderation,
+  OcrCall,
+  OcrResult,
   SpeakRequest,
   SpeechAudio,
   TranscribeRequest,
@@ -69,6 +72,16 @@ export class OfflineProvider implements InferenceProvider {
   /** Never invents words: one labelled sentence saying what was received (its measured length) and that nothing heard it. */
   async *transcribe(request: TranscribeRequest): AsyncIterable<TranscriptionEvent> {
     yield { type: "text", text: offlineTranscript(request.durationSeconds, request.container) };
+  }
+
+  /**
+   * A real OCR engine, not a placeholder: Tesseract for images and scanned pages, the text layer of PDFs
+   * (offline-ocr.ts, loaded on the first OCR call only). Annotations need a model and are refused.
+   */
+  async ocr(request: OcrCall): Promise<OcrResult> {
+    refuseAnnotations(this.backend, request);
+    const { readDocument } = await import("./offline-ocr.js");
+    return readDocument(request);
   }
 
   /** A 0.6 s placeholder WAV (two soft tones, not speech) whose INFO comment says so; whatever format was asked. */

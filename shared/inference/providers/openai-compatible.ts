@@ -10,6 +10,8 @@ import {
   type InferenceProvider,
   type ModerateRequest,
   type Moderation,
+  type OcrCall,
+  type OcrResult,
   type ProviderConfig,
   type SpeakRequest,
   type SpeechAudio,
@@ -17,6 +19,7 @@ import {
   type TranscriptionEvent,
 } from "../types.js";
 import { speechBody, speechFromAnswer, transcriptionEvents, transcriptionForm } from "./openai-compatible/audio.js";
+import { ocrBody, ocrResultOf } from "./openai-compatible/ocr.js";
 import type { ChatCompletionRequest, FimCompletionRequest, Message } from "../../schemas/inference.js";
 import { sseData } from "../sse.js";
 import { UpstreamCall } from "./openai-compatible/transport.js";
@@ -129,6 +132,15 @@ export class OpenAICompatibleProvider implements InferenceProvider {
   async *transcribe(request: TranscribeRequest, options: CallOptions): AsyncGenerator<TranscriptionEvent> {
     const answer = await this.postJson("/v1/audio/transcriptions", transcriptionForm(request, this.dialect), options);
     yield* transcriptionEvents(answer);
+  }
+
+  /**
+   * `/v1/ocr` (Mistral's API, a server that serves Mistral OCR): the request as the client sent it, but the document
+   * always as a `data:` URL of the bytes the route read (a file of our workspace, a URL the outbound guard fetched),
+   * so the upstream never fetches anything on a client's behalf. Its pages pass through as it answered them.
+   */
+  async ocr(request: OcrCall, options: CallOptions): Promise<OcrResult> {
+    return ocrResultOf(await this.postJson("/v1/ocr", ocrBody(request), options));
   }
 
   /** `/v1/audio/speech`: Mistral's dialect answers `{audio_data}` (base64), the OpenAI dialect the audio bytes. */

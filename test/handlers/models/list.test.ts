@@ -59,6 +59,7 @@ describe("GET /v1/models", () => {
         function_calling: false,
         fine_tuning: true,
         vision: false,
+        ocr: false,
         classification: false,
         reasoning: false,
         audio: false,

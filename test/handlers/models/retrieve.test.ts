@@ -55,6 +55,7 @@ describe("GET /v1/models/{model_id}", () => {
         function_calling: true,
         fine_tuning: false,
         vision: false,
+        ocr: false,
         classification: false,
         reasoning: false,
         audio: false,

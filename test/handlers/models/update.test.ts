@@ -56,6 +56,7 @@ describe("PATCH /v1/fine_tuning/models/{model_id}", () => {
         function_calling: true,
         fine_tuning: false,
         vision: false,
+        ocr: false,
         classification: false,
         reasoning: false,
         audio: false,

@@ -39,6 +39,7 @@ describe("toModelCard", () => {
         function_calling: true,
         fine_tuning: false,
         vision: true,
+        ocr: false,
         classification: false,
         reasoning: false,
         audio: false,
@@ -63,6 +64,11 @@ describe("toModelCard", () => {
   it("derives audio_transcription and audio_speech from the transcriptions and speech endpoints", () => {
     expect(toModelCard(aModelEntry({ endpoints: ["transcriptions"] })).capabilities).toMatchObject({ completion_chat: false, audio_transcription: true, audio_speech: false });
     expect(toModelCard(aModelEntry({ endpoints: ["speech"] })).capabilities).toMatchObject({ audio_transcription: false, audio_speech: true });
+  });
+
+  it("derives ocr from the ocr endpoint", () => {
+    expect(toModelCard(aModelEntry({ endpoints: ["ocr"] })).capabilities).toMatchObject({ completion_chat: false, ocr: true });
+    expect(toModelCard(aModelEntry({ endpoints: ["chat"] })).capabilities.ocr).toBe(false);
   });
 
   it("carries the catalog's capability flags as they are", () => {
@@ -128,6 +134,7 @@ describe("toFineTunedModel", () => {
         function_calling: true,
         fine_tuning: false,
         vision: false,
+        ocr: false,
         classification: false,
         reasoning: false,
         audio: false,
