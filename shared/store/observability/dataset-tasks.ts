@@ -8,7 +8,7 @@
  * A task's progress moves in the same transaction as the records it covers (`commit`), conditional on the
  * progress it read, so a re-run of an interrupted invocation never writes a record twice or skips one.
  */
-import { GetCommand, PutCommand, QueryCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { DatasetImportTask } from "../../domain/observability/dataset-imports.js";
 import type { DatasetRecord } from "../../domain/observability/datasets.js";
 import type { TaskStatus } from "../../schemas/observability/dataset-imports.js";
@@ -19,6 +19,12 @@ import { datasetItems } from "./datasets.js";
 const { table, pk, datasetKey, recordItem, toRecord, recordsParent, listQuery, exists } = datasetItems;
 const taskKey = (workspace: string, id: string) => ({ pk: pk(workspace), sk: `TASK#${id}` });
 const tasksParent = (workspace: string, datasetId: string) => `${workspace}#DS#${datasetId}#TASKS`;
+/**
+ * One marker item per RUNNING task, in one partition of its own, so restart recovery finds them with a Query. Written
+ * before the task and deleted after it ends: a marker whose task is missing or over is stale, skipped and removed.
+ */
+const RUNNING_PARTITION = "RUNNING_IMPORTS";
+const runningKey = (workspace: string, id: string) => ({ pk: RUNNING_PARTITION, sk: `${workspace}#${id}` });
 type Item = Record<string, unknown>;
 
 const toTask = (item: Item): DatasetImportTask => {
@@ -33,6 +39,7 @@ export type CommitOutcome = "committed" | "dataset-gone" | "moved";
 
 export const datasetTaskStore = {
   async create(task: DatasetImportTask): Promise<void> {
+    await documents.send(new PutCommand({ TableName: table(), Item: { ...runningKey(task.workspace, task.id), workspace: task.workspace, taskId: task.id } }));
     await documents.send(
       new PutCommand({
         TableName: table(),
@@ -87,24 +94,19 @@ export const datasetTaskStore = {
     return dataset.Item ? "moved" : "dataset-gone";
   },
 
-  /**
-   * Every RUNNING task of every workspace, for the local engine's restart recovery (infra/local/recovery.ts): a Scan,
-   * which the local table's size allows; nothing in the cloud calls it (there executions outlive any process).
-   */
+  /** Every RUNNING task of every workspace, for the local engine's restart recovery (infra/local/recovery.ts). */
   async listRunning(): Promise<DatasetImportTask[]> {
     const tasks: DatasetImportTask[] = [];
     let startKey: Item | undefined;
     do {
       const out = await documents.send(
-        new ScanCommand({
-          TableName: table(),
-          FilterExpression: "begins_with(#sk, :task) AND #status = :running",
-          ExpressionAttributeNames: { "#sk": "sk", "#status": "status" },
-          ExpressionAttributeValues: { ":task": "TASK#", ":running": "RUNNING" },
-          ExclusiveStartKey: startKey,
-        }),
+        new QueryCommand({ TableName: table(), KeyConditionExpression: "pk = :running", ExpressionAttributeValues: { ":running": RUNNING_PARTITION }, ExclusiveStartKey: startKey }),
       );
-      tasks.push(...(out.Items ?? []).map(toTask));
+      for (const marker of out.Items ?? []) {
+        const task = await datasetTaskStore.get(marker.workspace as string, marker.taskId as string);
+        if (task?.status === "RUNNING") tasks.push(task);
+        else await documents.send(new DeleteCommand({ TableName: table(), Key: runningKey(marker.workspace as string, marker.taskId as string) }));
+      }
       startKey = out.LastEvaluatedKey;
     } while (startKey);
     return tasks;
@@ -125,6 +127,7 @@ export const datasetTaskStore = {
         }),
       ),
     );
+    if (out?.Attributes) await documents.send(new DeleteCommand({ TableName: table(), Key: runningKey(workspace, id) }));
     return out?.Attributes && toTask(out.Attributes);
   },
 };

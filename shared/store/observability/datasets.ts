@@ -5,6 +5,8 @@
  * |---|---|---|---|---|
  * | `WS#<ws>` | `DS#<id>` | `<ws>#DATASETS` | `<created>#<id>` | a dataset |
  * | `WS#<ws>` | `REC#<id>` | `<ws>#DS#<datasetId>` | `<created>#<id>` | a record of it |
+ * | `WS#<ws>` | `TASK#<id>` | `<ws>#DS#<datasetId>#TASKS` | `<created>#<id>` | an import task (dataset-tasks.ts) |
+ * | `RUNNING_IMPORTS` | `<ws>#<taskId>` | | | a RUNNING task's marker, for restart recovery |
  *
  * The workspace is in every key: a caller can only name items of its own workspace.
  */
