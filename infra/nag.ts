@@ -66,6 +66,7 @@ export function acknowledgeFindings({ data, api, tracing = false }: { data: Data
     reason: "Telemetry objects are written and read only by the API's functions and Athena (each function logs to its own group, Athena keeps its query history); server access logs would need a second bucket. Turn on CloudTrail S3 data events where object-level audit is required.",
   });
   acknowledgeTelemetryGrants(api, data);
+  acknowledgeEngineOcr(api);
   acknowledgeWorkflowRights(api);
   acknowledgePreflights(api);
   if (tracing) acknowledgeTracing(api);
@@ -108,6 +109,19 @@ export function acknowledgeFindings({ data, api, tracing = false }: { data: Data
       Validations.of(mock).acknowledge({
         id: "AwsSolutions-APIG4",
         reason: "The ANY method of a path only answers 405 with Allow from a mock integration (no function, no data), before any key is asked for, as the local server does.",
+      });
+    }
+  }
+}
+
+/** Batch tasks run OCR lines, which may call Textract's DetectDocumentText: no resource to scope it to, as on the route. */
+function acknowledgeEngineOcr(api: ApiStack): void {
+  for (const engine of api.engines) {
+    for (const [name, fn] of Object.entries(engine.tasks)) {
+      if (!(stateMachines as Record<string, { tasks: Record<string, { grants: Grants }> }>)[engine.machine]?.tasks[name]?.grants.ocr) continue;
+      Validations.of(fn).acknowledge({
+        id: "AwsSolutions-IAM5[Resource::*]",
+        reason: `The ${engine.machine} engine's ${name} task runs OCR lines through textract:DetectDocumentText, which has no resource to scope it to (it reads the bytes sent with it); it is the only action granted on *.`,
       });
     }
   }

@@ -6,7 +6,17 @@ export const BatchStatus = z.enum(["QUEUED", "RUNNING", "SUCCESS", "FAILED", "TI
 export type BatchStatus = z.infer<typeof BatchStatus>;
 
 /** The endpoints a batch job can run (the OpenAPI lists more; these are the ones this API serves). */
-export const BatchEndpoint = z.enum(["/v1/chat/completions", "/v1/embeddings", "/v1/fim/completions", "/v1/moderations"]);
+/** Our spec's four, and the ones of Mistral's list whose synchronous routes we serve (classifiers, OCR). */
+export const BatchEndpoint = z.enum([
+  "/v1/chat/completions",
+  "/v1/embeddings",
+  "/v1/fim/completions",
+  "/v1/moderations",
+  "/v1/chat/moderations",
+  "/v1/classifications",
+  "/v1/chat/classifications",
+  "/v1/ocr",
+]);
 export type BatchEndpoint = z.infer<typeof BatchEndpoint>;
 
 export const MAX_INLINE_REQUESTS = 10_000;

@@ -194,13 +194,15 @@ describe("the engine stacks", () => {
     expect(s.stacks).toEqual(expect.arrayContaining(s.api.engines));
   });
 
-  it("grant no wildcard action, and a `*` resource only to Step Functions' log delivery", () => {
+  it("grant no wildcard action, and a `*` resource only to Step Functions' log delivery and to the batch tasks' Textract call", () => {
     for (const e of s.api.engines) {
       const statements = allowStatements(s.template(e));
       expect(statements.length).toBeGreaterThan(Object.keys(row.tasks).length);
       for (const { where, statement } of statements) {
         for (const action of list<string>(statement.Action)) expect(action, where).not.toContain("*");
         if (list<unknown>(statement.Resource).includes("*")) {
+          // OCR lines: DetectDocumentText reads the bytes sent with it and has no resource to name (infra/grants.ts).
+          if (list<string>(statement.Action).join() === "textract:DetectDocumentText") continue;
           for (const action of list<string>(statement.Action)) expect(action, where).toMatch(/^logs:(Create|Get|Update|Delete|List)LogDeliver(y|ies)$|^logs:(PutResourcePolicy|DescribeResourcePolicies|DescribeLogGroups)$/);
         }
       }

@@ -27,6 +27,10 @@ export const ENDPOINT_CAPABILITY: Record<BatchEndpoint, Endpoint> = {
   "/v1/embeddings": "embeddings",
   "/v1/fim/completions": "fim",
   "/v1/moderations": "moderations",
+  "/v1/chat/moderations": "moderations",
+  "/v1/classifications": "moderations",
+  "/v1/chat/classifications": "moderations",
+  "/v1/ocr": "ocr",
 };
 
 /** Where create writes a job's inline `requests`, as JSONL (one request a line, in order). */

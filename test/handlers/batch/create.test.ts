@@ -292,12 +292,26 @@ describe("POST /v1/batch/jobs", () => {
 
   it("accepts a model for each endpoint it serves", async () => {
     const moderation = aModelEntry({ id: "mistral-moderation-latest", endpoints: ["moderations"] });
-    served = serveBatchTables(dynamo, { models: [aModelItem(aModelEntry({ id: "codestral-latest", endpoints: ["chat", "fim"] })), aModelItem(moderation)] });
+    const ocr = aModelEntry({ id: "mistral-ocr-latest", endpoints: ["ocr"] });
+    served = serveBatchTables(dynamo, { models: [aModelItem(aModelEntry({ id: "codestral-latest", endpoints: ["chat", "fim"] })), aModelItem(moderation), aModelItem(ocr)] });
 
-    const fim = await invoke(handler, create({ requests: inline(1), endpoint: "/v1/fim/completions", model: "codestral-latest" }));
-    const moderations = await invoke(handler, create({ requests: inline(1), endpoint: "/v1/moderations", model: "mistral-moderation-latest" }));
+    const answers = await Promise.all([
+      invoke(handler, create({ requests: inline(1), endpoint: "/v1/fim/completions", model: "codestral-latest" })),
+      ...(["/v1/moderations", "/v1/chat/moderations", "/v1/classifications", "/v1/chat/classifications"] as const).map((endpoint) =>
+        invoke(handler, create({ requests: inline(1), endpoint, model: "mistral-moderation-latest" })),
+      ),
+      invoke(handler, create({ requests: inline(1), endpoint: "/v1/ocr", model: "mistral-ocr-latest" })),
+    ]);
 
-    expect([fim.statusCode, moderations.statusCode]).toStrictEqual([200, 200]);
+    expect(answers.map((a) => a.statusCode)).toStrictEqual([200, 200, 200, 200, 200, 200]);
+  });
+
+  it("refuses an OCR job whose model does not read documents with 400", async () => {
+    const response = await invoke(handler, create({ requests: inline(1), endpoint: "/v1/ocr", model: "mistral-small-latest" }));
+
+    expect(response.statusCode).toBe(400);
+    expect(response.json).toMatchObject({ code: "model_capability_missing", param: "model" });
+    expect(jobPuts()).toHaveLength(0);
   });
 
   it("refuses an unknown model with 400 naming it", async () => {
@@ -309,7 +323,7 @@ describe("POST /v1/batch/jobs", () => {
   });
 
   it("refuses an endpoint the API does not run with 422", async () => {
-    const response = await invoke(handler, create({ requests: inline(1), endpoint: "/v1/ocr", model: "mistral-small-latest" }));
+    const response = await invoke(handler, create({ requests: inline(1), endpoint: "/v1/audio/speech", model: "mistral-small-latest" }));
 
     expect(response.statusCode).toBe(422);
     expect(response.json.detail[0].loc).toStrictEqual(["body", "endpoint"]);

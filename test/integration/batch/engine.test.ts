@@ -11,6 +11,7 @@ import { batchProgressStore } from "../../../shared/store/batch-progress.js";
 import { batchStore } from "../../../shared/store/batch.js";
 import { useEmbeddedApi } from "../../support/api.js";
 import { aQueuedJob, chatLines, downloadLines, jobNow, manifestOf, runJob, toJsonl } from "../../support/batch-engine.js";
+import { aTextPdf, dataUrl } from "../../support/documents.js";
 import { filesClient, objectsOf } from "../../support/files-client.js";
 import { offlineEcho, offlineFim } from "../../support/inference-client.js";
 
@@ -240,6 +241,49 @@ describe("other endpoints", () => {
     expect(line.response.body.model).toBe("mistral-moderation-latest");
     expect(line.response.body.results.map((r: { categories: Record<string, boolean> }) => r.categories.violence_and_threats)).toEqual([true, false]);
     expect(line.response.body.results[0].category_scores.violence_and_threats).toBe(1);
+  });
+
+  it("runs chat moderations and both classifications, each in its route's shape", async () => {
+    const threat = [{ role: "user", content: "I will kill you tomorrow" }];
+    const run = async (endpoint: "/v1/chat/moderations" | "/v1/classifications" | "/v1/chat/classifications", body: Record<string, unknown>) => {
+      const job = await aQueuedJob(tenant, [{ custom_id: "c", body }], { endpoint, model: "mistral-moderation-latest" });
+      const { job: ended } = await runJob(job);
+      expect(ended.failedRequests).toBe(0);
+      const [line] = await downloadLines(files, ended.outputFile!);
+      return line.response.body;
+    };
+
+    const chat = await run("/v1/chat/moderations", { input: [threat, [{ role: "user", content: "lovely weather" }]] });
+    expect(chat.results.map((r: { categories: Record<string, boolean> }) => r.categories.violence_and_threats)).toEqual([true, false]);
+    const classified = await run("/v1/classifications", { input: "I will kill you tomorrow" });
+    expect(classified.results[0].moderation.scores.violence_and_threats).toBe(1);
+    const chatClassified = await run("/v1/chat/classifications", { input: { messages: threat } });
+    expect(chatClassified.results[0].moderation.scores.violence_and_threats).toBe(1);
+  });
+
+  it("runs OCR lines on a data: URL and on a file of the workspace, and writes an unreadable document as the line's 422", async () => {
+    const pdf = aTextPdf([[["Quarterly report"]], [["Revenue grew"]]]);
+    const uploaded = await files.uploaded({ filename: "report.pdf", purpose: "ocr", content: pdf });
+    const job = await aQueuedJob(
+      tenant,
+      [
+        { custom_id: "url", body: { document: { type: "document_url", document_url: dataUrl(pdf, "application/pdf") }, pages: [1] } },
+        { custom_id: "file", body: { document: { type: "file", file_id: uploaded.id } } },
+        { custom_id: "text", body: { document: { type: "document_url", document_url: dataUrl(Buffer.from("just text"), "text/plain") } } },
+      ],
+      { endpoint: "/v1/ocr", model: "mistral-ocr-latest" },
+    );
+
+    const { job: ended } = await runJob(job);
+
+    expect(ended).toMatchObject({ status: "SUCCESS", succeededRequests: 2, failedRequests: 1 });
+    const lines = await downloadLines(files, ended.outputFile!);
+    const byId = Object.fromEntries(lines.map((l) => [l.custom_id, l]));
+    expect(byId.url.response.body).toMatchObject({ model: "mistral-ocr-latest", usage_info: { pages_processed: 1 } });
+    expect(byId.url.response.body.pages.map((p: { index: number; markdown: string }) => [p.index, p.markdown])).toEqual([[1, "Revenue grew"]]);
+    expect(byId.file.response.body.pages.map((p: { markdown: string }) => p.markdown)).toEqual(["Quarterly report", "Revenue grew"]);
+    const [failed] = await downloadLines(files, ended.errorFile!);
+    expect(failed).toMatchObject({ custom_id: "text", response: null, error: { code: 422 } });
   });
 });
 

@@ -6,13 +6,15 @@ import { validated } from "../../../domain/validation.js";
 import { logger } from "../../../observability/logger.js";
 import { batchTraceId } from "../../../domain/observability/genai.js";
 import { AgentsCompletionRequest } from "../../../schemas/agent.js";
-import { ChatCompletionRequest, EmbeddingRequest, FimCompletionRequest, ModerationRequest } from "../../../schemas/inference.js";
+import { ChatClassificationRequest, ChatCompletionRequest, ChatModerationRequest, ClassificationRequest, EmbeddingRequest, FimCompletionRequest, ModerationRequest } from "../../../schemas/inference.js";
+import { OcrRequest } from "../../../schemas/ocr.js";
 import * as agentCompletions from "../../agents/completions.js";
 import * as completions from "../../inference/completions.js";
 import type { ModelAnswer, ModelStream } from "../../inference/completions.js";
 import type { CallContext } from "../../inference/usage.js";
 import { embed } from "../../inference/embeddings.js";
-import { moderate } from "../../inference/moderations.js";
+import { classify, classifyChat, moderate, moderateChat } from "../../inference/moderations.js";
+import { processDocument } from "../../ocr/ocr.js";
 
 /** One request, end to end: its output line, or its error line when it fails (a failed request never fails the chunk). */
 export async function runRequest(job: BatchJobRecord, request: ChunkRequest, retry: RetryPolicy = THROTTLE_RETRY): Promise<SavedLine> {
@@ -65,6 +67,22 @@ function requestFor(job: BatchJobRecord, body: Record<string, unknown>): (ctx: C
     case "/v1/moderations": {
       const request = validated(ModerationRequest, { ...body, model }, "body");
       return (ctx) => moderate(ctx, request);
+    }
+    case "/v1/chat/moderations": {
+      const request = validated(ChatModerationRequest, { ...body, model }, "body");
+      return (ctx) => moderateChat(ctx, request);
+    }
+    case "/v1/classifications": {
+      const request = validated(ClassificationRequest, { ...body, model }, "body");
+      return (ctx) => classify(ctx, request);
+    }
+    case "/v1/chat/classifications": {
+      const request = validated(ChatClassificationRequest, { ...body, model }, "body");
+      return (ctx) => classifyChat(ctx, request);
+    }
+    case "/v1/ocr": {
+      const request = validated(OcrRequest, { ...body, model }, "body");
+      return (ctx) => processDocument(ctx, request);
     }
     default:
       throw new BadRequest(`Batch jobs do not serve the endpoint '${String(job.endpoint)}'`, "unsupported_endpoint");
