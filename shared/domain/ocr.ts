@@ -47,11 +47,14 @@ export function documentFacts(bytes: Buffer): DocumentFacts {
   if (bytes.length > MAX_OCR_BYTES) throw documentTooLarge(bytes.length);
   // A PDF's header may follow up to 1 KB of junk (PDF 1.7, annex H).
   if (bytes.subarray(0, 1024).includes("%PDF-")) return { kind: "pdf", mediaType: "application/pdf" };
-  const image = IMAGE_SIGNATURES.find(([, matches]) => matches(bytes));
-  if (!image) throw documentIssue(`The document is not one we can read; send ${READABLE_FORMATS}`);
-  const size = imageSize(image[0], bytes);
-  return { kind: "image", mediaType: image[0], ...(size ? { dimensions: { dpi: IMAGE_DEFAULT_DPI, ...size } } : {}) };
+  const mediaType = imageMediaType(bytes);
+  if (!mediaType) throw documentIssue(`The document is not one we can read; send ${READABLE_FORMATS}`);
+  const size = imageSize(mediaType, bytes);
+  return { kind: "image", mediaType, ...(size ? { dimensions: { dpi: IMAGE_DEFAULT_DPI, ...size } } : {}) };
 }
+
+/** The media type of an image OCR reads, by its signature; undefined for anything else. */
+export const imageMediaType = (bytes: Buffer): string | undefined => IMAGE_SIGNATURES.find(([, matches]) => matches(bytes))?.[0];
 
 /** Width and height from the header of a PNG, JPEG, GIF or BMP (others: unknown until an engine reads them). */
 export function imageSize(mediaType: string, b: Buffer): { width: number; height: number } | undefined {

@@ -1,9 +1,10 @@
 /**
- * Documents for the OCR tests, made in memory: PDFs written by hand (a text layer in Helvetica, or a "scan": one
- * greyscale image XObject and no text), and the PNG fixture whose text is known.
+ * Documents for the OCR and library tests, made in memory: PDFs written by hand (a text layer in Helvetica, or a
+ * "scan": one greyscale image XObject and no text), minimal DOCX and PPTX files, and the PNG fixture whose text is known.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { strToU8, zipSync } from "fflate";
 
 /**
  * A 640 × 140 greyscale PNG reading "Invoice 4821 paid" in DejaVu Sans at 44 px, made once with ImageMagick:
@@ -94,3 +95,56 @@ export function aScannedPdf(png: Buffer = INVOICE_PNG): Buffer {
 }
 
 export const dataUrl = (bytes: Buffer, type: string) => `data:${type};base64,${bytes.toString("base64")}`;
+
+const xmlEscaped = (text: string) => text.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
+
+/** A DOCX block: a paragraph, a heading of a level, a bulleted item, or a table of rows of cells. */
+export type DocxBlock = string | { heading: number; text: string } | { item: string } | { table: string[][] };
+
+const docxParagraph = (text: string, properties = "") =>
+  `<w:p>${properties ? `<w:pPr>${properties}</w:pPr>` : ""}${text
+    .split("\t")
+    .map((part) => `<w:r><w:t xml:space="preserve">${xmlEscaped(part)}</w:t></w:r>`)
+    .join("<w:r><w:tab/></w:r>")}</w:p>`;
+
+/** A minimal Word document (the parts Word itself requires to open it) whose body holds these blocks. */
+export function aDocx(blocks: DocxBlock[]): Buffer {
+  const body = blocks
+    .map((block) => {
+      if (typeof block === "string") return docxParagraph(block);
+      if ("heading" in block) return docxParagraph(block.text, `<w:pStyle w:val="Heading${block.heading}"/>`);
+      if ("item" in block) return docxParagraph(block.item, `<w:pStyle w:val="ListParagraph"/><w:numPr><w:ilvl w:val="0"/><w:numId w:val="1"/></w:numPr>`);
+      return `<w:tbl>${block.table.map((row) => `<w:tr>${row.map((cell) => `<w:tc>${docxParagraph(cell)}</w:tc>`).join("")}</w:tr>`).join("")}</w:tbl>`;
+    })
+    .join("");
+  return Buffer.from(
+    zipSync({
+      "[Content_Types].xml": strToU8(
+        `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>`,
+      ),
+      "_rels/.rels": strToU8(
+        `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>`,
+      ),
+      "word/document.xml": strToU8(
+        `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${body}<w:sectPr/></w:body></w:document>`,
+      ),
+    }),
+  );
+}
+
+/** A minimal PowerPoint deck: each slide's text boxes, each a list of paragraphs. */
+export function aPptx(slides: string[][]): Buffer {
+  const files: Record<string, Uint8Array> = {
+    "[Content_Types].xml": strToU8(
+      `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/><Override PartName="/ppt/presentation.xml" ContentType="application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml"/></Types>`,
+    ),
+    "ppt/presentation.xml": strToU8(`<?xml version="1.0" encoding="UTF-8" standalone="yes"?><p:presentation xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main"/>`),
+  };
+  slides.forEach((paragraphs, i) => {
+    const text = paragraphs.map((p) => `<a:p><a:r><a:t>${xmlEscaped(p)}</a:t></a:r></a:p>`).join("");
+    files[`ppt/slides/slide${i + 1}.xml`] = strToU8(
+      `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><p:sld xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main"><p:cSld><p:spTree><p:sp><p:txBody><a:bodyPr/>${text}</p:txBody></p:sp></p:spTree></p:cSld></p:sld>`,
+    );
+  });
+  return Buffer.from(zipSync(files));
+}
