@@ -22,24 +22,39 @@ import { bodyModel, list } from "../models/catalog.js";
 /** How long fetching a `document_url` or `image_url` may take, redirects included. */
 const URL_TIMEOUT_MS = 30_000;
 
-interface Document {
+export interface Document {
   bytes: Buffer;
   name?: string;
 }
 
+/** The request's fields a provider may act on, beyond the document, the model and the pages. */
+type OcrCallOptions = Omit<OcrRequest, "model" | "document" | "pages">;
+
 export async function processDocument(ctx: CallContext, request: OcrRequest): Promise<ModelAnswer<OcrResponse>> {
   const pages = parsePageSelection(request.pages);
-  const model = await ocrModel(ctx, request.model);
-  requireEndpoint(model, "ocr");
-  const provider = await providerNamed(model.provider);
-  if (!provider.ocr) throw new UnsupportedByProvider(provider.backend, "OCR");
-  const document = await documentOf(ctx, request.document);
+  const { model: modelName, document: requested, pages: _pages, ...options } = request;
+  const model = await ocrModel(ctx, modelName);
+  await ocrProvider(model);
+  const document = await documentOf(ctx, requested);
+  return readDocument(ctx, model, document, { pages, options });
+}
+
+/**
+ * Reads a document's bytes with an OCR model of the catalog (the model named, or its first OCR model): what the route
+ * and the library ingestion share. Usage is recorded with no tokens (OCR is priced per page upstream, docs/ocr.md).
+ */
+export async function readDocument(
+  ctx: CallContext,
+  model: ModelEntry,
+  document: Document,
+  { pages, options = { extract_header: false, extract_footer: false, include_blocks: true } }: { pages?: number[] | undefined; options?: OcrCallOptions } = {},
+): Promise<ModelAnswer<OcrResponse>> {
+  const provider = await ocrProvider(model);
   const facts = documentFacts(document.bytes);
-  const { model: _model, document: _document, pages: _pages, ...options } = request;
 
   const started = Date.now();
   const read = await failuresRecorded(ctx, { model, provider }, started, () =>
-    provider.ocr!(
+    provider.ocr(
       {
         model: model.upstream,
         document: document.bytes,
@@ -53,7 +68,6 @@ export async function processDocument(ctx: CallContext, request: OcrRequest): Pr
       { signal: ctx.signal },
     ),
   );
-  // OCR is priced per page upstream, which a price per token cannot express: the call is recorded with no tokens (docs/ocr.md).
   await recordUsage(ctx, { model, provider }, { promptTokens: 0, completionTokens: 0, started, status: 200 });
   const body: OcrResponse = {
     pages: read.pages,
@@ -65,7 +79,15 @@ export async function processDocument(ctx: CallContext, request: OcrRequest): Pr
 }
 
 /** The model named, or the first the catalog has for OCR when the request names none (`model: null`). */
-async function ocrModel(ctx: CallContext, name: string | null): Promise<ModelEntry> {
+/** The model's provider, when the model reads documents and its provider can: a 400 or a 501 otherwise, before any document is fetched. */
+async function ocrProvider(model: ModelEntry) {
+  requireEndpoint(model, "ocr");
+  const provider = await providerNamed(model.provider);
+  if (!provider.ocr) throw new UnsupportedByProvider(provider.backend, "OCR");
+  return provider as typeof provider & Required<Pick<typeof provider, "ocr">>;
+}
+
+export async function ocrModel(ctx: CallContext, name: string | null): Promise<ModelEntry> {
   if (name) return bodyModel(ctx.caller, name);
   const model = (await list(ctx.caller, {})).find((m) => m.endpoints.includes("ocr") && !m.archived);
   if (!model) throw new BadRequest("No OCR model is configured in this deployment; name one with model", "model_capability_missing", "model");
