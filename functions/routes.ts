@@ -16,6 +16,7 @@ import { docsRoutes } from "./docs/routes.js";
 import { fileRoutes } from "./files/routes.js";
 import { healthRoutes } from "./health/routes.js";
 import { inferenceRoutes } from "./inference/routes.js";
+import { libraryRoutes } from "./libraries/routes.js";
 import { modelRoutes } from "./models/routes.js";
 import { observabilityRoutes } from "./observability/routes.js";
 import { ocrRoutes } from "./ocr/routes.js";
@@ -56,6 +57,7 @@ export const routes: readonly RouteRow[] = [
   ...healthRoutes,
   ...connectorRoutes,
   ...observabilityRoutes,
+  ...libraryRoutes,
 ];
 
 const byKey = new Map(routes.map((row) => [routeKey(row), row]));

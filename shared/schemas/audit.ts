@@ -33,6 +33,8 @@ export const AUDIT_OPERATIONS = [
   "deployment.unharden",
   "workflow.archive",
   "workflow.unarchive",
+  "library.share",
+  "library.unshare",
 ] as const;
 
 /* The audit log's read route (`GET /v1/admin/audit-events`, an extension) and the CLI's table (docs/decisions/0044-audit-log.md). */

@@ -247,7 +247,22 @@ export const responsesTable = {
   timeToLive: "ttl",
 } as const satisfies TableDefinition;
 
-export const tables = [tenancyTable, filesTable, modelsTable, usageTable, batchTable, registryTable, agentsTable, ratesTable, workflowsTable, executionsTable, retrievalTable, audioTable, connectorsTable, telemetryTable, datasetsTable, auditTable, responsesTable] as const;
+/**
+ * Document libraries (docs/libraries.md, decision 68). A library's partition (`ORG#<org>#LIB#<id>`) holds its head
+ * (`LIBRARY`), its accesses (`ACCESS#<User|Workspace|Org>#<id>`) and, later, its documents: deleting a library
+ * empties one partition. Each access also has a grantee item in the partition of whom it names
+ * (`ORG#<org>#GRANTEE#<type>#<id>`, sort `LIB#<id>`), carrying the library's `createdKey`: a caller's list is a
+ * Query of `byCreated` in at most three partitions (its own principal, its workspace, its organization), never a Scan.
+ */
+export const librariesTable = {
+  name: "libraries",
+  partitionKey: { name: "pk", type: "S" },
+  sortKey: { name: "sk", type: "S" },
+  // Strongly consistent: a list right after a create or a share sees it.
+  localIndexes: [{ name: "byCreated", sortKey: { name: "createdKey", type: "S" } }],
+} as const satisfies TableDefinition;
+
+export const tables = [tenancyTable, filesTable, modelsTable, usageTable, batchTable, registryTable, agentsTable, ratesTable, workflowsTable, executionsTable, retrievalTable, audioTable, connectorsTable, telemetryTable, datasetsTable, auditTable, responsesTable, librariesTable] as const;
 
 export type TableName = (typeof tables)[number]["name"];
 

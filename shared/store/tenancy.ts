@@ -88,6 +88,12 @@ export const tenancyStore = {
     await putOnce({ pk: `ORG#${principal.organization}`, sk: `PRINCIPAL#${principal.id}`, ...principal });
   },
 
+  /** A key's principal as its key's creation recorded it (libraries check that a user they are shared with exists). */
+  async getPrincipal(organization: string, id: string): Promise<Principal | undefined> {
+    const out = await documents.send(new GetCommand({ TableName: table(), Key: { pk: `ORG#${organization}`, sk: `PRINCIPAL#${id}` } }));
+    return out.Item ? strip<Principal>(out.Item) : undefined;
+  },
+
   /** The key record and its by-id pointer are written together. */
   async putApiKey(key: ApiKeyRecord): Promise<void> {
     await documents.send(

@@ -15,6 +15,7 @@ import { datasetsClient } from "./datasets-client.js";
 import { startMcpServer, type TestMcpServer } from "./mcp-server.js";
 import { filesClient } from "./files-client.js";
 import { judgesClient } from "./judges-client.js";
+import { librariesClient } from "./libraries-client.js";
 import { pipelinesClient } from "./pipelines-client.js";
 import { aPromptBody, aSkillBody, registryClient } from "./registry-client.js";
 import { aDeploymentBody, retrievalClient } from "./retrieval-client.js";
@@ -74,6 +75,7 @@ export const pathFixtures: Record<string, PathFixture> = {
     throw new Error(`fixture batch job ${job.id} did not finish`);
   },
   agent_id: async ({ api, tenant }) => ok(await agentsClient(api, tenant).create(anAgentRequest()), "agent create").id as string,
+  library_id: async ({ api, tenant }) => (await librariesClient(api, tenant).created({ name: "fixture" })).id as string,
   prompt_id: async ({ api, tenant }) => (await registryClient(api, tenant, "prompts").created(aPromptBody())).id as string,
   skill_id: async ({ api, tenant }) => (await registryClient(api, tenant, "skills").created(aSkillBody())).id as string,
   // Every agent, prompt and skill above is made with version 1.

@@ -35,17 +35,22 @@ export const PERMISSIONS = [
   "audio:read",
   "audio:write",
   "identity:read",
+  "libraries:read",
+  "libraries:write",
+  // Sharing a library beyond its owner (docs/libraries.md): with users and workspaces, and with the whole organization.
+  "libraries:share",
+  "libraries:share-organization",
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];
 
-const reads: Permission[] = ["files:read", "models:read", "batch:read", "agents:read", "registry:read", "workflows:read", "observability:read", "connectors:read", "retrieval:read", "audio:read"];
+const reads: Permission[] = ["files:read", "models:read", "batch:read", "agents:read", "registry:read", "workflows:read", "observability:read", "connectors:read", "retrieval:read", "audio:read", "libraries:read"];
 /** What using the platform takes: reading, calling models, files, batch jobs, running workflows, voices and transcription. */
 const user: Permission[] = [...reads, "inference:invoke", "files:write", "batch:write", "workflows:execute", "observability:write", "audio:write"];
 /** A user who also builds: agents, prompts and skills, models, workflows, connectors, retrieval configurations. */
-const contributor: Permission[] = [...user, "agents:write", "registry:write", "models:write", "workflows:write", "connectors:write", "retrieval:write"];
+const contributor: Permission[] = [...user, "agents:write", "registry:write", "models:write", "workflows:write", "connectors:write", "retrieval:write", "libraries:write"];
 /** Sharing a connector with the whole workspace (ShareConnectorToWorkspace) is the workspace admin's; with the organization (ShareConnectorToOrg), the organization admin's. */
-const workspaceAdmin: Permission[] = [...contributor, "service-accounts:manage", "usage:read", "connectors:share-workspace"];
+const workspaceAdmin: Permission[] = [...contributor, "service-accounts:manage", "usage:read", "connectors:share-workspace", "libraries:share"];
 
 /** Role → what it allows in the workspace it is held in (organization roles: in every workspace of the organization). */
 const ROLES_OWN_PERMISSIONS: Record<RoleName, readonly Permission[]> = {

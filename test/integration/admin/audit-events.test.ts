@@ -243,6 +243,18 @@ const calls: Record<string, () => Promise<string>> = {
     await ok(http().request("PUT", "/v1/workflows/unarchive", { json: { workflow_ids: [workflow.id] } }), "bulk unarchive");
     return workflow.id;
   },
+  "PUT /v1/libraries/{library_id}/share": async () => {
+    const library = await ok(http().request("POST", "/v1/libraries", { json: { name: "audited" } }), "library");
+    await ok(http().request("PUT", `/v1/libraries/${library.id}/share`, { json: { level: "Viewer", share_with_type: "Org", share_with_uuid: tenant.caller.organization } }), "share library");
+    return library.id;
+  },
+  "DELETE /v1/libraries/{library_id}/share": async () => {
+    const library = await ok(http().request("POST", "/v1/libraries", { json: { name: "audited" } }), "library");
+    const org = { share_with_type: "Org", share_with_uuid: tenant.caller.organization };
+    await ok(http().request("PUT", `/v1/libraries/${library.id}/share`, { json: { ...org, level: "Viewer" } }), "share library");
+    await ok(http().request("DELETE", `/v1/libraries/${library.id}/share`, { json: org }), "unshare library");
+    return library.id;
+  },
 };
 
 const privileged = routeTable.filter((row) => row.audit);

@@ -2,6 +2,7 @@
 import "./agents.js";
 import "./batch.js";
 import "./files.js";
+import "./libraries.js";
 import "./registry.js";
 import "./workflows.js";
 import "./schedules.js";
