@@ -29,7 +29,13 @@ const batchGrants: Grants = {
 export const batchTasks = {
   start: { handler: "engine/batch-start", grants: batchGrants, timeoutSeconds: 900, memoryMb: 1024 },
   // The task that runs the lines also reads OCR lines' documents with Textract (the cloud catalog's OCR model).
-  runChunk: { handler: "engine/batch-run-chunk", grants: { ...batchGrants, ocr: "detect-text" }, timeoutSeconds: 900, memoryMb: 1024 },
+  // And runs conversation lines' agent loops: their conversations kept, their connectors' tools called with the job's creator's credentials.
+  runChunk: {
+    handler: "engine/batch-run-chunk",
+    grants: { ...batchGrants, tables: { ...batchGrants.tables, conversations: "readwrite", connectors: "readwrite" }, ocr: "detect-text", secrets: true },
+    timeoutSeconds: 900,
+    memoryMb: 1024,
+  },
   finish: { handler: "engine/batch-finish", grants: batchGrants, timeoutSeconds: 900, memoryMb: 1024 },
   recordFailure: { handler: "engine/batch-record-failure", grants: batchGrants, timeoutSeconds: 60 },
 } satisfies Record<keyof BatchTaskResources, EngineTask>;

@@ -11,6 +11,7 @@ import { agentRoutes } from "./agents/routes.js";
 import { audioRoutes } from "./audio/routes.js";
 import { batchRoutes } from "./batch/routes.js";
 import { connectorRoutes } from "./connectors/routes.js";
+import { conversationRoutes } from "./conversations/routes.js";
 import { deploymentRoutes } from "./deployments/routes.js";
 import { docsRoutes } from "./docs/routes.js";
 import { fileRoutes } from "./files/routes.js";
@@ -56,6 +57,7 @@ export const routes: readonly RouteRow[] = [
   ...docsRoutes,
   ...healthRoutes,
   ...connectorRoutes,
+  ...conversationRoutes,
   ...observabilityRoutes,
   ...libraryRoutes,
 ];

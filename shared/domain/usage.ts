@@ -22,5 +22,10 @@ export interface UsageRecord {
   costMicros?: number;
   /** Answered from the response cache (docs/routing.md): no upstream was called, so it cost nothing. */
   cached?: boolean;
+  /**
+   * The call's place among its request's model calls, from 1, on requests that make several (a conversation turn's
+   * loop): two calls of one request at one millisecond keep two records.
+   */
+  call?: number;
   at: string;
 }

@@ -16,6 +16,7 @@ export const BatchEndpoint = z.enum([
   "/v1/classifications",
   "/v1/chat/classifications",
   "/v1/ocr",
+  "/v1/conversations",
 ]);
 export type BatchEndpoint = z.infer<typeof BatchEndpoint>;
 

@@ -262,7 +262,21 @@ export const librariesTable = {
   localIndexes: [{ name: "byCreated", sortKey: { name: "createdKey", type: "S" } }],
 } as const satisfies TableDefinition;
 
-export const tables = [tenancyTable, filesTable, modelsTable, usageTable, batchTable, registryTable, agentsTable, ratesTable, workflowsTable, executionsTable, retrievalTable, audioTable, connectorsTable, telemetryTable, datasetsTable, auditTable, responsesTable, librariesTable] as const;
+/**
+ * Conversations (docs/conversations.md, decision 70): heads in one partition per workspace (`WS#<workspace>`, sort
+ * `CONV#<id>`), entries in one partition per conversation (`WS#<workspace>#CONV#<id>`, sort `E#<sequence>`), so
+ * only heads carry `createdKey` and the local index lists a workspace's conversations by creation without a Scan,
+ * and a history is one Query in append order.
+ */
+export const conversationsTable = {
+  name: "conversations",
+  partitionKey: { name: "pk", type: "S" },
+  sortKey: { name: "sk", type: "S" },
+  // Strongly consistent: a list right after a start sees it.
+  localIndexes: [{ name: "byCreated", sortKey: { name: "createdKey", type: "S" } }],
+} as const satisfies TableDefinition;
+
+export const tables = [tenancyTable, filesTable, modelsTable, usageTable, batchTable, registryTable, agentsTable, ratesTable, workflowsTable, executionsTable, retrievalTable, audioTable, connectorsTable, telemetryTable, datasetsTable, auditTable, responsesTable, librariesTable, conversationsTable] as const;
 
 export type TableName = (typeof tables)[number]["name"];
 

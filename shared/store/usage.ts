@@ -25,7 +25,7 @@ export interface DailyUsage {
 }
 
 const ttlOf = (at: string) => Math.floor(Date.parse(at) / 1000) + RETENTION_SECONDS;
-const recordItem = (usage: UsageRecord) => ({ ...usage, sk: `${usage.at}#${usage.requestId}`, ttl: ttlOf(usage.at) });
+const recordItem = (usage: UsageRecord) => ({ ...usage, sk: `${usage.at}#${usage.requestId}${usage.call ? `#${usage.call}` : ""}`, ttl: ttlOf(usage.at) });
 
 /** One finished call as the totals count it. */
 export interface TotalsCall {

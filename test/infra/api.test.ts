@@ -183,13 +183,16 @@ describe("the stacks", () => {
   });
 });
 
-it("serves the table's streaming routes (chat, FIM and agent completions, transcription and speech, the workflow event, execution and log streams) in STREAM mode", () => {
+it("serves the table's streaming routes (chat, FIM and agent completions, conversation turns, transcription and speech, the workflow event, execution and log streams) in STREAM mode", () => {
   const streaming = routes.filter((r) => r.streaming);
   expect(streaming.map((r) => r.path).toSorted()).toEqual([
     "/v1/agents/completions",
     "/v1/audio/speech",
     "/v1/audio/transcriptions",
     "/v1/chat/completions",
+    "/v1/conversations",
+    "/v1/conversations/{conversation_id}",
+    "/v1/conversations/{conversation_id}/restart",
     "/v1/fim/completions",
     "/v1/workflows/deployments/{name}/logs/stream",
     "/v1/workflows/events/stream",

@@ -11,6 +11,8 @@ beforeAll(async () => {
 });
 
 const connectorRows = routes.filter((r) => r.handler.startsWith("connectors/"));
+/** Conversation turns run connectors' tools with the caller's credentials (docs/conversations.md): they open sealed secrets too. */
+const conversationTurns = routes.filter((r) => r.handler.startsWith("conversations/") && r.grants.models);
 
 function functionOf(row: RouteRow): { fn: Json; statements: Json[] } {
   const m = methodsOf(s).find((x) => x.key === `${row.method} ${row.path}`)!;
@@ -39,7 +41,7 @@ describe("the connector secrets key", () => {
   });
 
   it("lets exactly the rows granted `secrets` generate and unwrap data keys, on that key only, bound to the connectors' encryption context", () => {
-    for (const row of connectorRows) {
+    for (const row of [...connectorRows, ...conversationTurns]) {
       const { fn, statements } = functionOf(row);
       const kms = statements.filter((st) => list<string>(st.Action).some((a) => a.startsWith("kms:")));
       if (!row.grants.secrets) {
@@ -56,7 +58,8 @@ describe("the connector secrets key", () => {
       expect(kms[0]!.Condition.Null).toEqual({ "kms:EncryptionContextKeys": "false", "kms:EncryptionContext:organization": "false", "kms:EncryptionContext:connector": "false" });
       expect(fn.Properties.Environment.Variables[SECRETS_KEY_ID_ENV], row.handler).toBeDefined();
     }
-    for (const row of routes.filter((r) => !r.handler.startsWith("connectors/"))) expect(row.grants.secrets, row.handler).toBeUndefined();
+    expect(conversationTurns.map((r) => r.handler).toSorted()).toEqual(["conversations/append", "conversations/restart", "conversations/start"]);
+    for (const row of routes.filter((r) => !r.handler.startsWith("connectors/") && !conversationTurns.includes(r))) expect(row.grants.secrets, row.handler).toBeUndefined();
   });
 
   it("gives every connectors function the OAuth base URL (the API's own URL with its stage unless -c publicUrl) and no other area's", () => {

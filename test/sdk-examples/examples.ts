@@ -37,7 +37,7 @@ export const LEFT_OUT_EXAMPLES: Record<string, string> = {
   "async_audio_transcription_stream.ts": "fetches its audio from docs.mistral.ai (the internet); audio transcription is being added",
   "realtime_transcription.ts": "realtime transcription over a WebSocket, not served; needs an audio file argument",
   "realtime_microphone.ts": "realtime transcription over a WebSocket from a microphone, not served",
-  "async_conversation_agent.ts": "the Conversations API (beta.conversations) and the web_search tool are not served",
+  "async_conversation_agent.ts": "its agent's web_search tool needs the internet; conversations refuse it by name (docs/conversations.md)",
   "async_ocr_process_from_file.ts": "OCR is not served (and the package does not ship its ocr.pdf)",
   "async_ocr_process_from_url.ts": "OCR is not served; its document is fetched from arxiv.org (the internet)",
   "azure/async_chat_no_streaming.ts": "talks to Azure AI's endpoint with the Azure package, not to api.mistral.ai",

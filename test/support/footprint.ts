@@ -51,7 +51,7 @@ const idsUnder = (items: Record<string, unknown>[], prefix: string) =>
  * call, and its usage record (with the status the caller saw) is written by design (shared/services/inference/usage.ts).
  */
 export async function footprint({ organization, workspace }: Pick<Caller, "organization" | "workspace">): Promise<Record<string, unknown>> {
-  const [files, batch, models, agentHeads, prompts, skills, retrieval, audio, stored, connectorItems, datasets, libraryEntries] = await Promise.all([
+  const [files, batch, models, agentHeads, prompts, skills, retrieval, audio, stored, connectorItems, datasets, libraryEntries, conversationHeads] = await Promise.all([
     partition("files", "workspace", workspace),
     partition("batch", "workspace", workspace),
     partition("models", "scope", `WS#${workspace}`),
@@ -65,14 +65,16 @@ export async function footprint({ organization, workspace }: Pick<Caller, "organ
     partition("datasets", "pk", `WS#${workspace}`),
     // The workspace's libraries: its grantee entries, then each library's partition (head, accesses).
     partition("libraries", "pk", `ORG#${organization}#GRANTEE#Workspace#${workspace}`),
+    partition("conversations", "pk", `WS#${workspace}`),
   ]);
-  const [agentParts, promptParts, skillParts, libraryParts] = await Promise.all([
+  const [agentParts, promptParts, skillParts, libraryParts, conversationParts] = await Promise.all([
     Promise.all(idsUnder(agentHeads, "AGENT#").map((id) => partition("agents", "pk", `WS#${workspace}#AGENT#${id}`))),
     Promise.all(idsUnder(prompts, "HEAD#").map((id) => partition("registry", "pk", `prompt#${workspace}#${id}`))),
     Promise.all(idsUnder(skills, "HEAD#").map((id) => partition("registry", "pk", `skill#${workspace}#${id}`))),
     Promise.all(idsUnder(libraryEntries, "LIB#").map((id) => partition("libraries", "pk", `ORG#${organization}#LIB#${id}`))),
+    Promise.all(idsUnder(conversationHeads, "CONV#").map((id) => partition("conversations", "pk", `WS#${workspace}#CONV#${id}`))),
   ]);
-  return { files, batch, models, agents: [agentHeads, ...agentParts], prompts: [prompts, ...promptParts], skills: [skills, ...skillParts], retrieval, audio, connectors: connectorItems, datasets, libraries: [libraryEntries, ...libraryParts], objects: stored.sort() };
+  return { files, batch, models, agents: [agentHeads, ...agentParts], prompts: [prompts, ...promptParts], skills: [skills, ...skillParts], retrieval, audio, connectors: connectorItems, datasets, libraries: [libraryEntries, ...libraryParts], conversations: [conversationHeads, ...conversationParts], objects: stored.sort() };
 }
 
 const stable = (value: unknown): unknown =>

@@ -375,7 +375,9 @@ export async function checkRequest(row: RouteRow, target: RingTarget, request: F
     const problem = envelopeProblem(row, answer);
     if (problem) return problem;
   }
-  const accepted = params !== undefined && (await schemasAccept(spec, { params, query: fromPairs(request.query), body: request.body === undefined && !request.contentType ? undefined : { contentType: request.contentType, text: request.body } }));
+  // A path the client's URL resolves to another route's (`/v1/conversations/./restart` is `POST /v1/conversations/{conversation_id}`
+  // with id `restart`) is judged by that route's schemas, not this row's.
+  const accepted = params !== undefined && paramsOf(row, sentPath) !== undefined && (await schemasAccept(spec, { params, query: fromPairs(request.query), body: request.body === undefined && !request.contentType ? undefined : { contentType: request.contentType, text: request.body } }));
   if (accepted && isSchemaRefusal(answer)) {
     const allowed = Object.values({ ...everyRoute, ...semantic }).some((refusal) => refusal.answer(answer.body));
     if (!allowed) return `a request its schemas accept got a schema 422: ${JSON.stringify(answer.body).slice(0, 400)}`;

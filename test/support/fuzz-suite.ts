@@ -79,7 +79,19 @@ const schedulableSpecs: SemanticRefusals = {
   },
 };
 
+/** A conversation turn must make a conversation (docs/conversations.md): its schemas cannot say which entries answer which. */
+const conversationTurns: SemanticRefusals = {
+  turn: {
+    reason:
+      "a conversation starts with either model or agent_id (instructions and tools then belong to the agent); function results answer pending function calls, each once, and every call is answered; a turn takes at most 40 input entries; a restart names an entry of the conversation",
+    answer: (body) => body.detail.every((i: { loc: unknown[] }) => ["body.model", "body.agent_id", "body.instructions", "body.tools", "body.inputs", "body.from_entry_id"].includes(i.loc.slice(0, 2).join("."))),
+  },
+};
+
 export const semanticRefusals: Record<string, SemanticRefusals> = {
+  "POST /v1/conversations": conversationTurns,
+  "POST /v1/conversations/{conversation_id}": conversationTurns,
+  "POST /v1/conversations/{conversation_id}/restart": conversationTurns,
   "POST /v1/workflows/executions/{execution_id}/reset": resetPoints,
   "POST /v1/audio/transcriptions": transcribableAudio,
   "POST /v1/audio/speech": noReferenceAudio,

@@ -75,6 +75,8 @@ export const pathFixtures: Record<string, PathFixture> = {
     throw new Error(`fixture batch job ${job.id} did not finish`);
   },
   agent_id: async ({ api, tenant }) => ok(await agentsClient(api, tenant).create(anAgentRequest()), "agent create").id as string,
+  conversation_id: async ({ api, tenant }) =>
+    (ok(await filesClient(api, tenant).request("POST", "/v1/conversations", { json: { model: "mistral-small-latest", inputs: "fixture" } }), "conversation start") as { conversation_id: string }).conversation_id,
   library_id: async ({ api, tenant }) => (await librariesClient(api, tenant).created({ name: "fixture" })).id as string,
   prompt_id: async ({ api, tenant }) => (await registryClient(api, tenant, "prompts").created(aPromptBody())).id as string,
   skill_id: async ({ api, tenant }) => (await registryClient(api, tenant, "skills").created(aSkillBody())).id as string,

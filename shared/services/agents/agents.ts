@@ -135,14 +135,15 @@ export async function create(caller: Caller, request: CreateAgentRequest): Promi
 }
 
 /** A version number or an alias, as `agent_version` and the version path parameter take them. */
-async function versionNumber(caller: Caller, agent: AgentHead, ref: string): Promise<number> {
+async function versionNumber(caller: Pick<Caller, "workspace">, agent: AgentHead, ref: string): Promise<number> {
   if (/^\d+$/.test(ref)) return Number(ref);
   const alias = await agentStore.getAlias(caller.workspace, agent.id, ref);
   if (!alias) throw new VersionNotFound(agent.id, ref);
   return alias.version;
 }
 
-async function versionOf(caller: Caller, agent: AgentHead, ref: string): Promise<AgentVersion> {
+/** One version of the agent, by number or alias (conversations run an agent at a named version too). */
+export async function versionOf(caller: Pick<Caller, "workspace">, agent: AgentHead, ref: string): Promise<AgentVersion> {
   const number = await versionNumber(caller, agent, ref);
   const version = number >= 1 && number <= agent.latestVersion ? await agentStore.getVersion(caller.workspace, agent.id, number) : undefined;
   if (!version) throw new VersionNotFound(agent.id, ref);

@@ -31,6 +31,7 @@ export const ENDPOINT_CAPABILITY: Record<BatchEndpoint, Endpoint> = {
   "/v1/classifications": "moderations",
   "/v1/chat/classifications": "moderations",
   "/v1/ocr": "ocr",
+  "/v1/conversations": "chat",
 };
 
 /** Where create writes a job's inline `requests`, as JSONL (one request a line, in order). */
@@ -75,11 +76,11 @@ export function toBatchJobOut(job: BatchJobRecord, outputs: Record<string, unkno
   };
 }
 
-/** An agent answers chat completions only; its model must still be able to. */
+/** An agent answers chat completions and conversations only; its model must still be able to chat. */
 async function requireAgent(caller: Caller, agentId: string, endpoint: BatchEndpoint): Promise<void> {
   const agent = await agentHead(caller, agentId);
-  if (endpoint !== "/v1/chat/completions") {
-    throw new BadRequest(`Agent '${agentId}' answers /v1/chat/completions only, not ${endpoint}`, "agent_endpoint_unsupported", "endpoint");
+  if (endpoint !== "/v1/chat/completions" && endpoint !== "/v1/conversations") {
+    throw new BadRequest(`Agent '${agentId}' answers /v1/chat/completions and /v1/conversations only, not ${endpoint}`, "agent_endpoint_unsupported", "endpoint");
   }
   await requireBodyModel(caller, agent.model, ENDPOINT_CAPABILITY[endpoint]);
 }

@@ -28,6 +28,8 @@ export interface CallContext {
   spanFields?: Partial<SpanRow>;
   /** What the caller's headers say of the response cache (chat and FIM routes); the workspace's setting otherwise. */
   responseCache?: CacheRequest;
+  /** The call's place among its request's model calls (a conversation's loop, from 1): their usage records' keys differ. */
+  callIndex?: number;
 }
 
 /** The model and backend a call went to, as its usage record names them (a fine-tuned model is priced as its root). */
@@ -98,6 +100,7 @@ export async function recordUsage(
     keyId: ctx.caller.keyId,
     costMicros: cost,
     ...(prepared.cacheHit ? { cached: true } : {}),
+    ...(ctx.callIndex ? { call: ctx.callIndex } : {}),
     at: at.toISOString(),
   };
   const totals = totalsOf(ctx.caller, prepared.model, { ...tokens, costMicros: cost }, at);

@@ -8,6 +8,7 @@ import { batchTraceId } from "../../../domain/observability/genai.js";
 import { AgentsCompletionRequest } from "../../../schemas/agent.js";
 import { ChatClassificationRequest, ChatCompletionRequest, ChatModerationRequest, ClassificationRequest, EmbeddingRequest, FimCompletionRequest, ModerationRequest } from "../../../schemas/inference.js";
 import { OcrRequest } from "../../../schemas/ocr.js";
+import { ConversationRequest } from "../../../schemas/conversation.js";
 import * as agentCompletions from "../../agents/completions.js";
 import * as completions from "../../inference/completions.js";
 import type { ModelAnswer, ModelStream } from "../../inference/completions.js";
@@ -15,6 +16,7 @@ import type { CallContext } from "../../inference/usage.js";
 import { embed } from "../../inference/embeddings.js";
 import { classify, classifyChat, moderate, moderateChat } from "../../inference/moderations.js";
 import { processDocument } from "../../ocr/ocr.js";
+import * as conversations from "../../conversations/conversations.js";
 
 /** One request, end to end: its output line, or its error line when it fails (a failed request never fails the chunk). */
 export async function runRequest(job: BatchJobRecord, request: ChunkRequest, retry: RetryPolicy = THROTTLE_RETRY): Promise<SavedLine> {
@@ -83,6 +85,16 @@ function requestFor(job: BatchJobRecord, body: Record<string, unknown>): (ctx: C
     case "/v1/ocr": {
       const request = validated(OcrRequest, { ...body, model }, "body");
       return (ctx) => processDocument(ctx, request);
+    }
+    case "/v1/conversations": {
+      // A line starts a conversation with the job's model or agent and runs its loop, as the route does (docs/conversations.md).
+      const { model: _model, agent_id: _agent, ...rest } = body;
+      const request = validated(ConversationRequest, { ...rest, ...(job.agentId ? { agent_id: job.agentId } : { model }), stream: false }, "body");
+      return async (ctx) => {
+        const turn = await conversations.start(ctx, request);
+        if (turn.kind !== "answer") throw new Error("A conversation line answered with a stream");
+        return { kind: "answer", body: turn.body, backend: "conversation" };
+      };
     }
     default:
       throw new BadRequest(`Batch jobs do not serve the endpoint '${String(job.endpoint)}'`, "unsupported_endpoint");

@@ -1,0 +1,28 @@
+import type { Caller } from "../../../domain/caller.js";
+import type { AgentTool } from "../../../schemas/agent.js";
+import type { Tool } from "../../../schemas/inference.js";
+
+/** What one execution of a server-side tool gives: the text the model reads, and the entry's `info`. */
+export interface Execution {
+  result: string;
+  info: Record<string, unknown>;
+}
+
+/**
+ * A function the model may call. Without `execute` it is the client's (a function tool: the call is returned as a
+ * `function.call` entry); with it the platform runs it in the loop and records a `tool.execution` entry.
+ */
+export interface ModelFunction {
+  definition: Tool;
+  /** The kind of tool it came from, for spans (`tool_type`). */
+  source: AgentTool["type"];
+  execute?: (args: Record<string, unknown>, signal?: AbortSignal) => Promise<Execution>;
+}
+
+export interface ToolSetup {
+  caller: Caller;
+  signal?: AbortSignal;
+}
+
+/** One executor per tool type (shared/services/conversations/tools/*.ts): the functions a tool offers the model. */
+export type ToolExecutor<T extends AgentTool = AgentTool> = (tool: T, setup: ToolSetup) => Promise<ModelFunction[]>;
