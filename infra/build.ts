@@ -52,6 +52,9 @@ export const RUNTIME_SDK = [
 /** The offline OCR engines' packages, which no bundle carries (docs/ocr.md). */
 export const OFFLINE_OCR_ENGINES = ["tesseract.js", "tesseract.js-core", "@tesseract.js-data/*", "unpdf"] as const;
 
+/** The embedded vector store's packages (LanceDB, a native module, and its Arrow), which no bundle carries: the cloud's is S3 Vectors (docs/vector-search.md). */
+export const EMBEDDED_VECTOR_ENGINE = ["@lancedb/*", "apache-arrow"] as const;
+
 /**
  * Bundles every handler (routes, authorizer, engine tasks) in one esbuild pass (per-function bundling
  * costs ~0.4 s each at synth): ESM for the nodejs22.x arm64 runtime, tree-shaken and minified, the
@@ -78,8 +81,9 @@ export async function buildHandlers(options: { outdir?: string; only?: readonly 
     legalComments: "none",
     // DuckDB (a native module) is the local engine only: the cloud queries Athena (shared/store/observability/analytics.ts imports it lazily).
     // So are the offline OCR engines (Tesseract's WebAssembly and model, PDF.js): the cloud reads pages with Textract or an
-    // upstream (shared/inference/providers/offline-ocr.ts imports them lazily).
-    external: [...RUNTIME_SDK, "@duckdb/*", ...OFFLINE_OCR_ENGINES],
+    // upstream (shared/inference/providers/offline-ocr.ts imports them lazily). So is LanceDB, the embedded vector store
+    // (shared/engine/vectors/lancedb.ts, imported lazily): the cloud's vectors are in S3 Vectors.
+    external: [...RUNTIME_SDK, "@duckdb/*", ...OFFLINE_OCR_ENGINES, ...EMBEDDED_VECTOR_ENGINE],
     // Some dependencies still call require(); ESM bundles need it defined.
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
     logLevel: "warning",

@@ -43,6 +43,11 @@ export const contentCaptureDefault = (): boolean => (process.env[TELEMETRY_CONTE
 /** Locally: the directory of the analytical store's files (under the data directory); unset in the cloud. */
 export const TELEMETRY_DIR_ENV = "TELEMETRY_DIR";
 
+/** The S3 Vectors bucket of document libraries' vectors (CDK); unset locally (docs/vector-search.md). */
+export const VECTOR_BUCKET_ENV = "VECTOR_BUCKET";
+/** Locally: the LanceDB directory of document libraries' vectors (under the data directory); unset in the cloud. */
+export const VECTORS_DIR_ENV = "VECTORS_DIR";
+
 /** Days audit events are kept (docs/decisions/0044-audit-log.md): the audit table's TTL; CDK context `auditRetentionDays`. */
 export const AUDIT_RETENTION_ENV = "AUDIT_RETENTION_DAYS";
 export const DEFAULT_AUDIT_RETENTION_DAYS = 400;

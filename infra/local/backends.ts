@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { S3Client } from "@aws-sdk/client-s3";
 import { workflowEngine } from "../../functions/engine.js";
-import { FILES_BUCKET_ENV, TELEMETRY_DIR_ENV } from "../../shared/config.js";
+import { FILES_BUCKET_ENV, TELEMETRY_DIR_ENV, VECTORS_DIR_ENV } from "../../shared/config.js";
 import { tableEnvVar, tables } from "../../shared/store/tables.js";
 import { createTables, startDynamo } from "./dynamodb.js";
 import { LOCAL_FILES_BUCKET, localTableName } from "./env.js";
@@ -80,6 +80,8 @@ export async function startBackends(options: { dataDir: string; persist: boolean
     ...outboundEnv(process.env, [dynamo.endpoint, s3.endpoint, stepFunctions.endpoint, scheduler.endpoint]),
     // The analytical store's files (shared/blobs/telemetry.ts writes them, DuckDB reads them: docs/observability/engine.md).
     [TELEMETRY_DIR_ENV]: join(options.dataDir, "telemetry"),
+    // Document libraries' vectors: LanceDB, one directory per data directory (docs/vector-search.md).
+    [VECTORS_DIR_ENV]: join(options.dataDir, "vectors"),
   };
   return { env, stop: async () => void (await Promise.all([scheduler.stop(), stepFunctions.stop(), dynamo.stop(), s3.stop()])) };
 }

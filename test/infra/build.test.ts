@@ -66,6 +66,15 @@ describe("the handler bundles", () => {
     for (const row of queryRows) expect(readFileSync(join(outdir, row.handler, "index.mjs"), "utf8").includes("StartQueryExecution"), row.handler).toBe(true);
   });
 
+  it("keeps LanceDB (the embedded vector store, a native module) and its Arrow out of every bundle: the cloud's vectors are in S3 Vectors", () => {
+    for (const b of bundles) {
+      const code = readFileSync(join(outdir, b.handler, "index.mjs"), "utf8");
+      // LanceDB's native loader names its per-platform binaries; the lazy import stays a bare specifier.
+      expect(/lancedb\.linux-|@lancedb\/lancedb-linux/.test(code), b.handler).toBe(false);
+      expect(existsSync(join(outdir, b.handler, "node_modules", "@lancedb")), b.handler).toBe(false);
+    }
+  });
+
   it("ships Mistral's tokenizer, with its vocabularies, beside every model-calling function and no other", () => {
     expect(modelRows.some((r) => r.handler.startsWith("engine/")), "an engine task calls models").toBe(true);
     for (const row of functions) {
