@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { queryInt, repeated } from "./query.js";
+import { MetadataQuery, queryInt, repeated } from "./query.js";
 import { pageQuery } from "./common.js";
 import { Message, ResponseFormat, Tool, ToolChoice } from "./inference.js";
 import { GuardrailConfig } from "./guardrails.js";
@@ -145,20 +145,6 @@ export const AgentAliasListOut = z.array(AgentAliasOut);
 export const AgentParams = z.object({ agent_id: z.string().min(1) });
 export const AgentVersionParams = AgentParams.extend({ version: z.string().min(1) });
 
-/** `metadata` arrives as a JSON object in the query string (the SDK encodes it so). */
-const MetadataQuery = z
-  .string()
-  .transform((text, ctx) => {
-    try {
-      const value: unknown = JSON.parse(text);
-      if (value && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
-    } catch {
-      // reported below
-    }
-    ctx.addIssue({ code: "custom", message: "metadata must be a JSON object" });
-    return z.NEVER;
-  })
-  .optional();
 
 const listFilters = {
   deployment_chat: z.stringbool().optional(),

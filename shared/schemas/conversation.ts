@@ -3,6 +3,7 @@ import { AgentTool, CompletionArgs } from "./agent.js";
 import { ContentChunk } from "./inference.js";
 import { GuardrailConfig } from "./guardrails.js";
 import { pageQuery } from "./common.js";
+import { MetadataQuery } from "./query.js";
 
 /**
  * Conversations as Mistral's OpenAPI writes them (`ConversationRequest`, `ConversationAppendRequest`,
@@ -134,20 +135,6 @@ export type ConversationRestartRequest = z.infer<typeof ConversationRestartReque
 
 export const ConversationParams = z.object({ conversation_id: z.string().min(1) });
 
-/** `metadata` arrives as a JSON object in the query string (the SDK encodes it so). */
-const MetadataQuery = z
-  .string()
-  .transform((text, ctx) => {
-    try {
-      const value: unknown = JSON.parse(text);
-      if (value && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
-    } catch {
-      // reported below
-    }
-    ctx.addIssue({ code: "custom", message: "metadata must be a JSON object" });
-    return z.NEVER;
-  })
-  .optional();
 
 export const ConversationListQuery = z.object({ ...pageQuery(100, 1000), metadata: MetadataQuery });
 export type ConversationListQuery = z.infer<typeof ConversationListQuery>;

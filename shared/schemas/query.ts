@@ -9,3 +9,18 @@ export const queryBoolean = (fallback: boolean) => z.stringbool().default(fallba
 
 /** Query integers arrive as text. */
 export const queryInt = () => z.coerce.number<string>().int();
+
+/** `metadata` arrives as a JSON object in the query string (the SDK encodes it so). */
+export const MetadataQuery = z
+  .string()
+  .transform((text, ctx) => {
+    try {
+      const value: unknown = JSON.parse(text);
+      if (value && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
+    } catch {
+      // reported below
+    }
+    ctx.addIssue({ code: "custom", message: "metadata must be a JSON object" });
+    return z.NEVER;
+  })
+  .optional();

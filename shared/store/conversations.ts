@@ -3,6 +3,7 @@ import { GetCommand, QueryCommand, TransactWriteCommand, type QueryCommandInput 
 import { tableName } from "../config.js";
 import type { ConversationHead, Entry } from "../domain/conversations.js";
 import { documents } from "./client.js";
+import { queryAll } from "./query.js";
 
 /**
  * The conversations table (shared/store/tables.ts): heads in the workspace's partition, entries in the
@@ -99,22 +100,8 @@ export const conversationStore = {
 
   /** Every entry, in append order: one Query of the conversation's partition. */
   async entries(workspace: string, id: string): Promise<Entry[]> {
-    const entries: Entry[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await documents.send(
-        new QueryCommand({
-          TableName: table(),
-          KeyConditionExpression: "pk = :pk",
-          ExpressionAttributeValues: { ":pk": entryPartition(workspace, id) },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      entries.push(...(out.Items ?? []).map(entryOf));
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
-    return entries;
+    const items = await queryAll({ TableName: table(), KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": entryPartition(workspace, id) }, ConsistentRead: true });
+    return items.map(entryOf);
   },
 
   /**

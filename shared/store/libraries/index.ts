@@ -8,6 +8,7 @@ import { DeleteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCo
 import { tableName } from "../../config.js";
 import type { AccessRecord, AccessRole, Entity, LibraryRecord } from "../../domain/libraries/access.js";
 import { batchGetAll, documents, ifConditionHolds, ifTransactionHolds } from "../client.js";
+import { queryAll } from "../query.js";
 
 const table = () => tableName("libraries");
 const HEAD = "LIBRARY";
@@ -93,21 +94,12 @@ export const librariesStore = {
 
   /** Every access of a library, the owner's included (at most MAX_ACCESSES). */
   async accesses(organization: string, id: string): Promise<AccessRecord[]> {
-    const items: Record<string, unknown>[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await documents.send(
-        new QueryCommand({
-          TableName: table(),
-          KeyConditionExpression: "pk = :pk AND begins_with(sk, :access)",
-          ExpressionAttributeValues: { ":pk": libraryPartition(organization, id), ":access": "ACCESS#" },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      items.push(...(out.Items ?? []));
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
+    const items = await queryAll({
+      TableName: table(),
+      KeyConditionExpression: "pk = :pk AND begins_with(sk, :access)",
+      ExpressionAttributeValues: { ":pk": libraryPartition(organization, id), ":access": "ACCESS#" },
+      ConsistentRead: true,
+    });
     return items.map(accessOf);
   },
 
@@ -205,17 +197,10 @@ export const librariesStore = {
    */
   async purge(organization: string, id: string): Promise<number> {
     const keys: Record<string, unknown>[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const out = await documents.send(
-        new QueryCommand({ TableName: table(), KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": libraryPartition(organization, id) }, ConsistentRead: true, ExclusiveStartKey: startKey }),
-      );
-      for (const item of out.Items ?? []) {
-        if (String(item.sk).startsWith("ACCESS#")) keys.push(granteeKey(organization, id, entityOf(accessOf(item))));
-        keys.push({ pk: item.pk, sk: item.sk });
-      }
-      startKey = out.LastEvaluatedKey;
-    } while (startKey);
+    for (const item of await queryAll({ TableName: table(), KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": libraryPartition(organization, id) }, ConsistentRead: true })) {
+      if (String(item.sk).startsWith("ACCESS#")) keys.push(granteeKey(organization, id, entityOf(accessOf(item))));
+      keys.push({ pk: item.pk, sk: item.sk });
+    }
     await deleteAll(keys);
     return keys.length;
   },
