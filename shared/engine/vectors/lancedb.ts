@@ -16,11 +16,9 @@ import { BadRequest } from "../../domain/errors.js";
 import type { Attributes, FilterScalar } from "../../schemas/vector-search.js";
 import {
   checkChunks,
-  checkQuery,
   chunkKey,
-  distinctLibraries,
   libraryIndexName,
-  mergeHits,
+  searchLibraries,
   type ChunkVector,
   type VectorHit,
   type VectorQuery,
@@ -260,11 +258,8 @@ export class LanceDbVectorStore implements VectorStore {
     if (unindexed > MAX_UNINDEXED_FRACTION * (indexStats?.numIndexedRows ?? 0) || stats.fragmentStats.numSmallFragments > MAX_SMALL_FRAGMENTS) await optimize(table);
   }
 
-  async query(query: VectorQuery): Promise<VectorHit[]> {
-    const filter = checkQuery(query);
-    const libraries = distinctLibraries(query.libraryIds);
-    const answers = await Promise.all(libraries.map((libraryId) => this.search(query, libraryId, filter)));
-    return mergeHits(answers, query.topK);
+  query(query: VectorQuery): Promise<VectorHit[]> {
+    return searchLibraries(query, (libraryId, filter) => this.search(query, libraryId, filter));
   }
 
   private async search(query: VectorQuery, libraryId: string, filter: NormalFilter | undefined): Promise<VectorHit[]> {

@@ -29,12 +29,10 @@ import { s3AttributeKey, toS3Filter, type NormalFilter } from "../../domain/vect
 import type { Attributes, FilterScalar } from "../../schemas/vector-search.js";
 import {
   checkChunks,
-  checkQuery,
   chunkKey,
-  distinctLibraries,
   documentKeyPrefix,
   libraryIndexName,
-  mergeHits,
+  searchLibraries,
   type ChunkVector,
   type VectorHit,
   type VectorQuery,
@@ -155,11 +153,8 @@ export class S3VectorsStore implements VectorStore {
     }
   }
 
-  async query(query: VectorQuery): Promise<VectorHit[]> {
-    const filter = checkQuery(query);
-    const libraries = distinctLibraries(query.libraryIds);
-    const answers = await Promise.all(libraries.map((libraryId) => this.search(query, libraryId, filter)));
-    return mergeHits(answers, query.topK);
+  query(query: VectorQuery): Promise<VectorHit[]> {
+    return searchLibraries(query, (libraryId, filter) => this.search(query, libraryId, filter));
   }
 
   private async search(query: VectorQuery, libraryId: string, filter: NormalFilter | undefined): Promise<VectorHit[]> {

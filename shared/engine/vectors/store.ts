@@ -95,5 +95,12 @@ export const mergeHits = (answers: VectorHit[][], topK: number): VectorHit[] =>
     .sort((a, b) => b.score - a.score || a.libraryId.localeCompare(b.libraryId) || a.documentId.localeCompare(b.documentId) || a.chunkIndex - b.chunkIndex)
     .slice(0, topK);
 
+/** A query run on each of its distinct libraries by `search`, the answers merged nearest first: what both engines do. */
+export async function searchLibraries(query: VectorQuery, search: (libraryId: string, filter: NormalFilter | undefined) => Promise<VectorHit[]>): Promise<VectorHit[]> {
+  const filter = checkQuery(query);
+  const answers = await Promise.all(distinctLibraries(query.libraryIds).map((libraryId) => search(libraryId, filter)));
+  return mergeHits(answers, query.topK);
+}
+
 /** The distinct libraries of a query, in order (a library named twice is searched once). */
 export const distinctLibraries = (ids: readonly string[]): string[] => [...new Set(ids)];

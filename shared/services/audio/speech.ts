@@ -12,7 +12,7 @@ import { UnsupportedByProvider } from "../../inference/types.js";
 import type { SpeechRequest } from "../../schemas/audio.js";
 import type { ModelAnswer, ModelStream } from "../inference/completions.js";
 import { failuresRecorded, recordUsage, type CallContext } from "../inference/usage.js";
-import { bodyModel, list } from "../models/catalog.js";
+import { bodyModel, serving } from "../models/catalog.js";
 import { voiceForSpeech } from "./voices.js";
 
 /** Base64 characters per `speech.audio.delta` event (a multiple of 4: each event decodes on its own). */
@@ -26,7 +26,7 @@ export interface SpeechAnswer {
 /** The model named, or the first the catalog has for speech when the request names none. */
 async function speechModel(ctx: CallContext, name: string | null | undefined): Promise<ModelEntry> {
   if (name) return bodyModel(ctx.caller, name);
-  const model = (await list(ctx.caller, {})).find((m) => m.endpoints.includes("speech") && !m.archived);
+  const [model] = await serving(ctx.caller, "speech");
   if (!model) throw new BadRequest("No speech model is configured in this deployment; name one with model", "model_capability_missing", "model");
   return model;
 }

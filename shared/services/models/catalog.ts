@@ -58,6 +58,11 @@ export async function list(caller: Caller, filter: { provider?: string; model?: 
     .sort((a, b) => (a.type === b.type ? a.id.localeCompare(b.id) : a.type === "base" ? -1 : 1));
 }
 
+/** The models of the caller's catalog that serve an endpoint and are not archived, in the list's order. */
+export async function serving(caller: Caller, endpoint: Endpoint): Promise<ModelEntry[]> {
+  return (await list(caller, {})).filter((m) => m.endpoints.includes(endpoint) && !m.archived);
+}
+
 /** Fine-tuned models only: base models come from the catalog file and are changed there. */
 async function fineTuned(caller: Caller, id: string, action: string): Promise<ModelEntry> {
   const model = await resolve(caller, id);

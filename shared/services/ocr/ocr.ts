@@ -17,7 +17,7 @@ import type { OcrDocument, OcrRequest, OcrResponse } from "../../schemas/ocr.js"
 import * as files from "../files/files.js";
 import type { ModelAnswer } from "../inference/completions.js";
 import { failuresRecorded, recordUsage, type CallContext } from "../inference/usage.js";
-import { bodyModel, list } from "../models/catalog.js";
+import { bodyModel, serving } from "../models/catalog.js";
 
 /** How long fetching a `document_url` or `image_url` may take, redirects included. */
 const URL_TIMEOUT_MS = 30_000;
@@ -89,7 +89,7 @@ async function ocrProvider(model: ModelEntry) {
 
 export async function ocrModel(ctx: CallContext, name: string | null): Promise<ModelEntry> {
   if (name) return bodyModel(ctx.caller, name);
-  const model = (await list(ctx.caller, {})).find((m) => m.endpoints.includes("ocr") && !m.archived);
+  const [model] = await serving(ctx.caller, "ocr");
   if (!model) throw new BadRequest("No OCR model is configured in this deployment; name one with model", "model_capability_missing", "model");
   return bodyModel(ctx.caller, model.id);
 }

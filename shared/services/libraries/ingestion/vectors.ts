@@ -6,7 +6,7 @@ import { BadRequest } from "../../../domain/errors.js";
 import type { TextChunk } from "../../../domain/libraries/text/chunks.js";
 import { embed } from "../../inference/embeddings.js";
 import type { CallContext } from "../../inference/usage.js";
-import { list } from "../../models/catalog.js";
+import { serving } from "../../models/catalog.js";
 
 /** Chunks per embeddings call (the call batches further towards the provider). */
 const CHUNKS_PER_CALL = 128;
@@ -17,7 +17,7 @@ const LIBRARY_EMBEDDING_MODEL = "mistral-embed";
 /** The model libraries embed with: the one named, else mistral-embed when the catalog serves it, else its first embedding model. */
 export async function embeddingModel(ctx: CallContext, name?: string): Promise<string> {
   if (name) return name;
-  const embedders = (await list(ctx.caller, {})).filter((m) => m.endpoints.includes("embeddings") && !m.archived);
+  const embedders = await serving(ctx.caller, "embeddings");
   const model = embedders.find((m) => m.id === LIBRARY_EMBEDDING_MODEL || m.aliases?.includes(LIBRARY_EMBEDDING_MODEL)) ?? embedders[0];
   if (!model) throw new BadRequest("No embedding model is configured in this deployment: libraries cannot index documents", "model_capability_missing", "model");
   return model.id;
