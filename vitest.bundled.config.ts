@@ -11,8 +11,9 @@ export default defineConfig({
     include: ["test/contract/**/*.test.ts", "test/sdk/**/*.test.ts"],
     // Local searches run on DuckDB over the data directory's telemetry files: a native module the bundles leave out
     // on purpose (the cloud's searches are Athena's), so the bundled process cannot serve them.
-    // So are the offline OCR engines (Tesseract, PDF.js): the cloud reads pages with Textract or an upstream (docs/ocr.md).
-    exclude: ["test/sdk/observability-engine.test.ts", "test/sdk/ocr.test.ts"],
+    // So are the offline OCR engines (Tesseract, PDF.js): the cloud reads pages with Textract or an upstream (docs/ocr.md),
+    // and LanceDB, the embedded vector store library documents are indexed in (the cloud's is S3 Vectors).
+    exclude: ["test/sdk/observability-engine.test.ts", "test/sdk/ocr.test.ts", "test/sdk/library-documents.test.ts"],
     globalSetup: ["test/support/global-setup.ts", "test/support/bundled-setup.ts"],
     setupFiles: ["test/support/worker-env.ts"],
     env: {

@@ -1,8 +1,8 @@
 /**
  * `npm run bench:libraries`: prints figures, asserts nothing (docs/benchmarks.md §25).
  *
- *  1. Ingestion: pages/s of a 100-page PDF through the pipeline (extract, chunk, embed, index). Added with the
- *     documents pipeline (issue 28): `ingestionSection` below is its place.
+ *  1. Ingestion: pages/s of a 100-page PDF through the pipeline (upload, extract, chunk, embed, index) on `npm start`'s
+ *     stack (the local Step Functions runner, the offline OCR and embeddings, LanceDB), and of a scanned page (Tesseract).
  *  2. Load: BENCH_CHUNKS (100,000) chunks of synthetic text, embedded by the offline provider's feature hashing at
  *     the catalog's mistral-embed dimension (1024), written into one library of the local store (LanceDB) in
  *     batches of 1,000 as the pipeline writes them; the ANN index is built on the way (shared/engine/vectors/lancedb.ts).
@@ -21,6 +21,9 @@ import { hashEmbedding } from "../shared/inference/feature-hashing.js";
 import { LanceDbVectorStore } from "../shared/engine/vectors/lancedb.js";
 import { libraryIndexName, type ChunkVector } from "../shared/engine/vectors/store.js";
 import type { VectorFilter } from "../shared/schemas/vector-search.js";
+import { startLocalStack } from "../infra/local/stack.js";
+// The test suite's document builders (a PDF with a text layer, the scanned-invoice fixture): one way to make them.
+import { aTextPdf, INVOICE_PNG } from "../test/support/documents.js";
 import { summarize, table } from "./stats.js";
 
 const CHUNKS = Number(process.env.BENCH_CHUNKS ?? 100_000);
@@ -38,12 +41,60 @@ log(`Machine: ${cpuList.length} cores (${cpuList[0]?.model ?? "?"}), ${(totalmem
 log(`Load average at start: ${loadavg().map((x) => x.toFixed(2)).join(", ")} (1, 5, 15 min)`);
 
 // ------------------------------------------------------------------------------------------ 1. ingestion
-/** The documents pipeline's figure (pages/s of a 100-page PDF) is measured here once the pipeline exists. */
+const INGEST_PAGES = 100;
+const INGEST_ROUNDS = Number(process.env.BENCH_INGEST_ROUNDS ?? 3);
+
+/** A 100-page text PDF (three paragraphs a page) and a one-page scan, each uploaded and processed through `npm start`'s stack. */
 async function ingestionSection(): Promise<void> {
-  log("\n## 1. Ingestion (pages/s of a 100-page PDF)");
-  log("Not measured yet: the documents pipeline adds it (issue 28, Libraries).");
+  log(`\n## 1. Ingestion: a ${INGEST_PAGES}-page PDF (text layer) and a scanned page, upload to done, ${INGEST_ROUNDS} rounds`);
+  const dataDir = mkdtempSync(join(tmpdir(), "bench-ingestion-"));
+  const stack = await startLocalStack({ port: 0, dataDir, persist: false, authorizerCacheSeconds: 60 });
+  const call = async (method: string, path: string, init: { json?: unknown; form?: FormData } = {}): Promise<any> => {
+    const headers: Record<string, string> = { authorization: `Bearer ${stack.apiKey}` };
+    if (init.json !== undefined) headers["content-type"] = "application/json";
+    const response = await fetch(`${stack.url}${path}`, { method, headers, body: init.form ?? (init.json === undefined ? undefined : JSON.stringify(init.json)) });
+    const text = await response.text();
+    if (response.status >= 300) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
+    return JSON.parse(text);
+  };
+  /** Seconds from the upload's request to `done`, and the document's pages. */
+  const ingest = async (bytes: Buffer, name: string) => {
+    const library = await call("POST", "/v1/libraries", { json: { name: `bench ${name}` } });
+    const form = new FormData();
+    form.append("file", new Blob([new Uint8Array(bytes)]), name);
+    const t0 = performance.now();
+    const uploaded = await call("POST", `/v1/libraries/${library.id}/documents`, { form });
+    for (;;) {
+      const document = await call("GET", `/v1/libraries/${library.id}/documents/${uploaded.id}`);
+      if (document.process_status === "done") return { seconds: (performance.now() - t0) / 1000, pages: document.number_of_pages as number, tokens: document.tokens_processing_total as number };
+      if (document.process_status !== "todo" && document.process_status !== "in_progress") throw new Error(`${name} ended ${document.process_status}: ${document.process_error}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  try {
+    const paragraph = (page: number, n: number) => [`Section ${page}.${n}: ${chunkText(60)}`, chunkText(60)];
+    const pdf = aTextPdf(Array.from({ length: INGEST_PAGES }, (_, page) => [0, 1, 2].map((n) => paragraph(page, n))));
+    const rows: string[][] = [];
+    const pdfRuns: number[] = [];
+    const scanRuns: number[] = [];
+    await ingest(aTextPdf([[["warm up"]]]), "warm.pdf");
+    for (let round = 0; round < INGEST_ROUNDS; round += 1) {
+      // A new name and one changed byte each round: the same bytes would be the same document.
+      const text = await ingest(Buffer.concat([pdf, Buffer.from(`\n% round ${round}\n`)]), `handbook-${round}.pdf`);
+      pdfRuns.push(text.seconds);
+      if (round === 0) rows.push(["100-page PDF: pages, tokens embedded", String(text.pages), String(text.tokens)]);
+      scanRuns.push((await ingest(Buffer.concat([INVOICE_PNG, Buffer.from([round])]), `scan-${round}.png`)).seconds);
+    }
+    const pdfSeconds = summarize(pdfRuns.map((s) => s * 1000)).p50 / 1000;
+    const scanSeconds = summarize(scanRuns.map((s) => s * 1000)).p50 / 1000;
+    rows.push(["100-page PDF: upload to done, median (s)", pdfSeconds.toFixed(2), `${(INGEST_PAGES / pdfSeconds).toFixed(1)} pages/s`]);
+    rows.push(["scanned page (Tesseract): upload to done, median (s)", scanSeconds.toFixed(2), `${(1 / scanSeconds).toFixed(2)} pages/s`]);
+    log(table([["measure", "value", "rate"], ...rows]));
+  } finally {
+    await stack.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 }
-await ingestionSection();
 
 // ---------------------------------------------------------------------------------------- 2. load
 /** A deterministic vocabulary with a Zipf-like use, so chunks share common words and differ in rare ones. */
@@ -57,6 +108,8 @@ const vocabulary = Array.from({ length: 8000 }, (_, i) => {
 });
 const word = () => vocabulary[Math.min(vocabulary.length - 1, Math.floor(vocabulary.length * random() ** 2))]!;
 const chunkText = (n: number) => Array.from({ length: n }, word).join(" ");
+
+await ingestionSection();
 
 const dir = process.env.BENCH_DIR ?? mkdtempSync(join(tmpdir(), "bench-libraries-"));
 const store = new LanceDbVectorStore(dir);

@@ -5,6 +5,7 @@
  */
 import { batchDefinition, type BatchTaskResources } from "../shared/engine/batch-machine.js";
 import { datasetImportDefinition, type DatasetImportTaskResources } from "../shared/engine/dataset-import-machine.js";
+import { libraryIngestionDefinition, type LibraryIngestionTaskResources } from "../shared/engine/library-ingestion-machine.js";
 import { deployedMachines, type MachineName } from "../shared/engine/machines.js";
 import type { Grants } from "./routes.js";
 
@@ -29,10 +30,11 @@ const batchGrants: Grants = {
 export const batchTasks = {
   start: { handler: "engine/batch-start", grants: batchGrants, timeoutSeconds: 900, memoryMb: 1024 },
   // The task that runs the lines also reads OCR lines' documents with Textract (the cloud catalog's OCR model).
-  // And runs conversation lines' agent loops: their conversations kept, their connectors' tools called with the job's creator's credentials.
+  // And runs conversation lines' agent loops: their conversations kept, their connectors' tools called with the job's creator's credentials,
+  // their document_library tools searching the libraries the creator may read.
   runChunk: {
     handler: "engine/batch-run-chunk",
-    grants: { ...batchGrants, tables: { ...batchGrants.tables, conversations: "readwrite", connectors: "readwrite" }, ocr: "detect-text", secrets: true },
+    grants: { ...batchGrants, tables: { ...batchGrants.tables, conversations: "readwrite", connectors: "readwrite", libraries: "read" }, ocr: "detect-text", secrets: true, vectors: "query" },
     timeoutSeconds: 900,
     memoryMb: 1024,
   },
@@ -50,6 +52,25 @@ export const datasetImportTasks = {
   run: { handler: "engine/dataset-import-run", grants: datasetImportGrants, timeoutSeconds: 900, memoryMb: 1024 },
   recordFailure: { handler: "engine/dataset-import-record-failure", grants: { tables: { datasets: "readwrite" }, files: "delete" }, timeoutSeconds: 60 },
 } satisfies Record<keyof DatasetImportTaskResources, EngineTask>;
+
+/**
+ * What processing a library document may touch (decision 71): the libraries table (the document, its library's chunk
+ * size), the document's objects under the library's workspace prefix, the catalog and usage of its OCR and embedding
+ * calls (made as the uploader), Textract for scans in the cloud, and the library's vectors.
+ */
+const libraryIngestionGrants: Grants = {
+  tables: { libraries: "readwrite", models: "read", usage: "readwrite", tenancy: "read", telemetry: "write" },
+  files: "readwrite",
+  models: "invoke",
+  ocr: "detect-text",
+  telemetry: "write",
+  vectors: "write",
+};
+
+export const libraryIngestionTasks = {
+  run: { handler: "engine/library-ingestion-run", grants: libraryIngestionGrants, timeoutSeconds: 900, memoryMb: 2048 },
+  recordFailure: { handler: "engine/library-ingestion-record-failure", grants: { tables: { libraries: "readwrite" } }, timeoutSeconds: 60 },
+} satisfies Record<keyof LibraryIngestionTaskResources, EngineTask>;
 
 export interface StateMachineRow {
   /** The env var that carries its ARN to the functions that start executions. */
@@ -72,6 +93,12 @@ export const stateMachines = {
     tasks: datasetImportTasks,
     definition: (resources) => datasetImportDefinition(resources as unknown as DatasetImportTaskResources),
     timeoutHours: 24,
+  },
+  libraryIngestion: {
+    arnEnv: deployedMachines.libraryIngestion.arnEnv,
+    tasks: libraryIngestionTasks,
+    definition: (resources) => libraryIngestionDefinition(resources as unknown as LibraryIngestionTaskResources),
+    timeoutHours: 1,
   },
 } satisfies Record<MachineName, StateMachineRow>;
 

@@ -7,6 +7,7 @@ import type { AuditOperation } from "../shared/domain/audit.js";
 import type { ErrorFamily } from "../shared/domain/errors.js";
 import type { Permission } from "../shared/domain/identity/permissions.js";
 import type { RoutePolicy } from "../shared/http/policy.js";
+import type { MachineName } from "../shared/engine/machines.js";
 import type { TableName } from "../shared/store/tables.js";
 
 export type Access = "read" | "write" | "readwrite";
@@ -38,7 +39,7 @@ export interface Grants {
   /** Counts requests of rate-limited keys: UpdateItem on the rates table, nothing else. Every keyed row has it. */
   rateCounters?: true;
   /** Starts and stops executions of a state machine of functions/engine.ts (its ARN arrives in the row's `arnEnv`). */
-  executions?: Partial<Record<"batch" | "datasetImport", "start-stop">>;
+  executions?: Partial<Record<MachineName, "start-stop">>;
   /** What it may do to the workflow engine (docs/workflows.md); each right also brings the settings it needs. */
   workflows?: WorkflowRights;
   /**
@@ -57,6 +58,16 @@ export interface Grants {
    * the telemetry objects and the query results).
    */
   telemetry?: "write" | "query" | "query-write";
+  /**
+   * The document libraries' vector store in the cloud (shared/engine/vectors/s3vectors.ts, docs/vector-search.md):
+   * the deployment's one S3 Vectors bucket (its name in VECTOR_BUCKET) and its indexes, one per library, nothing
+   * else. `query` may search: s3vectors:QueryVectors, and s3vectors:GetVectors, which S3 Vectors also asks of a
+   * query that returns metadata or filters on it (every one of ours). `write` is what upserts and deletes send:
+   * PutVectors, CreateIndex (a library's first write), ListVectors and DeleteVectors (a document's removal),
+   * DeleteIndex (a library's), with QueryVectors and GetVectors so a writer can read too. The store sends no
+   * GetIndex, so neither kind grants it.
+   */
+  vectors?: "query" | "write";
 }
 
 export interface WorkflowRights {

@@ -119,6 +119,9 @@ async function bundleUploadService(outdir: string): Promise<void> {
     minify: true,
     treeShaking: true,
     legalComments: "none",
+    // The library documents' route reaches the libraries service, whose cleanup imports the embedded vector store lazily:
+    // left out as in the functions' bundles (the service never writes vectors; the cloud's are in S3 Vectors).
+    external: ["@duckdb/*", ...OFFLINE_OCR_ENGINES, ...EMBEDDED_VECTOR_ENGINE],
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
     logLevel: "warning",
   });

@@ -60,6 +60,8 @@ export function stackResources(rows: readonly RouteRow[] = routeTable, upload: U
     authorizerMemoryMb: DEFAULT_MEMORY_MB,
     // infra/engine-stack.ts: STANDARD, logging ALL with execution data.
     batch: { startMb: memoryOf(batch.start), runChunkMb: memoryOf(batch.runChunk), finishMb: memoryOf(batch.finish), stateMachine: "STANDARD", logsExecutionData: true },
+    // The same engine stack, the same logging.
+    libraryIngestion: { runMb: memoryOf(stateMachines.libraryIngestion.tasks.run), stateMachine: "STANDARD", logsExecutionData: true },
     workflows: {
       // shared/engine/workflow-machines.ts creates every workflow machine as STANDARD.
       stateMachine: "STANDARD",

@@ -14,7 +14,20 @@ export interface DataRefs {
   secretsKey: kms.IKey;
   /** The analytical store of observability: its bucket, Glue database and Athena workgroup (infra/telemetry.ts). */
   telemetry: TelemetryRefs;
+  /** The document libraries' S3 Vectors bucket (one index per library, docs/vector-search.md). */
+  vectorBucket: VectorBucketRefs;
 }
+
+/** A vector bucket as grants and settings name it: S3 Vectors' CloudFormation Ref is the ARN, and it has no name attribute. */
+export interface VectorBucketRefs {
+  /** arn:<partition>:s3vectors:<region>:<account>:bucket/<name> */
+  arn: string;
+  /** What VECTOR_BUCKET holds: the part of the ARN after `bucket/`. */
+  name: string;
+}
+
+/** The name in a vector bucket's ARN (arn:…:bucket/<name>), as a CloudFormation expression when the ARN is a token. */
+export const vectorBucketName = (arn: string): string => cdk.Fn.select(1, cdk.Fn.split("/", arn));
 
 /**
  * The data stack's names and ARNs as explicit parameters of a nested stack. CDK would thread them through
@@ -42,5 +55,7 @@ export function dataParameters(stack: cdk.NestedStack, data: DataRefs): DataRefs
       workGroup: data.telemetry.workGroup,
       retentionDays: data.telemetry.retentionDays,
     },
+    // One parameter: the name is read out of the ARN, as the data stack does.
+    vectorBucket: ((arn) => ({ arn, name: vectorBucketName(arn) }))(parameter("VectorBucketArn", data.vectorBucket.arn)),
   };
 }

@@ -2,10 +2,12 @@ import * as cdk from "aws-cdk-lib";
 import * as dynamodb from "aws-cdk-lib/aws-dynamodb";
 import * as kms from "aws-cdk-lib/aws-kms";
 import * as s3 from "aws-cdk-lib/aws-s3";
+import * as s3vectors from "aws-cdk-lib/aws-s3vectors";
 import type { Construct } from "constructs";
+import { VECTOR_BUCKET_ENV } from "../shared/config.js";
 import { VOICE_SAMPLE_NONCURRENT_DAYS, VOICE_SAMPLE_TAG } from "../shared/domain/voices.js";
 import { tableEnvVar, tables, type KeyAttribute, type TableDefinition, type TableName } from "../shared/store/tables.js";
-import type { DataRefs } from "./data-refs.js";
+import { vectorBucketName, type DataRefs, type VectorBucketRefs } from "./data-refs.js";
 import { pascal } from "./names.js";
 import { TelemetryStore } from "./telemetry.js";
 
@@ -20,13 +22,16 @@ const attribute = (key: KeyAttribute): dynamodb.Attribute => ({ name: key.name, 
 
 /**
  * Records and files: everything that outlives a deployment. Kept apart from the API so the API stacks
- * can be torn down and redeployed freely; tables and bucket are retained even if this stack is deleted.
+ * can be torn down and redeployed freely; tables, buckets and the vector bucket are retained even if this stack is deleted.
  */
 export class DataStack extends cdk.Stack implements DataRefs {
   readonly tables: Record<TableName, dynamodb.Table>;
   readonly bucket: s3.Bucket;
   readonly secretsKey: kms.Key;
   readonly telemetry: TelemetryStore;
+  readonly vectorBucket: VectorBucketRefs;
+  /** The S3 Vectors bucket itself (the L1: aws-cdk-lib has no L2 for it). */
+  readonly vectorBucketResource: s3vectors.CfnVectorBucket;
 
   constructor(scope: Construct, id: string, props?: DataStackProps) {
     super(scope, id, props);
@@ -70,6 +75,16 @@ export class DataStack extends cdk.Stack implements DataRefs {
       scanLimitBytes: props?.telemetryScanLimitBytes,
     });
     new cdk.CfnOutput(this, "TelemetryBucketName", { value: this.telemetry.bucket.bucketName, description: "BUCKET_TELEMETRY" });
+
+    // The document libraries' vectors (docs/vector-search.md, decision 0069): one index per library, created by the
+    // store on the library's first write, so CDK makes only the bucket. SSE-S3 like the files bucket: the data stack's
+    // one KMS key wraps connector secrets under an encryption-context policy and is not meant for bulk data. No name:
+    // CloudFormation makes a unique one, so a retained bucket never blocks a redeploy of the same stage.
+    this.vectorBucketResource = new s3vectors.CfnVectorBucket(this, "VectorBucket", { encryptionConfiguration: { sseType: "AES256" } });
+    this.vectorBucketResource.applyRemovalPolicy(cdk.RemovalPolicy.RETAIN);
+    const vectorBucketArn = this.vectorBucketResource.attrVectorBucketArn;
+    this.vectorBucket = { arn: vectorBucketArn, name: vectorBucketName(vectorBucketArn) };
+    new cdk.CfnOutput(this, "VectorBucketName", { value: this.vectorBucket.name, description: VECTOR_BUCKET_ENV });
   }
 
   private table(def: TableDefinition): dynamodb.Table {

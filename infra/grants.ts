@@ -1,6 +1,7 @@
 import * as cdk from "aws-cdk-lib";
 import * as iam from "aws-cdk-lib/aws-iam";
 import type { Access, Grants, ObjectAccess } from "../functions/routes.js";
+import { SECRETS_KEY_ID_ENV, VECTOR_BUCKET_ENV } from "../shared/config.js";
 import { BREAKERS_PARTITION, tables, type TableDefinition, type TableName } from "../shared/store/tables.js";
 import type { DataRefs } from "./data-refs.js";
 import { telemetryStatements } from "./telemetry.js";
@@ -26,6 +27,32 @@ const OBJECT_ACTIONS: Record<ObjectAccess, string[]> = {
   "write-delete": [...OBJECT_WRITE, ...OBJECT_DELETE],
   "readwrite-delete": [...OBJECT_READ, ...OBJECT_WRITE, ...OBJECT_DELETE],
 };
+
+/**
+ * What shared/engine/vectors/s3vectors.ts sends, by grant kind. QueryVectors also needs GetVectors when it filters on
+ * metadata or returns it (every query of ours does both). The store sends no GetIndex (a missing index is a
+ * NotFoundException on the call itself), so neither kind has it.
+ */
+export const VECTOR_ACTIONS: Record<NonNullable<Grants["vectors"]>, string[]> = {
+  query: ["s3vectors:QueryVectors", "s3vectors:GetVectors"],
+  write: [
+    "s3vectors:QueryVectors",
+    "s3vectors:GetVectors",
+    "s3vectors:PutVectors",
+    "s3vectors:CreateIndex",
+    "s3vectors:ListVectors",
+    "s3vectors:DeleteVectors",
+    "s3vectors:DeleteIndex",
+  ],
+};
+
+/** The environment a function's grants imply beyond the tables and files bucket every function gets (dataEnvironment). */
+export function grantEnvironment(grants: Grants, data: DataRefs): Record<string, string> {
+  return {
+    ...(grants.secrets ? { [SECRETS_KEY_ID_ENV]: data.secretsKey.keyArn } : {}),
+    ...(grants.vectors ? { [VECTOR_BUCKET_ENV]: data.vectorBucket.name } : {}),
+  };
+}
 
 const reads = (access: Access) => access !== "write";
 const writes = (access: Access) => access !== "read";
@@ -211,5 +238,11 @@ export function grantStatements(grants: Grants, data: DataRefs, stateMachines: S
     );
   }
   if (grants.telemetry) statements.push(...telemetryStatements(grants.telemetry, data.telemetry));
+  if (grants.vectors) {
+    // Every action sent is authorized on an index (bucket/<name>/index/<library index>, made at run time, one per
+    // library: hence the wildcard); the bucket's own ARN is named beside it, which with these actions allows nothing
+    // more (no bucket-level action is in the list), and nothing of any other vector bucket.
+    statements.push(new iam.PolicyStatement({ actions: VECTOR_ACTIONS[grants.vectors], resources: [data.vectorBucket.arn, `${data.vectorBucket.arn}/index/*`] }));
+  }
   return statements;
 }

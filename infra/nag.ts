@@ -7,7 +7,7 @@ import { periodicTasks, stateMachines, workflowEngine } from "../functions/engin
 import type { Grants } from "../functions/routes.js";
 import { pascal } from "./names.js";
 import { RouteFunction } from "./constructs/route-function.js";
-import type { UploadStack } from "./upload-service.js";
+import { uploadServiceGrants, type UploadStack } from "./upload-service.js";
 
 /**
  * cdk-nag (AwsSolutions) findings we keep on purpose, each acknowledged as narrowly as it can be with the
@@ -67,6 +67,7 @@ export function acknowledgeFindings({ data, api, tracing = false }: { data: Data
   });
   acknowledgeTelemetryGrants(api, data);
   acknowledgeEngineOcr(api);
+  acknowledgeVectorGrants(api);
   acknowledgeWorkflowRights(api);
   acknowledgePreflights(api);
   if (tracing) acknowledgeTracing(api);
@@ -126,6 +127,32 @@ function acknowledgeEngineOcr(api: ApiStack): void {
     }
   }
 }
+
+/** The index wildcard a `vectors` grant (infra/grants.ts) brings, wherever a function holds one: routes, engine tasks, the workflow engine's and periodic functions. */
+function acknowledgeVectorGrants(api: ApiStack): void {
+  const machineTasks = stateMachines as Record<string, { tasks: Record<string, { grants: Grants }> }>;
+  const holders: { grants: Grants | undefined; fn: RouteFunction; who: string }[] = [
+    ...api.areas.flatMap((area) => area.routes.map(({ row, fn }) => ({ grants: row.grants, fn, who: `${row.method} ${row.path}` }))),
+    ...api.engines.flatMap((engine) =>
+      Object.entries(engine.tasks).map(([name, fn]) => ({ grants: machineTasks[engine.machine]?.tasks[name]?.grants, fn, who: `The ${engine.machine} engine's ${name} task` })),
+    ),
+    ...Object.entries(api.workflowEngine.functions).map(([name, fn]) => ({
+      grants: workflowEngine[name as keyof typeof workflowEngine].grants as Grants,
+      fn,
+      who: `The workflow engine's ${name} function`,
+    })),
+    ...Object.entries(api.periodic.functions).map(([name, fn]) => ({ grants: periodicTasks[name as keyof typeof periodicTasks].grants as Grants, fn, who: `The periodic ${name} task` })),
+  ];
+  for (const { grants, fn, who } of holders) {
+    if (grants?.vectors) Validations.of(fn).acknowledge({ id: `AwsSolutions-IAM5[Resource::${VECTOR_INDEXES}]`, reason: vectorIndexesReason(who, grants.vectors) });
+  }
+}
+
+/** How cdk-nag spells the index wildcard of a `vectors` grant in a nested stack (infra/data-refs.ts names the parameter). */
+const VECTOR_INDEXES = "<VectorBucketArn>/index/*";
+
+const vectorIndexesReason = (who: string, access: NonNullable<Grants["vectors"]>) =>
+  `${who} ${access === "write" ? "writes and deletes the vectors (and creates and deletes the indexes) of" : "queries"} document libraries, one S3 Vectors index per library named when the library is first written (bucket/<name>/index/<library index>, unknown in advance), so index access needs a wildcard, confined to the indexes of the deployment's one vector bucket.`;
 
 /** The wildcards a telemetry grant (infra/telemetry.ts telemetryStatements) brings, wherever a function holds one. */
 function acknowledgeTelemetryGrants(api: ApiStack, data: DataStack): void {
@@ -279,5 +306,7 @@ export function acknowledgeUploadFindings({ service: uploads }: UploadStack): vo
       "Added by CDK for pulling the image: ecr:GetAuthorizationToken supports no resource-level permission (the image pull itself is limited to the asset repository).",
     ],
   ];
+  const grants = uploadServiceGrants();
+  if (grants.vectors) findings.push([uploads.taskDefinition.taskRole, `AwsSolutions-IAM5[Resource::${VECTOR_INDEXES}]`, vectorIndexesReason("The upload service", grants.vectors)]);
   for (const [scope, id, reason] of findings) Validations.of(scope).acknowledge({ id, reason });
 }

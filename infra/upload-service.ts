@@ -11,12 +11,16 @@ import * as iam from "aws-cdk-lib/aws-iam";
 import * as logs from "aws-cdk-lib/aws-logs";
 import * as cr from "aws-cdk-lib/custom-resources";
 import type { Construct } from "constructs";
-import { authorizer, rowByKey, type Grants } from "../functions/routes.js";
+import { authorizer, rowByKey, type Access, type Grants, type ObjectAccess } from "../functions/routes.js";
+import { pathPatternOf, UPLOAD_ROUTE_KEYS } from "../functions/upload-service/routes.js";
+import { deployedMachines, type MachineName } from "../shared/engine/machines.js";
 import { CORS_ORIGINS_ENV, type CorsSetting } from "../shared/http/cors.js";
 import { DIST, UPLOAD_SERVICE_DIR } from "./build.js";
 import { dataEnvironment } from "./constructs/route-function.js";
 import { dataParameters, type DataRefs } from "./data-refs.js";
-import { grantStatements } from "./grants.js";
+import { grantEnvironment, grantStatements, type StateMachineRefs } from "./grants.js";
+import { pascal } from "./names.js";
+import type { ApiStack } from "./api-stack.js";
 import { uploadServiceSize } from "./upload-service-size.js";
 
 
@@ -44,10 +48,42 @@ function handler(event) {
 }
 `;
 
-/** What the service runs with: the upload row's grants and the authorizer's (it checks keys itself). */
+/** What the service runs with: the union of its routes' grants (functions/upload-service/routes.ts) and the authorizer's (it checks keys itself). */
 export function uploadServiceGrants(): Grants {
-  const row = rowByKey("POST /v1/files")!;
-  return { ...row.grants, tables: { ...row.grants.tables, ...authorizer.grants.tables } };
+  return [...UPLOAD_ROUTE_KEYS.map((key) => rowByKey(key)!.grants), authorizer.grants as Grants].reduce(unionGrants, {});
+}
+
+const OBJECT_RIGHTS: Record<ObjectAccess, ("read" | "write" | "delete")[]> = {
+  read: ["read"],
+  write: ["write"],
+  readwrite: ["read", "write"],
+  delete: ["delete"],
+  "read-delete": ["read", "delete"],
+  "write-delete": ["write", "delete"],
+  "readwrite-delete": ["read", "write", "delete"],
+};
+const accessOf = (rights: Set<string>) => (rights.has("read") && rights.has("write") ? "readwrite" : rights.has("read") ? "read" : "write");
+
+/** Both grants' rights: tables, objects and state machines merged; any other right must be the same where both name it. */
+export function unionGrants(a: Grants, b: Grants): Grants {
+  const union: Record<string, unknown> = { ...a, ...b };
+  for (const key of Object.keys(b) as (keyof Grants)[]) {
+    if (key === "tables" || key === "files" || key === "executions" || a[key] === undefined) continue;
+    if (JSON.stringify(a[key]) !== JSON.stringify(b[key])) throw new Error(`The upload service's routes need different ${key} rights; merge them by hand`);
+  }
+  const tables: Record<string, Access> = { ...a.tables };
+  for (const [name, access] of Object.entries(b.tables ?? {}) as [string, Access][]) {
+    const rights = new Set([...(tables[name] ? OBJECT_RIGHTS[tables[name]] : []), ...OBJECT_RIGHTS[access]]);
+    tables[name] = accessOf(rights);
+  }
+  if (a.tables || b.tables) union.tables = tables;
+  if (a.files || b.files) {
+    const rights = new Set([...(a.files ? OBJECT_RIGHTS[a.files] : []), ...(b.files ? OBJECT_RIGHTS[b.files] : [])]);
+    const objects = rights.has("read") || rights.has("write") ? accessOf(rights) : undefined;
+    union.files = (rights.has("delete") ? (objects ? `${objects}-delete` : "delete") : objects) as ObjectAccess;
+  }
+  if (a.executions || b.executions) union.executions = { ...a.executions, ...b.executions };
+  return union as Grants;
 }
 
 export interface UploadStackProps extends cdk.StackProps {
@@ -55,6 +91,14 @@ export interface UploadStackProps extends cdk.StackProps {
   api: apigw.RestApi;
   logLevel: string;
   cors?: CorsSetting;
+  /** The engine's state machines the upload routes start (a document's processing); by default the API stack's. */
+  stateMachines?: StateMachineRefs;
+}
+
+/** The state machines of the API stack that holds `api` (infra/api-stack.ts `engines`). */
+function apiStateMachines(api: apigw.RestApi): StateMachineRefs {
+  const engines = (cdk.Stack.of(api) as Partial<Pick<ApiStack, "engines">>).engines ?? [];
+  return Object.fromEntries(engines.map((e) => [e.machine, { arn: e.stateMachine.stateMachineArn, name: e.stateMachine.stateMachineName }]));
 }
 
 /**
@@ -68,7 +112,7 @@ export class UploadStack extends cdk.Stack {
 
   constructor(scope: Construct, id: string, props: UploadStackProps) {
     super(scope, id, props);
-    this.service = new UploadServiceStack(this, "Service", props);
+    this.service = new UploadServiceStack(this, "Service", { ...props, stateMachines: props.stateMachines ?? apiStateMachines(props.api) });
     new cdk.CfnOutput(this, "DistributionUrl", {
       value: `https://${this.service.distribution.distributionDomainName}`,
       description: "The SDKs' server_url: the whole API at the root of this domain, with uploads to 512 MB",
@@ -119,11 +163,31 @@ export class UploadServiceStack extends cdk.NestedStack {
     });
 
     const logGroup = new logs.LogGroup(this, "Logs", { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: cdk.RemovalPolicy.DESTROY });
+    const grants = uploadServiceGrants();
+    // The state machines its routes start (a document's processing), as parameters like an area stack's (infra/area-stack.ts).
+    const machines: StateMachineRefs = Object.fromEntries(
+      (Object.keys(grants.executions ?? {}) as MachineName[]).map((machine) => {
+        const ref = props.stateMachines?.[machine];
+        if (!ref) throw new Error(`The upload service starts executions of ${machine}, which was not passed in`);
+        const parameter = (suffix: string, value: string) => {
+          const name = `${pascal(machine)}StateMachine${suffix}`;
+          this.setParameter(name, value);
+          return new cdk.CfnParameter(this, name, { type: "String" }).valueAsString;
+        };
+        return [machine, { arn: parameter("Arn", ref.arn), name: parameter("Name", ref.name) }];
+      }),
+    );
     const taskRole = new iam.Role(this, "TaskRole", {
       assumedBy: new iam.ServicePrincipal("ecs-tasks.amazonaws.com"),
-      description: "The upload service: resolve API keys, stream files into the bucket's workspaces/ prefix, write File records",
-      inlinePolicies: { uploads: new iam.PolicyDocument({ statements: grantStatements(uploadServiceGrants(), data) }) },
+      description: "The upload service: resolve API keys, stream files and documents into the bucket's workspaces/ prefix, write their records, queue documents",
+      inlinePolicies: { uploads: new iam.PolicyDocument({ statements: grantStatements(grants, data, machines) }) },
     });
+    for (const machine of Object.keys(machines) as MachineName[]) {
+      cdk.Validations.of(taskRole).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:<${pascal(machine)}StateMachineName>:*]`,
+        reason: `The service stops and describes the executions of the ${machine} state machine it starts, named after the documents (unknown in advance); only that machine's executions.`,
+      });
+    }
     this.taskDefinition = new ecs.FargateTaskDefinition(this, "Task", {
       cpu: uploadServiceSize.cpu,
       memoryLimitMiB: uploadServiceSize.memoryMiB,
@@ -139,6 +203,8 @@ export class UploadServiceStack extends cdk.NestedStack {
       stopTimeout: cdk.Duration.seconds(120),
       environment: {
         ...dataEnvironment(data),
+        ...grantEnvironment(grants, data),
+        ...Object.fromEntries((Object.keys(machines) as MachineName[]).map((machine) => [deployedMachines[machine].arnEnv, machines[machine]!.arn])),
         POWERTOOLS_LOG_LEVEL: props.logLevel,
         PORT: String(UPLOAD_SERVICE_PORT),
         AWS_REGION: cdk.Aws.REGION,
@@ -217,7 +283,7 @@ export class UploadServiceStack extends cdk.NestedStack {
     });
     this.targets = listener.addTargets("Uploads", {
       priority: 10,
-      conditions: [elbv2.ListenerCondition.httpRequestMethods(["POST"]), elbv2.ListenerCondition.pathPatterns(["/v1/files"])],
+      conditions: [elbv2.ListenerCondition.httpRequestMethods(["POST"]), elbv2.ListenerCondition.pathPatterns(UPLOAD_ROUTE_KEYS.map(pathPatternOf))],
       port: UPLOAD_SERVICE_PORT,
       protocol: elbv2.ApplicationProtocol.HTTP,
       targets: [this.service],
@@ -228,7 +294,7 @@ export class UploadServiceStack extends cdk.NestedStack {
     this.router = new cloudfront.Function(this, "UploadRouter", {
       code: cloudfront.FunctionCode.fromInline(UPLOAD_ROUTER_CODE),
       runtime: cloudfront.FunctionRuntime.JS_2_0,
-      comment: "POST /v1/files to the upload service, other methods of the path to API Gateway",
+      comment: "POST of the upload routes to the upload service, other methods of their paths to API Gateway",
     });
     const apiOrigin = new origins.RestApiOrigin(props.api, { originId: API_ORIGIN_ID, readTimeout: cdk.Duration.seconds(60) });
     // The response timeout also bounds a pause in a slow upload; 120 s is the most the default quota allows.
@@ -248,11 +314,16 @@ export class UploadServiceStack extends cdk.NestedStack {
       compress: false,
     };
     this.distribution = new cloudfront.Distribution(this, "Distribution", {
-      comment: `${id}: the API at the root, POST /v1/files to the streaming upload service`,
+      comment: `${id}: the API at the root, POST /v1/files and library documents to the streaming upload service`,
       defaultBehavior: { origin: apiOrigin, ...uncached },
-      additionalBehaviors: {
-        "/v1/files": { origin: uploadOrigin, ...uncached, functionAssociations: [{ function: this.router, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST }] },
-      },
+      // One behavior per upload route. CloudFront's `*` also spans slashes: a POST to /v1/libraries/a/b/documents reaches
+      // the service too, which answers it as API Gateway answers a path it does not have.
+      additionalBehaviors: Object.fromEntries(
+        UPLOAD_ROUTE_KEYS.map((key) => [
+          pathPatternOf(key),
+          { origin: uploadOrigin, ...uncached, functionAssociations: [{ function: this.router, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST }] },
+        ]),
+      ),
       httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
       priceClass: cloudfront.PriceClass.PRICE_CLASS_ALL,
     });

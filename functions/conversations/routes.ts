@@ -3,15 +3,17 @@ import { area } from "../route-row.js";
 /**
  * Conversations (docs/conversations.md, decision 0070): reading them takes `agents:read`, deleting one `agents:write`,
  * running a turn (start, append, restart) `inference:invoke`, as an agent completion does. Turns are response-streaming
- * rows, as chat is: `stream: true` answers Mistral's conversation events.
+ * rows, as chat is: `stream: true` answers Mistral's conversation events. A turn's `document_library` tool reads the
+ * libraries it names (the caller's level on each) and queries their vectors.
  */
 const turn = {
   permission: "inference:invoke",
   grants: {
-    tables: { conversations: "readwrite", agents: "read", models: "read", usage: "readwrite", tenancy: "read", telemetry: "write", connectors: "readwrite" },
+    tables: { conversations: "readwrite", agents: "read", models: "read", usage: "readwrite", tenancy: "read", telemetry: "write", connectors: "readwrite", libraries: "read" },
     models: "invoke",
     telemetry: "write",
     secrets: true,
+    vectors: "query",
   },
   streaming: true,
   memoryMb: 1024,

@@ -1,6 +1,6 @@
 /**
  * The upload service's container entry (functions/upload-service/Dockerfile runs its bundle): an HTTP server
- * on PORT (8080) that serves `POST /v1/files` (server.ts) and the load balancer's health check. The settings
+ * on PORT (8080) that serves its upload routes (`POST /v1/files`, `POST /v1/libraries/{library_id}/documents`: server.ts) and the load balancer's health check. The settings
  * (table names, bucket, log level) come from the task definition (infra/upload-service.ts).
  */
 import { randomUUID } from "node:crypto";
@@ -8,13 +8,14 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { gatewayAnswers } from "../../shared/http/gateway.js";
 import { logger } from "../../shared/observability/logger.js";
-import { HEALTH_PATH, UPLOAD_PATH, uploadService } from "./server.js";
+import { uploadRouteOf } from "./routes.js";
+import { HEALTH_PATH, uploadService } from "./server.js";
 
 function startUploadService(port: number) {
   const serveUpload = uploadService();
   const server = createServer((req, res) => {
-    const path = (req.url ?? "/").split("?")[0];
-    if (req.method === "POST" && path === UPLOAD_PATH) return void serveUpload(req, res, randomUUID());
+    const path = (req.url ?? "/").split("?")[0]!;
+    if (uploadRouteOf(req.method ?? "GET", path)) return void serveUpload(req, res, randomUUID());
     if (req.method === "GET" && path === HEALTH_PATH) {
       res.writeHead(200, { "content-type": "application/json" });
       return void res.end('{"status":"ok"}');

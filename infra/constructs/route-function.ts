@@ -7,13 +7,13 @@ import { Construct } from "constructs";
 import { stateMachines } from "../../functions/engine.js";
 import { DEFAULT_MEMORY_MB } from "../../functions/route-row.js";
 import type { Grants } from "../../functions/routes.js";
-import { AUDIT_RETENTION_ENV, FILES_BUCKET_ENV, SECRETS_KEY_ID_ENV, WORKFLOW_TRACING_ENV } from "../../shared/config.js";
+import { AUDIT_RETENTION_ENV, FILES_BUCKET_ENV, WORKFLOW_TRACING_ENV } from "../../shared/config.js";
 import { ROUTE_KEY_ENV } from "../../shared/http/policy.js";
 import { tableEnvVar, type TableName } from "../../shared/store/tables.js";
 import { bundleDir } from "../build.js";
 import type { DataRefs } from "../data-refs.js";
 import { CORS_ORIGINS_ENV, type CorsSetting } from "../../shared/http/cors.js";
-import { grantStatements, workflowEnvironment, type StateMachineRefs, type WorkflowEngineRefs } from "../grants.js";
+import { grantEnvironment, grantStatements, workflowEnvironment, type StateMachineRefs, type WorkflowEngineRefs } from "../grants.js";
 import { bedrockStatements, keyEnvironment, type InferenceSettings } from "../inference.js";
 import { auditRetention, operationsSettings } from "../operations-settings.js";
 
@@ -131,7 +131,7 @@ export class RouteFunction extends Construct {
           Object.keys(props.grants.executions ?? {}).map((m) => [stateMachines[m as keyof StateMachineRefs].arnEnv, props.stateMachines![m as keyof StateMachineRefs]!.arn]),
         ),
         ...(props.grants.workflows && props.workflows ? workflowEnvironment(props.grants.workflows, props.workflows) : {}),
-        ...(props.grants.secrets ? { [SECRETS_KEY_ID_ENV]: props.data.secretsKey.keyArn } : {}),
+        ...grantEnvironment(props.grants, props.data),
         // Workflow machines are created at run time: those who publish them turn their tracing on too.
         ...(tracing && props.grants.workflows?.publish ? { [WORKFLOW_TRACING_ENV]: "on" } : {}),
         ...(props.grants.appendAudit ? { [AUDIT_RETENTION_ENV]: String(auditRetention(this)) } : {}),

@@ -10,6 +10,7 @@ import type {
   Context,
 } from "aws-lambda";
 import { DEFAULT_MEMORY_MB } from "../../functions/route-row.js";
+import { UPLOAD_ROUTE_KEYS } from "../../functions/upload-service/routes.js";
 import { authorizer, handlerModule, routes, type RouteRow } from "../../functions/routes.js";
 import { routeKey } from "../../shared/http/policy.js";
 import { corsOrigins, gatewayCorsHeaders, preflightHeaders } from "../../shared/http/cors.js";
@@ -37,8 +38,9 @@ export interface ApiServerOptions {
   authorizerCacheSeconds: number;
   rootDir: string;
   /**
-   * `POST /v1/files` through the streaming upload service (the default: what a deployment with the upload
-   * distribution serves, any size to 512 MB), or `lambda` for the inline Lambda route alone (about 4 MB).
+   * `POST /v1/files` and `POST /v1/libraries/{library_id}/documents` through the streaming upload service (the
+   * default: what a deployment with the upload distribution serves, files to 512 MB, documents to 100 MiB), or
+   * `lambda` for the inline Lambda routes alone (about 4 MB).
    */
   uploads?: "stream" | "lambda";
   /**
@@ -72,7 +74,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const authCache = new Map<string, { at: number; context: Record<string, string> }>();
   // Loaded when first needed, as the handler modules are: its SDK clients read the environment the stack set.
   let uploads: Promise<(req: IncomingMessage, res: ServerResponse, requestId: string) => Promise<void>> | undefined;
-  const streamsUpload = (row: RouteRow) => options.uploads !== "lambda" && routeKey(row) === "POST /v1/files";
+  const streamsUpload = (row: RouteRow) => options.uploads !== "lambda" && (UPLOAD_ROUTE_KEYS as readonly string[]).includes(routeKey(row));
 
   async function authorize(event: APIGatewayProxyEvent, row: RouteRow): Promise<Record<string, string> | GatewayAnswerType> {
     const header = event.headers.Authorization ?? event.headers.authorization ?? (row.keyHeader ? apiKeyHeader(event) : undefined);

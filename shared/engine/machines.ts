@@ -7,6 +7,7 @@
 export const deployedMachines = {
   batch: { arnEnv: "STATE_MACHINE_BATCH" },
   datasetImport: { arnEnv: "STATE_MACHINE_DATASET_IMPORT" },
+  libraryIngestion: { arnEnv: "STATE_MACHINE_LIBRARY_INGESTION" },
 } as const satisfies Record<string, { arnEnv: string }>;
 
 export type MachineName = keyof typeof deployedMachines;

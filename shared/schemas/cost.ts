@@ -81,6 +81,39 @@ export const CostLoad = z.strictObject({
     .optional(),
   /** The audit log (docs/decisions/0044-audit-log.md): privileged changes a month, the size of an event, how long events are kept. */
   audit: z.strictObject({ events: count, event_bytes: positive.optional(), retention_days: positive.optional() }).optional(),
+  /**
+   * Document libraries (docs/libraries.md, docs/vector-search.md): documents ingested (one Standard execution of the
+   * ingestion machine each), their pages and chunks, the share of pages read by Textract, the vectors kept in S3 Vectors
+   * and the document_library searches made of them. Their API requests (uploads, the conversations that search) are
+   * families of `requests`, their embedding tokens a model of `models`.
+   */
+  libraries: z
+    .strictObject({
+      /** Documents ingested a month (uploaded, replaced or reprocessed). */
+      documents: count,
+      pages_per_document: positive.optional(),
+      chunks_per_page: positive.optional(),
+      /** Of the pages, those with no text layer (scans, images) that Textract's DetectDocumentText reads. */
+      ocr_page_share: ratio.optional(),
+      /** The embedding model's dimension (float32 values: 4 bytes each). */
+      vector_dimension: z.number().int().positive().max(4096).optional(),
+      /** Documents whose vectors the bucket holds (all libraries): storage, and the data each query processes. */
+      documents_stored: count.optional(),
+      /** Libraries (one index each) the stored documents are spread over: a query processes one library's index. */
+      libraries: positive.optional(),
+      /** Searches of libraries (the document_library tool, the search route) a month. */
+      queries: count.optional(),
+      /** Libraries one search names: one QueryVectors call each. */
+      libraries_per_query: positive.optional(),
+      /** The ingestion Run's time per page (extract, chunk, embed, put), in milliseconds. */
+      run_ms_per_page: positive.optional(),
+    })
+    .optional(),
+  /**
+   * Pages read by `POST /v1/ocr` and OCR batch lines (docs/ocr.md) with the cloud catalog's OCR model, Textract's
+   * DetectDocumentText (a Mistral OCR upstream bills as a model instead). Their requests are a family of `requests`.
+   */
+  ocr: z.strictObject({ pages: count }).optional(),
   /** SDK uploads through CloudFront and the upload service (not API Gateway). */
   uploads: z.strictObject({ files: count, gb: count }).optional(),
   notifications: z.strictObject({ alarm_emails: count.optional() }).optional(),

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { stateMachines } from "../../functions/engine.js";
 import { callsProviders, resourceOf, routes, type RouteRow } from "../../functions/routes.js";
 import { bundleDir } from "../../infra/build.js";
-import { AUDIT_RETENTION_ENV, FILES_BUCKET_ENV, PUBLIC_URL_ENV, SECRETS_KEY_ID_ENV } from "../../shared/config.js";
+import { AUDIT_RETENTION_ENV, FILES_BUCKET_ENV, PUBLIC_URL_ENV, SECRETS_KEY_ID_ENV, VECTOR_BUCKET_ENV } from "../../shared/config.js";
 import { SIGNALS_AREA_ENV, SIGNALS_NAMESPACE_ENV } from "../../shared/observability/signals.js";
 import { AUTHORIZER_CACHE_SECONDS, BINARY_MEDIA_TYPES, gatewayAnswers } from "../../shared/http/gateway.js";
 import { tableEnvVar, tables } from "../../shared/store/tables.js";
@@ -79,10 +79,11 @@ describe("routes", () => {
       const secrets = row.grants.secrets ? [SECRETS_KEY_ID_ENV] : [];
       const telemetry = row.grants.telemetry ? Object.keys(telemetryEnvironment(row.grants.telemetry, s.data.telemetry)) : [];
       const audit = row.grants.appendAudit ? [AUDIT_RETENTION_ENV] : [];
+      const vectors = row.grants.vectors ? [VECTOR_BUCKET_ENV] : [];
       // The connectors build OAuth consent and callback URLs from the configured base URL (no return list configured here).
       const oauth = row.handler.startsWith("connectors/") ? [PUBLIC_URL_ENV] : [];
       expect(Object.keys(fn.Environment.Variables).toSorted()).toEqual(
-        [FILES_BUCKET_ENV, "POWERTOOLS_LOG_LEVEL", "POWERTOOLS_SERVICE_NAME", ROUTE_KEY_ENV, SIGNALS_NAMESPACE_ENV, SIGNALS_AREA_ENV, ...inference, ...machines, ...workflows, ...secrets, ...telemetry, ...audit, ...oauth, ...tables.map((t) => tableEnvVar(t.name))].toSorted(),
+        [FILES_BUCKET_ENV, "POWERTOOLS_LOG_LEVEL", "POWERTOOLS_SERVICE_NAME", ROUTE_KEY_ENV, SIGNALS_NAMESPACE_ENV, SIGNALS_AREA_ENV, ...inference, ...machines, ...workflows, ...secrets, ...telemetry, ...audit, ...vectors, ...oauth, ...tables.map((t) => tableEnvVar(t.name))].toSorted(),
       );
       // The handler chain reads its row's policy by this key.
       expect(fn.Environment.Variables[ROUTE_KEY_ENV], row.handler).toBe(rowKey(row));

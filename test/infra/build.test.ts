@@ -42,14 +42,16 @@ describe("the handler bundles", () => {
 
   it("keeps the offline OCR engines (Tesseract, PDF.js) out of every bundle, and Textract's client in the bundles granted OCR alone", () => {
     const readers = new Set(functions.filter((r) => r.grants.ocr).map((r) => r.handler));
-    expect([...readers].toSorted()).toEqual(["engine/batch-run-chunk", "ocr/process"]);
+    // Library ingestion reads PDFs and scans with the catalog's OCR model, as batch OCR lines and the OCR route do.
+    expect([...readers].toSorted()).toEqual(["engine/batch-run-chunk", "engine/library-ingestion-run", "ocr/process"]);
     for (const b of bundles) {
       const code = readFileSync(join(outdir, b.handler, "index.mjs"), "utf8");
       // tesseract.js's worker script and PDF.js's text layer would be inlined with them; the lazy imports stay bare specifiers.
       expect(/createWorker\(langs|tesseract-core|class TextLayer|PDFDocumentProxy/.test(code), b.handler).toBe(false);
       // The other batch tasks share the engine module that dispatches lines, so they carry the client but not the grant.
-      if (readers.has(b.handler)) expect(code.includes("DetectDocumentText"), b.handler).toBe(true);
-      else if (!b.handler.startsWith("engine/batch-")) expect(code.includes("DetectDocumentText"), b.handler).toBe(false);
+      // The client's import, not the API's name: the price list (in every bundle that prices calls) names it too.
+      if (readers.has(b.handler)) expect(code.includes("@aws-sdk/client-textract"), b.handler).toBe(true);
+      else if (!b.handler.startsWith("engine/batch-")) expect(code.includes("@aws-sdk/client-textract"), b.handler).toBe(false);
     }
   });
 

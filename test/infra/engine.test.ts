@@ -132,13 +132,20 @@ describe("routes granted executions", () => {
     return { fn, statements: role.Properties.Policies.flatMap((p: Json) => p.PolicyDocument.Statement) as Json[], scope: m.scope };
   }
 
-  it("are the batch routes that create, cancel and delete jobs, and the dataset imports (their own machine)", () => {
+  it("are the batch routes that create, cancel and delete jobs, the dataset imports and the library documents' queuing (each its own machine)", () => {
     expect(startStop.filter((r) => r.grants.executions!.batch).map((r) => r.handler).toSorted()).toEqual(["batch/cancel", "batch/create", "batch/delete"]);
-    expect(startStop.filter((r) => !r.grants.executions!.batch).map((r) => r.handler).toSorted()).toEqual([
+    expect(startStop.filter((r) => r.grants.executions!.datasetImport).map((r) => r.handler).toSorted()).toEqual([
       "observability/import-dataset-from-dataset",
       "observability/import-dataset-from-file",
       "observability/import-dataset-from-playground",
     ]);
+    expect(startStop.filter((r) => r.grants.executions!.libraryIngestion).map((r) => r.handler).toSorted()).toEqual([
+      "libraries/replace-document",
+      "libraries/reprocess-document",
+      "libraries/update-document",
+      "libraries/upload-document",
+    ]);
+    expect(startStop.every((r) => Object.keys(r.grants.executions!).length === 1)).toBe(true);
   });
 
   it("gives the dataset import routes the dataset import machine's executions and its ARN, nothing of batch's", () => {

@@ -1,8 +1,8 @@
 /**
  * The upload distribution and service as synthesized (infra/upload-service.ts, decision 0033): CloudFront
- * serves the API at its root and sends POST /v1/files to the streaming service on Fargate (arm64) behind an
- * internal load balancer that only CloudFront reaches; the task holds the upload row's and authorizer's
- * grants, nothing more. The image itself is not built here (no registry is reachable).
+ * serves the API at its root and sends POST /v1/files and POST /v1/libraries/{library_id}/documents to the
+ * streaming service on Fargate (arm64) behind an internal load balancer that only CloudFront reaches; the task
+ * holds the upload rows' and authorizer's grants, nothing more. The image itself is not built here (no registry is reachable).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -45,13 +45,16 @@ describe("the distribution", () => {
     expect(config.DefaultCacheBehavior.FunctionAssociations).toBeUndefined();
   });
 
-  it("sends /v1/files to the upload service through the method router, and no other path", () => {
+  it("sends /v1/files and /v1/libraries/*/documents to the upload service through the method router, and no other path", () => {
     const config = only("AWS::CloudFront::Distribution").DistributionConfig;
-    expect(config.CacheBehaviors).toHaveLength(1);
-    const [files] = config.CacheBehaviors;
-    expect(files).toMatchObject({ PathPattern: "/v1/files", TargetOriginId: UPLOAD_ORIGIN_ID, CachePolicyId: CACHING_DISABLED, OriginRequestPolicyId: ALL_VIEWER_EXCEPT_HOST_HEADER });
-    expect(files.AllowedMethods).toContain("POST");
-    expect(files.FunctionAssociations).toEqual([{ EventType: "viewer-request", FunctionARN: expect.anything() }]);
+    expect(config.CacheBehaviors.map((b: Json) => b.PathPattern)).toEqual(["/v1/files", "/v1/libraries/*/documents"]);
+    for (const behavior of config.CacheBehaviors) {
+      expect(behavior).toMatchObject({ TargetOriginId: UPLOAD_ORIGIN_ID, CachePolicyId: CACHING_DISABLED, OriginRequestPolicyId: ALL_VIEWER_EXCEPT_HOST_HEADER });
+      expect(behavior.AllowedMethods).toContain("POST");
+      expect(behavior.FunctionAssociations).toEqual([{ EventType: "viewer-request", FunctionARN: expect.anything() }]);
+    }
+    const [files, documents] = config.CacheBehaviors;
+    expect(documents.FunctionAssociations).toEqual(files.FunctionAssociations);
     const upload = config.Origins.find((o: Json) => o.Id === UPLOAD_ORIGIN_ID);
     expect(upload.VpcOriginConfig).toMatchObject({ OriginReadTimeout: 120 });
     const vpcOrigin = only("AWS::CloudFront::VpcOrigin").VpcOriginEndpointConfig;
@@ -66,19 +69,21 @@ describe("the distribution", () => {
 
 describe("the CloudFront function", () => {
   /** The function's code run as CloudFront would, with its origin selection recorded. */
-  function route(method: string): string | undefined {
+  function route(method: string, uri = "/v1/files"): string | undefined {
     let selected: string | undefined;
     const cf = { selectRequestOriginById: (id: string) => (selected = id) };
     const body = UPLOAD_ROUTER_CODE.replace(/^import cf from "cloudfront";$/m, "");
     const handler = new Function("cf", `${body}\nreturn handler;`)(cf) as (event: Json) => Json;
-    const request = { method, uri: "/v1/files", headers: {} };
+    const request = { method, uri, headers: {} };
     expect(handler({ request })).toBe(request);
     return selected;
   }
 
   it("keeps POST on the upload service and sends every other method to API Gateway", () => {
-    expect(route("POST")).toBeUndefined();
-    for (const method of ["GET", "HEAD", "OPTIONS", "PUT", "PATCH", "DELETE"]) expect(route(method), method).toBe(API_ORIGIN_ID);
+    for (const uri of ["/v1/files", "/v1/libraries/0b5f3c1e-4a8e-4c1a-9d0e-3f1b2c3d4e5f/documents"]) {
+      expect(route("POST", uri)).toBeUndefined();
+      for (const method of ["GET", "HEAD", "OPTIONS", "PUT", "PATCH", "DELETE"]) expect(route(method, uri), `${method} ${uri}`).toBe(API_ORIGIN_ID);
+    }
   });
 
   it("is deployed on the 2.0 runtime (origin selection) with exactly that code", () => {
@@ -103,7 +108,9 @@ describe("the upload service", () => {
     expect(container.HealthCheck.Command.join(" ")).toContain("http://127.0.0.1:8080/health");
     expect(container.LogConfiguration.LogDriver).toBe("awslogs");
     const env = Object.fromEntries(container.Environment.map((e: Json) => [e.Name, e.Value]));
-    expect(Object.keys(env)).toEqual(expect.arrayContaining(["BUCKET_FILES", "TABLE_FILES", "TABLE_TENANCY", "TABLE_RATES", "POWERTOOLS_LOG_LEVEL", "PORT"]));
+    expect(Object.keys(env)).toEqual(expect.arrayContaining(["BUCKET_FILES", "TABLE_FILES", "TABLE_TENANCY", "TABLE_RATES", "TABLE_LIBRARIES", "POWERTOOLS_LOG_LEVEL", "PORT"]));
+    // The documents route queues processing: the ingestion machine's ARN, as the Lambda route's function has it.
+    expect(env.STATE_MACHINE_LIBRARY_INGESTION).toEqual({ Ref: expect.stringMatching(/^LibraryingestionStateMachineArn/) });
     const service = only("AWS::ECS::Service");
     expect(service).toMatchObject({ DesiredCount: uploadServiceSize.desiredCount, LaunchType: "FARGATE" });
     expect(only("AWS::ApplicationAutoScaling::ScalableTarget")).toMatchObject({ MinCapacity: uploadServiceSize.desiredCount, MaxCapacity: uploadServiceSize.maxCount });
@@ -119,7 +126,7 @@ describe("the upload service", () => {
     expect(readFileSync(join(context, "Dockerfile"), "utf8")).toMatch(/^FROM public\.ecr\.aws\/docker\/library\/node:22-alpine$/m);
   });
 
-  it("holds the upload row's and the authorizer's grants and nothing more", () => {
+  it("holds the upload rows' and the authorizer's grants and nothing more", () => {
     const role = resourcesOf(template, "AWS::IAM::Role").find(([id]) => id.startsWith("TaskRole"))![1].Properties;
     const statements = role.Policies.flatMap((p: Json) => p.PolicyDocument.Statement) as Json[];
     const text = JSON.stringify(statements);
@@ -138,15 +145,22 @@ describe("the upload service", () => {
         "s3:AbortMultipartUpload",
         "s3:ListMultipartUploadParts",
         "s3:DeleteObject",
+        "states:StartExecution",
+        "states:DescribeExecution",
+        "states:StopExecution",
       ]),
     );
+    // Executions of the ingestion machine only.
+    const start = statements.find((st) => [st.Action].flat().includes("states:StartExecution"))!;
+    expect(start.Resource).toEqual({ Ref: expect.stringMatching(/^LibraryingestionStateMachineArn/) });
     expect(text).toContain("/workspaces/*");
     expect(text).not.toContain("s3:GetObject");
     expect(text).not.toMatch(/"Resource":"\*"/);
-    // Reads only on the tenancy table (keys); writes only on files (records) and rates (per-key limits).
+    // Writes on files and libraries (records, a library's counters) and rates (per-key limits), never on tenancy (keys).
     const tables = (st: Json) => JSON.stringify(st.Resource);
     const writes = statements.filter((st) => [st.Action].flat().includes("dynamodb:PutItem"));
     expect(writes.map(tables).join()).toContain("FilesTableArn");
+    expect(writes.map(tables).join()).toContain("LibrariesTableArn");
     expect(writes.map(tables).join()).not.toContain("TenancyTableArn");
   });
 });
@@ -171,14 +185,14 @@ describe("the load balancer", () => {
     expect(JSON.stringify(lookup)).toContain("com.amazonaws.global.cloudfront.origin-facing");
   });
 
-  it("forwards only POST /v1/files to the service and answers anything else 404 itself", () => {
+  it("forwards only POST /v1/files and POST /v1/libraries/*/documents to the service and answers anything else 404 itself", () => {
     const listener = only("AWS::ElasticLoadBalancingV2::Listener");
     expect(listener.DefaultActions).toEqual([expect.objectContaining({ Type: "fixed-response", FixedResponseConfig: expect.objectContaining({ StatusCode: "404" }) })]);
     const rule = only("AWS::ElasticLoadBalancingV2::ListenerRule");
     expect(rule.Conditions).toEqual(
       expect.arrayContaining([
         { Field: "http-request-method", HttpRequestMethodConfig: { Values: ["POST"] } },
-        { Field: "path-pattern", PathPatternConfig: { Values: ["/v1/files"] } },
+        { Field: "path-pattern", PathPatternConfig: { Values: ["/v1/files", "/v1/libraries/*/documents"] } },
       ]),
     );
     expect(only("AWS::ElasticLoadBalancingV2::TargetGroup")).toMatchObject({ HealthCheckPath: "/health", Port: 8080, TargetType: "ip" });

@@ -32,7 +32,8 @@ describe("npm start restarted while a workflow run waits for an update's activit
       server = await startNpmStart({ dataDir, key, port });
       expect((await http.execution("restart-inbox")).body).toMatchObject({ status: "RUNNING", run_id: runId });
       release();
-      await until("the note to be published", async () => ((await http.query("restart-inbox", "note")).body.result === "[restart] kept" ? true : undefined));
+      // After a restart under load (the whole suite on two cores) the worker may take more than a minute to be back.
+      await until("the note to be published", async () => ((await http.query("restart-inbox", "note")).body.result === "[restart] kept" ? true : undefined), 120_000);
 
       // 2. Killed while the run waits for the approval signal.
       await until("the run to wait for approval", async () => ((await http.query("restart-inbox", "__status")).body.result?.waiting_for?.[0]?.name === "approve" ? true : undefined));

@@ -87,3 +87,4 @@ describe("client.beta.libraries.accesses: updateOrCreate PUT /v1/libraries/{libr
     expect(error.statusCode).toBe(403);
   });
 });
+

@@ -148,7 +148,10 @@ export function fuzzSuite(share: string, rows: readonly RouteRow[]): void {
     it.each(rows.map((row) => [routeKey(row), row] as const))(
       "%s keeps its contract for generated requests",
       async (key, row) => {
-        sent.set(key, await fuzzRoute(row, target, settings, semanticRefusals[key]));
+        // A DELETE row deletes what its fixtures name: it gets fixtures of its own, so the records other rows of the
+        // share name (and the fixtures made from them, a library's document) are still there after it.
+        const own = row.method === "DELETE" ? { ...target, owner: { ...target.owner, made: new Map() } } : target;
+        sent.set(key, await fuzzRoute(row, own, settings, semanticRefusals[key]));
         expect(sent.get(key)).toBe(settings.runs);
       },
       300_000,

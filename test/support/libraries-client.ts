@@ -24,5 +24,40 @@ export function librariesClient(api: Pick<RunningApi, "url">, tenant: Pick<TestT
     accesses: (id: string) => request("GET", `${at(id)}/share`),
     share: (id: string, body: unknown) => request("PUT", `${at(id)}/share`, { json: body }),
     unshare: (id: string, body: unknown) => request("DELETE", `${at(id)}/share`, { json: body }),
+    documents: documentsOf(request, at),
+  };
+}
+
+/** `/v1/libraries/{id}/documents/...` through one key's request function. */
+function documentsOf(request: ReturnType<typeof filesClient>["request"], at: (id: string) => string) {
+  const docs = (library: string) => `${at(library)}/documents`;
+  const doc = (library: string, id: string) => `${docs(library)}/${encodeURIComponent(id)}`;
+  const upload = (library: string, bytes: Buffer, filename: string) => {
+    const form = new FormData();
+    form.append("file", new Blob([new Uint8Array(bytes)]), filename);
+    return request("POST", docs(library), { form });
+  };
+  return {
+    upload,
+    list: (library: string, query: Query = {}) => request("GET", docs(library), { query }),
+    get: (library: string, id: string) => request("GET", doc(library, id)),
+    update: (library: string, id: string, body: unknown) => request("PATCH", doc(library, id), { json: body }),
+    replace: (library: string, id: string, body: unknown) => request("PUT", doc(library, id), { json: body }),
+    remove: (library: string, id: string) => request("DELETE", doc(library, id)),
+    status: (library: string, id: string) => request("GET", `${doc(library, id)}/status`),
+    text: (library: string, id: string, query: Query = {}) => request("GET", `${doc(library, id)}/text_content`, { query }),
+    url: (library: string, id: string) => request("GET", `${doc(library, id)}/signed-url`),
+    textUrl: (library: string, id: string) => request("GET", `${doc(library, id)}/extracted-text-signed-url`),
+    reprocess: (library: string, id: string) => request("POST", `${doc(library, id)}/reprocess`),
+    /** Polls the document's status until processing is over (done, missing_content, error); answers the document. */
+    async processed(library: string, id: string, deadlineMs = 60_000): Promise<any> {
+      const until = Date.now() + deadlineMs;
+      for (;;) {
+        const reply = await request("GET", doc(library, id));
+        if (!["todo", "in_progress"].includes(reply.body.process_status)) return reply.body;
+        if (Date.now() > until) throw new Error(`document ${id} still ${reply.body.process_status} after ${deadlineMs} ms`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
   };
 }

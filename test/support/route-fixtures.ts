@@ -78,6 +78,14 @@ export const pathFixtures: Record<string, PathFixture> = {
   conversation_id: async ({ api, tenant }) =>
     (ok(await filesClient(api, tenant).request("POST", "/v1/conversations", { json: { model: "mistral-small-latest", inputs: "fixture" } }), "conversation start") as { conversation_id: string }).conversation_id,
   library_id: async ({ api, tenant }) => (await librariesClient(api, tenant).created({ name: "fixture" })).id as string,
+  // A processed document of the owner's {library_id}: its processing changes its record, so the fixture waits for it.
+  document_id: async (owner) => {
+    const libraryId = await fixtureId(owner, "library_id");
+    const documents = librariesClient(owner.api, owner.tenant).documents;
+    const uploaded = ok(await documents.upload(libraryId, Buffer.from(`Fixture notes ${randomUUID()}.`), "fixture.txt"), "document upload") as { id: string };
+    await documents.processed(libraryId, uploaded.id);
+    return uploaded.id;
+  },
   prompt_id: async ({ api, tenant }) => (await registryClient(api, tenant, "prompts").created(aPromptBody())).id as string,
   skill_id: async ({ api, tenant }) => (await registryClient(api, tenant, "skills").created(aSkillBody())).id as string,
   // Every agent, prompt and skill above is made with version 1.

@@ -40,18 +40,25 @@ export interface Reply {
   text: string;
 }
 
-export async function callRow(url: string, row: RouteRow, path: string, options: { authorization?: string; body?: string; query?: string } = {}): Promise<Reply> {
+export async function callRow(url: string, row: RouteRow, path: string, options: { authorization?: string; body?: string; query?: string; contentType?: string } = {}): Promise<Reply> {
   const headers: Record<string, string> = {};
   if (options.authorization !== undefined) headers.authorization = options.authorization;
-  if (options.body !== undefined) headers["content-type"] = "application/json";
+  if (options.body !== undefined) headers["content-type"] = options.contentType ?? "application/json";
   const response = await fetch(`${url}${path}${options.query ?? ""}`, { method: row.method, headers, body: options.body, redirect: "manual" });
   return { status: response.status, requestId: response.headers.get("x-request-id"), text: await response.text() };
 }
 
+/** A one-file multipart form (a short text file), for rows that parse forms. */
+const FORM_BOUNDARY = "tenant-matrix-boundary";
+const aTextForm = () =>
+  [`--${FORM_BOUNDARY}`, 'Content-Disposition: form-data; name="file"; filename="notes.txt"', "Content-Type: text/plain", "", "Tenant matrix notes.", `--${FORM_BOUNDARY}--`, ""].join("\r\n");
+
 /** A body and query the row's schemas accept (so the refusal seen is the tenant check's, not validation's). */
-export async function acceptedInput(row: RouteRow): Promise<{ body?: string; query?: string }> {
+export async function acceptedInput(row: RouteRow): Promise<{ body?: string; query?: string; contentType?: string }> {
   const spec = await specOf(row);
-  const out: { body?: string; query?: string } = {};
+  const out: { body?: string; query?: string; contentType?: string } = {};
+  // A form row with a path id (a library's documents): a valid form, so the answer is the record's check, not the parser's.
+  if (spec.body && spec.parser && pathParamsOf(row.path).length) Object.assign(out, { body: aTextForm(), contentType: `multipart/form-data; boundary=${FORM_BOUNDARY}` });
   if (spec.body && !spec.parser) {
     const schema = toJsonSchema(spec.body);
     const body = fc.sample(valid(schema), { seed: 7, numRuns: 50 }).find((v) => spec.body!.safeParse(v).success);

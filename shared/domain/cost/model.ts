@@ -4,6 +4,7 @@
  * month's AWS bill, line by line. Pure: no I/O, no clock; the CLI is scripts/cost.ts.
  */
 import { CHECKPOINT_EVERY, CHUNK_SIZE, REQUEST_CONCURRENCY } from "../batch-engine.js";
+import { DEFAULT_CHUNK_SIZE } from "../libraries/text/chunks.js";
 import { costMicros, MICROS_PER_UNIT, priceOf, type PriceList } from "../pricing.js";
 import type { CostLoad, FamilyLoad } from "../../schemas/cost.js";
 import { checkAwsPrices, priceQuantity, type AwsPrice, type AwsPriceKey, type AwsPriceList } from "./prices.js";
@@ -45,6 +46,8 @@ export interface StackResources {
   routes: RouteResource[];
   authorizerMemoryMb: number;
   batch: { startMb: number; runChunkMb: number; finishMb: number; stateMachine: "STANDARD"; logsExecutionData: boolean };
+  /** The library ingestion machine (shared/engine/library-ingestion-machine.ts): Run per document, RecordFailure on a fault. */
+  libraryIngestion: { runMb: number; stateMachine: "STANDARD"; logsExecutionData: boolean };
   workflows: {
     stateMachine: "STANDARD";
     dispatchMb: number;
@@ -110,6 +113,23 @@ export const ASSUMED = {
   /** The audit log's default retention (shared/config.ts DEFAULT_AUDIT_RETENTION_DAYS). */
   auditRetentionDays: 400,
   gbScannedPerQuery: 0.1,
+  libraryPagesPerDocument: 10,
+  /** A page of ~3,000 characters in chunks of DEFAULT_CHUNK_SIZE (2,048) characters, with their overlap. */
+  libraryChunksPerPage: 1.5,
+  libraryOcrPageShare: 0.2,
+  /** Titan Text Embeddings V2 and mistral-embed: 1,024 float32 values. */
+  vectorDimension: 1024,
+  /** A chunk's key (`<document id>#<index>`, shared/engine/vectors/store.ts chunkKey) and its filterable metadata (document id, index, time, name, type). */
+  vectorKeyBytes: 45,
+  vectorFilterableBytes: 150,
+  /** The chunk's text, non-filterable metadata returned with each hit: a full chunk of the default size. */
+  vectorTextBytes: DEFAULT_CHUNK_SIZE,
+  librariesPerQuery: 1,
+  /** The ingestion Run: reading the document and recording its status, then per page extracting, chunking, embedding (a model call) and putting. */
+  ingestionRunMs: 1000,
+  ingestionRunMsPerPage: 400,
+  /** Run and the end; retries and RecordFailure (a fault) are not counted. */
+  ingestionTransitionsPerDocument: 2,
   athenaMinMbPerQuery: 10,
   alarmEmails: 30,
 } as const;
@@ -196,6 +216,9 @@ export function scaleLoad(load: CostLoad, requests: number): CostLoad {
     observability: times(load.observability, ["spans_ingested", "queries", "point_records"]),
     audit: times(load.audit, ["events"]),
     uploads: times(load.uploads, ["files", "gb"]),
+    ocr: times(load.ocr, ["pages"]),
+    // More libraries of the same size, each searched as often: a query processes as much data as before.
+    libraries: times(load.libraries, ["documents", "documents_stored", "libraries", "queries"]),
   };
 }
 
@@ -273,6 +296,37 @@ export function monthlyCost(load: CostLoad, resources: StackResources, aws: AwsP
     s3Gets += chunks * ASSUMED.batchS3GetsPerChunk;
     dynamoWrites += lines * ASSUMED.batchWritesPerLine;
   }
+
+  // Document libraries: one ingestion execution per document (Run: extract, OCR where needed, chunk, embed, index),
+  // the chunks' vectors in S3 Vectors, and the searches: one QueryVectors per library searched, billed per call and
+  // for the data of the library's index it processes (vectors, filterable metadata and keys, not the chunk text).
+  if (load.libraries && (load.libraries.documents > 0 || (load.libraries.queries ?? 0) > 0 || (load.libraries.documents_stored ?? 0) > 0)) {
+    const l = load.libraries;
+    const pagesPerDocument = l.pages_per_document ?? ASSUMED.libraryPagesPerDocument;
+    const chunksPerDocument = pagesPerDocument * (l.chunks_per_page ?? ASSUMED.libraryChunksPerPage);
+    const ingestion = resources.libraryIngestion;
+    invoke("library ingestion: run", l.documents, ASSUMED.ingestionRunMs + pagesPerDocument * (l.run_ms_per_page ?? ASSUMED.ingestionRunMsPerPage), ingestion.runMb);
+    const transitions = l.documents * ASSUMED.ingestionTransitionsPerDocument;
+    add("Step Functions", "library ingestion transitions (Standard)", "step_functions_standard_transitions", transitions);
+    if (ingestion.logsExecutionData) machineLogKb += transitions * ASSUMED.stateMachineLogKb;
+    add("Textract", "OCR pages (DetectDocumentText)", "textract_detect_document_text_pages", l.documents * pagesPerDocument * (l.ocr_page_share ?? ASSUMED.libraryOcrPageShare));
+    // The document read, its extracted text written; the document's status and the library's counters.
+    s3Gets += l.documents;
+    s3Puts += l.documents;
+    dynamoReads += l.documents * ASSUMED.engineReads;
+    dynamoWrites += l.documents * ASSUMED.engineWrites;
+    const searchedBytes = (l.vector_dimension ?? ASSUMED.vectorDimension) * 4 + ASSUMED.vectorKeyBytes + ASSUMED.vectorFilterableBytes;
+    const vectorBytes = searchedBytes + ASSUMED.vectorTextBytes;
+    const storedVectors = (l.documents_stored ?? l.documents) * chunksPerDocument;
+    add("S3 Vectors", "vectors written (PutVectors)", "s3vectors_put_gb", (l.documents * chunksPerDocument * vectorBytes) / GB);
+    add("S3 Vectors", "vector storage", "s3vectors_storage", (storedVectors * vectorBytes) / GB);
+    const calls = (l.queries ?? 0) * (l.libraries_per_query ?? ASSUMED.librariesPerQuery);
+    add("S3 Vectors", "QueryVectors calls", "s3vectors_query_requests", calls);
+    add("S3 Vectors", "query data processed", "s3vectors_query_tb", (calls * (storedVectors / (l.libraries ?? 1)) * searchedBytes) / GB / 1024);
+  }
+
+  // The OCR route's and OCR batch lines' pages, read by Textract (the cloud catalog's OCR model).
+  if (load.ocr?.pages) add("Textract", "OCR pages of /v1/ocr and batch lines (DetectDocumentText)", "textract_detect_document_text_pages", load.ocr.pages);
 
   // Workflows: Standard machines' transitions; the dispatcher per Task, the status handler per execution.
   const wf = resources.workflows;
@@ -386,7 +440,7 @@ export function monthlyCost(load: CostLoad, resources: StackResources, aws: AwsP
   add("KMS", "customer managed keys", "kms_keys", resources.kmsKeys, true);
 
   const logGb = (logKb + accessLogKb + machineLogKb) / KB_PER_GB;
-  add("CloudWatch", "log ingestion (functions, access log, batch machine)", "cloudwatch_logs_ingestion", logGb);
+  add("CloudWatch", "log ingestion (functions, access log, state machines)", "cloudwatch_logs_ingestion", logGb);
   add(
     "CloudWatch",
     "log storage (retention)",

@@ -54,6 +54,11 @@ export const AWS_PRICE_KEYS = [
   "nat_gateway_data",
   "ecr_storage",
   "athena_tb_scanned",
+  "s3vectors_storage",
+  "s3vectors_put_gb",
+  "s3vectors_query_requests",
+  "s3vectors_query_tb",
+  "textract_detect_document_text_pages",
 ] as const;
 export type AwsPriceKey = (typeof AWS_PRICE_KEYS)[number];
 

@@ -29,6 +29,8 @@ export interface LibraryRecord {
   userShares: number;
   workspaceShares: number;
   orgRole: Exclude<AccessRole, "Owner"> | null;
+  /** Set once processing first writes chunks: the library has an index in the vector store to delete with it. */
+  indexed?: boolean;
   createdAt: string;
   updatedAt: string;
 }

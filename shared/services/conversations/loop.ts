@@ -214,6 +214,8 @@ export async function* runTurn(turn: Turn, first: Offered): AsyncGenerator<TurnE
   const outputs: Entry[] = [];
   const usage = { prompt_tokens: 0, completion_tokens: 0 };
   const connectorCalls: Record<string, number> = {};
+  // The turn's model calls, the loop's and its tools' (a document library's query embedding): each usage record's `call`.
+  let modelCalls = 0;
   let target = turn.target;
   let offered = first;
   const agentFields = () => (target.kind === "agent" ? { agent_id: target.agent.id, agent_name: target.agent.name, agent_version: String(target.agent.version) } : {});
@@ -235,7 +237,7 @@ export async function* runTurn(turn: Turn, first: Offered): AsyncGenerator<TurnE
       const request = chatRequest(turn, target, offered, messages);
       // The turn's deadline bounds each call too: a model or a tool that is still working when it passes is cut off.
       const signal = AbortSignal.any([...(turn.ctx.signal ? [turn.ctx.signal] : []), AbortSignal.timeout(Math.max(1, deadline - Date.now()))]);
-      const ctx: CallContext = { ...turn.ctx, signal, callIndex: step + 1, trace: under, spanFields: { ...turn.ctx.spanFields, conversation_id: turn.conversationId, ...agentFields() } };
+      const ctx: CallContext = { ...turn.ctx, signal, callIndex: (modelCalls += 1), trace: under, spanFields: { ...turn.ctx.spanFields, conversation_id: turn.conversationId, ...agentFields() } };
       const who = { model: request.model, agent_id: target.kind === "agent" ? target.agent.id : null };
       const messageEntry = entryOf("message.output", { ...who, role: "assistant", content: "" });
       const outputIndex = outputs.length;
@@ -266,10 +268,12 @@ export async function* runTurn(turn: Turn, first: Offered): AsyncGenerator<TurnE
           entry.callId = callId;
           yield { type: "tool.execution.started", created_at: nowIso(), output_index: outputs.length, id: entry.id, ...who, name, arguments: args };
           const toolSpan = startSpan({ caller: turn.ctx.caller, parent: under, operation: "execute_tool", requestModel: "", fields: { conversation_id: turn.conversationId, tool_name: name, tool_type: fn.source, tool_call_id: callId, ...agentFields() } });
-          const done = await fn.execute(parsedArguments(call.function.arguments), signal);
+          const toolTrace = { traceId: toolSpan.traceId || under.traceId, parentSpanId: toolSpan.spanId || under.parentSpanId, traceState: under.traceState };
+          const done = await fn.execute(parsedArguments(call.function.arguments), signal, () => ({ ...ctx, callIndex: (modelCalls += 1), trace: toolTrace }));
           if (Date.now() >= deadline) throw new LoopBound("time", turn.stream);
           await toolSpan.end(done.info.is_error ? { error: new Error(done.result) } : {});
-          if (fn.source === "connector") connectorCalls[name] = (connectorCalls[name] ?? 0) + 1;
+          // Mistral counts built-in connectors' calls (document_library) with the connectors' tools.
+          if (fn.source === "connector" || fn.source === "document_library") connectorCalls[name] = (connectorCalls[name] ?? 0) + 1;
           Object.assign(entry, { info: done.info, completed_at: nowIso() });
           outputs.push(entry);
           yield { type: "tool.execution.done", created_at: nowIso(), output_index: outputs.length - 1, id: entry.id, name, info: done.info };

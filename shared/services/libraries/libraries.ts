@@ -12,6 +12,7 @@ import { allows, entitiesOf, highest, levelOf, neededFor, ownerEntity, type Acce
 import type { CreateLibraryRequest, LibraryOut, ListLibrariesOut, ListLibrariesQuery, UpdateLibraryRequest } from "../../schemas/library.js";
 import { encodeCursor, readCursor } from "../../store/cursor.js";
 import { createdKeyOf, librariesStore, type GranteeEntry } from "../../store/libraries/index.js";
+import { forgetLibrary } from "./cleanup.js";
 
 export class LibraryNotFound extends ApiError {
   constructor(id: string) {
@@ -79,12 +80,12 @@ export async function update(caller: Caller, id: string, body: UpdateLibraryRequ
 
 /**
  * Deletes the head first (the library is gone for every reader at once), then purges its partition and grantee
- * entries: the documents step adds its objects and vectors to that purge (decision 68).
+ * entries, its documents' objects and its index (decision 68, 71).
  */
 export async function remove(caller: Caller, id: string): Promise<LibraryOut> {
   const { library } = await reach(caller, id, "delete");
   if (!(await librariesStore.deleteHead(library.organization, library.id))) throw new LibraryNotFound(id);
-  await librariesStore.purge(library.organization, library.id);
+  await forgetLibrary(library, await librariesStore.purge(library.organization, library.id));
   return toOut(library);
 }
 

@@ -1,20 +1,21 @@
 /**
  * The libraries table (shared/store/tables.ts, decision 68). A library's partition `ORG#<org>#LIB#<id>` holds its head
- * (`LIBRARY`) and its accesses (`ACCESS#<type>#<id>`), and will hold its documents; each access has a grantee item
+ * (`LIBRARY`), its accesses (`ACCESS#<type>#<id>`) and its documents (documents.ts); each access has a grantee item
  * in the partition of whom it names (`ORG#<org>#GRANTEE#<type>#<id>`, sort `LIB#<id>`) carrying the library's
  * `createdKey`, so the libraries a caller may see are a Query of the `byCreated` index per entity it is.
  */
 import { DeleteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, BatchWriteCommand } from "@aws-sdk/lib-dynamodb";
 import { tableName } from "../../config.js";
 import type { AccessRecord, AccessRole, Entity, LibraryRecord } from "../../domain/libraries/access.js";
+import type { DocumentRecord } from "../../domain/libraries/documents.js";
 import { batchGetAll, documents, ifConditionHolds, ifTransactionHolds } from "../client.js";
 import { queryAll } from "../query.js";
 
 const table = () => tableName("libraries");
 const HEAD = "LIBRARY";
-const libraryPartition = (organization: string, id: string) => `ORG#${organization}#LIB#${id}`;
+export const libraryPartition = (organization: string, id: string) => `ORG#${organization}#LIB#${id}`;
 const granteePartition = (organization: string, entity: Entity) => `ORG#${organization}#GRANTEE#${entity.type}#${entity.id}`;
-const headKey = (organization: string, id: string) => ({ pk: libraryPartition(organization, id), sk: HEAD });
+export const headKey = (organization: string, id: string) => ({ pk: libraryPartition(organization, id), sk: HEAD });
 const accessKey = (organization: string, id: string, entity: Entity) => ({ pk: libraryPartition(organization, id), sk: `ACCESS#${entity.type}#${entity.id}` });
 const granteeKey = (organization: string, id: string, entity: Entity) => ({ pk: granteePartition(organization, entity), sk: `LIB#${id}` });
 
@@ -185,6 +186,15 @@ export const librariesStore = {
     return out !== undefined;
   },
 
+  /** Notes that the library has an index in the vector store (its delete removes it); a deleted head stays deleted. */
+  async markIndexed(organization: string, id: string): Promise<void> {
+    await ifConditionHolds(
+      documents.send(
+        new UpdateCommand({ TableName: table(), Key: headKey(organization, id), UpdateExpression: "SET #indexed = :yes", ConditionExpression: "attribute_exists(pk)", ExpressionAttributeNames: { "#indexed": "indexed" }, ExpressionAttributeValues: { ":yes": true } }),
+      ),
+    );
+  },
+
   /** Deletes the head, if it still exists: from then on the library is gone for every reader. False when it already was. */
   async deleteHead(organization: string, id: string): Promise<boolean> {
     const out = await ifConditionHolds(documents.send(new DeleteCommand({ TableName: table(), Key: headKey(organization, id), ConditionExpression: "attribute_exists(pk)" })));
@@ -193,16 +203,20 @@ export const librariesStore = {
 
   /**
    * Removes what a deleted library leaves: the grantee entries of its accesses, then every item of its partition
-   * (accesses, and the documents the documents step keeps there). Safe to run again.
+   * (accesses, documents and their hash items). Answers the documents removed, whose objects and vectors the service
+   * deletes. Safe to run again.
    */
-  async purge(organization: string, id: string): Promise<number> {
+  async purge(organization: string, id: string): Promise<DocumentRecord[]> {
     const keys: Record<string, unknown>[] = [];
+    const removed: DocumentRecord[] = [];
     for (const item of await queryAll({ TableName: table(), KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": libraryPartition(organization, id) }, ConsistentRead: true })) {
-      if (String(item.sk).startsWith("ACCESS#")) keys.push(granteeKey(organization, id, entityOf(accessOf(item))));
+      const sk = String(item.sk);
+      if (sk.startsWith("ACCESS#")) keys.push(granteeKey(organization, id, entityOf(accessOf(item))));
+      if (sk.startsWith("DOC#")) removed.push(headOf(item) as unknown as DocumentRecord);
       keys.push({ pk: item.pk, sk: item.sk });
     }
     await deleteAll(keys);
-    return keys.length;
+    return removed;
   },
 };
 

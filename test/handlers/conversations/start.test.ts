@@ -93,13 +93,16 @@ describe("POST /v1/conversations", () => {
     expect(held.items("conversations")).toEqual([]);
   });
 
-  it("refuses document_library until libraries search is wired into conversations", async () => {
-    tables();
+  it("answers 404 for a document_library naming a library the key may not see, before any model call", async () => {
+    const held = tables();
+    const chat = vi.spyOn(OfflineProvider.prototype, "chat");
 
-    const response = await invokeStream(handler, start({ model: "mistral-small-latest", tools: [{ type: "document_library", library_ids: ["lib"] }], inputs: "Bonjour" }));
+    const response = await invokeStream(handler, start({ model: "mistral-small-latest", tools: [{ type: "document_library", library_ids: ["0b7e5a52-4c1e-4a43-9a39-1f1d5f0f9c11"] }], inputs: "Bonjour" }));
 
-    expect(response.metadata?.statusCode).toBe(400);
-    expect(response.json.message).toContain("libraries search is not available");
+    expect(response.metadata?.statusCode).toBe(404);
+    expect(response.json).toMatchObject({ object: "error", code: "library_not_found", message: expect.stringContaining("0b7e5a52-4c1e-4a43-9a39-1f1d5f0f9c11") });
+    expect(chat).not.toHaveBeenCalled();
+    expect(held.items("conversations")).toEqual([]);
   });
 
   it("refuses an agent's unserved built-in tool too", async () => {

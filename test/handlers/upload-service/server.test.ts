@@ -296,3 +296,58 @@ describe("POST /v1/files on the streaming upload service", () => {
     expect(s3.commandCalls(DeleteObjectCommand).map((c) => c.args[0].input.Key)).toEqual([put.Key]);
   });
 });
+
+describe("POST /v1/libraries/{library_id}/documents on the streaming upload service", () => {
+  const LIBRARY = "0b5f3c1e-4a8e-4c1a-9d0e-3f1b2c3d4e5f";
+  const postTo = async (path: string, body: Buffer, key: string | null = KEY) => {
+    const response = await fetch(new URL(path, url), {
+      method: "POST",
+      headers: { "content-type": `multipart/form-data; boundary=${BOUNDARY}`, ...(key ? { authorization: `Bearer ${key}` } : {}) },
+      body: new Uint8Array(body),
+    });
+    return { status: response.status, json: (await response.json()) as Record<string, any> };
+  };
+  const document = () => form({ file: { filename: "notes.txt", content: "Plain notes.", type: "text/plain" } });
+
+  it("answers 401 without a key and 403 to a key whose roles do not allow libraries:write, storing nothing", async () => {
+    const without = await postTo(`/v1/libraries/${LIBRARY}/documents`, document(), null);
+    storedKey({ roles: ["billing"] });
+    const refused = await postTo(`/v1/libraries/${LIBRARY}/documents`, document());
+
+    expect(without.status).toBe(401);
+    expect(refused.status).toBe(403);
+    expect(refused.json).toMatchObject({ type: "permission_error", code: "missing_permission" });
+    expect(s3.calls()).toHaveLength(0);
+  });
+
+  it("answers 422 on the path for a library id that is not a UUID, as the Lambda route does, storing nothing", async () => {
+    storedKey();
+
+    const response = await postTo("/v1/libraries/not-a-uuid/documents", document());
+
+    expect(response.status).toBe(422);
+    expect(response.json.detail[0].loc).toEqual(["path", "library_id"]);
+    expect(s3.calls()).toHaveLength(0);
+  });
+
+  it("answers 404 for a library it cannot see before reading the document, storing nothing", async () => {
+    storedKey();
+
+    const response = await postTo(`/v1/libraries/${LIBRARY}/documents`, document());
+
+    expect(response.status).toBe(404);
+    expect(response.json).toMatchObject({ object: "error", type: "not_found_error" });
+    expect(s3.calls()).toHaveLength(0);
+    expect(recordWrites()).toHaveLength(0);
+  });
+
+  it("answers a path it does not serve as API Gateway answers an unknown route", async () => {
+    storedKey();
+
+    const response = await postTo(`/v1/libraries/${LIBRARY}/documents/extra`, document());
+
+    expect(response.status).toBe(404);
+    expect(response.json).toMatchObject({ code: "route_not_found" });
+    expect(s3.calls()).toHaveLength(0);
+  });
+});

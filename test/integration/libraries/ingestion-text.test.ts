@@ -61,7 +61,7 @@ describe("chunkVectors", () => {
     const chunks = chunkPages(["alpha ".repeat(400), "beta ".repeat(400)], 512);
     const model = await embeddingModel(ctx);
 
-    const vectors = await chunkVectors(ctx, model, chunks);
+    const { vectors, tokens } = await chunkVectors(ctx, model, chunks);
 
     expect(model).toBe("mistral-embed");
     expect(vectors).toHaveLength(chunks.length);
@@ -70,5 +70,6 @@ describe("chunkVectors", () => {
     const [usage] = await usageRecordsOf(tenant.caller.workspace, ctx.requestId);
     expect(usage).toMatchObject({ model: "mistral-embed", status: 200 });
     expect(usage!.promptTokens).toBeGreaterThan(chunks.length);
+    expect(tokens).toBe(usage!.promptTokens);
   });
 });

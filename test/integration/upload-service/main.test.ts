@@ -50,6 +50,12 @@ describe("POST /v1/files on the upload service's container entry", () => {
     const anonymous = await fetch(`${url}/v1/files`, { method: "POST", body: new FormData() });
     expect(anonymous.status).toBe(401);
     expect(await anonymous.json()).toMatchObject({ type: "authentication_error" });
+
+    // Its second route, a library's documents: served too (401 without a key), but not the paths below it.
+    const document = await fetch(`${url}/v1/libraries/0b5f3c1e-4a8e-4c1a-9d0e-3f1b2c3d4e5f/documents`, { method: "POST", body: new FormData() });
+    expect(document.status).toBe(401);
+    const below = await fetch(`${url}/v1/libraries/0b5f3c1e-4a8e-4c1a-9d0e-3f1b2c3d4e5f/documents/x`, { method: "POST", body: new FormData() });
+    expect(below.status).toBe(404);
   });
 
   it("stops on SIGTERM with exit code 0", async () => {

@@ -12,6 +12,7 @@ const resources: StackResources = {
   ],
   authorizerMemoryMb: 512,
   batch: { startMb: 1024, runChunkMb: 1024, finishMb: 1024, stateMachine: "STANDARD", logsExecutionData: false },
+  libraryIngestion: { runMb: 2048, stateMachine: "STANDARD", logsExecutionData: false },
   workflows: { stateMachine: "STANDARD", dispatchMb: 1024, statusMb: 512, timerMb: 512, scheduleFireMb: 512, periodic: [] },
   tables: 2,
   kmsKeys: 1,
@@ -170,14 +171,41 @@ describe("the cost model", () => {
     expect(withUploads!.total - without!.total).toBeCloseTo(52.86, 6);
   });
 
+  it("prices document libraries: ingestion runs and transitions, OCR pages, and S3 Vectors' writes, storage and queries", () => {
+    const libraries = { documents: 1000, pages_per_document: 10, chunks_per_page: 2, ocr_page_share: 0.5, vector_dimension: 1024, documents_stored: 10_000, libraries: 10, queries: 100_000, libraries_per_query: 2 };
+    const report = cost({ requests: {}, libraries, cloudfront: false });
+    // A vector: 1024 × 4 B + a 45 B key + 150 B of filterable metadata (what a query processes) + the chunk's 2,048 B of text.
+    const searched = 4096 + 45 + 150;
+    const stored = searched + 2048;
+    const GB = 1024 ** 3;
+    expect(line(report, "library ingestion: run").quantity).toBeCloseTo((1000 * (1 + 10 * 0.4) * 2048) / 1024, 6);
+    expect(line(report, "library ingestion transitions").quantity).toBe(2000);
+    // 5,000 pages of scans at $1.50 per 1,000.
+    expectUsd(report, { "OCR pages": 7.5 });
+    // 20,000 vectors written; 200,000 kept; 200,000 calls, each over one library's 20,000 vectors.
+    expectUsd(report, {
+      "vectors written": ((20_000 * stored) / GB) * 0.2,
+      "vector storage": ((200_000 * stored) / GB) * 0.06,
+      "QueryVectors calls": 0.5,
+      "query data processed": ((200_000 * 20_000 * searched) / GB / 1024) * 0.004,
+    });
+  });
+
+  it("prices no library line without documents or searches", () => {
+    const report = cost({ requests: {}, libraries: { documents: 0 }, cloudfront: false });
+    expect(report.lines.filter((l) => /library|Vectors|OCR/.test(l.item) || l.service === "S3 Vectors")).toEqual([]);
+  });
+
   it("scales every volume with the requests, and keeps the fixed part fixed", () => {
-    const load = CostLoad.parse({ ...small, storage: { s3_gb: 10 }, batch: { jobs: 1, lines: 100 } });
+    const load = CostLoad.parse({ ...small, storage: { s3_gb: 10 }, batch: { jobs: 1, lines: 100 }, libraries: { documents: 10, documents_stored: 100, queries: 50, libraries: 4 } });
     const scaled = scaleLoad(load, 10_000_000);
     expect(scaled.requests.things!.requests).toBe(10_000_000);
     expect(scaled.requests.things!.avg_ms).toBe(200);
     expect(scaled.models!["mistral-small-latest"]).toEqual({ input_tokens: 10_000_000, output_tokens: 10_000_000 });
     expect(scaled.storage!.s3_gb).toBe(100);
     expect(scaled.batch).toEqual({ jobs: 10, lines: 1000 });
+    // More traffic is more libraries of the same size, not the same libraries ten times larger (a query's data stays the same).
+    expect(scaled.libraries).toEqual({ documents: 100, documents_stored: 1000, queries: 500, libraries: 40 });
     const one = monthlyCost(load, resources, prices.aws, prices);
     const ten = monthlyCost(scaled, resources, prices.aws, prices);
     expect(ten.fixed).toBeCloseTo(one.fixed, 9);

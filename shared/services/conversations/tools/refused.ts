@@ -15,8 +15,3 @@ export class ToolNotServed extends BadRequest {
 export const unservedTool: ToolExecutor<AgentTool> = async (tool) => {
   throw new ToolNotServed(tool.type, "no provider for it is configured");
 };
-
-/** document_library: runs against Libraries once their search is wired into the loop (docs/conversations.md). */
-export const documentLibraryTool: ToolExecutor<AgentTool> = async () => {
-  throw new ToolNotServed("document_library", "libraries search is not available to conversations yet");
-};

@@ -1,6 +1,7 @@
 import type { Caller } from "../../../domain/caller.js";
 import type { AgentTool } from "../../../schemas/agent.js";
 import type { Tool } from "../../../schemas/inference.js";
+import type { CallContext } from "../../inference/usage.js";
 
 /** What one execution of a server-side tool gives: the text the model reads, and the entry's `info`. */
 export interface Execution {
@@ -16,7 +17,12 @@ export interface ModelFunction {
   definition: Tool;
   /** The kind of tool it came from, for spans (`tool_type`). */
   source: AgentTool["type"];
-  execute?: (args: Record<string, unknown>, signal?: AbortSignal) => Promise<Execution>;
+  /**
+   * `modelCall` gives the context of each model call the tool makes (the document library's query embedding): the
+   * turn's caller and request id, the next call index of the turn, the tool's span as parent; usage and spend as
+   * every model call of the loop.
+   */
+  execute?: (args: Record<string, unknown>, signal?: AbortSignal, modelCall?: () => CallContext) => Promise<Execution>;
 }
 
 export interface ToolSetup {

@@ -23,17 +23,21 @@ export async function embeddingModel(ctx: CallContext, name?: string): Promise<s
   return model.id;
 }
 
-export async function chunkVectors(ctx: CallContext, model: string, chunks: readonly TextChunk[]): Promise<number[][]> {
+/**
+ * The chunks' vectors, in order, and the tokens embedding them took. Each call is one model call of the run: its own
+ * call index (after `firstCall`) keeps the usage records of one run apart.
+ */
+export async function chunkVectors(ctx: CallContext, model: string, chunks: readonly TextChunk[], firstCall = 1): Promise<{ vectors: number[][]; tokens: number }> {
   const vectors: number[][] = [];
-  for (let at = 0; at < chunks.length; at += CHUNKS_PER_CALL) {
-    const answer = await embed(ctx, {
-      model,
-      input: chunks.slice(at, at + CHUNKS_PER_CALL).map((c) => c.text),
-      output_dtype: "float",
-      encoding_format: "float",
-    });
+  let tokens = 0;
+  for (let at = 0, call = firstCall; at < chunks.length; at += CHUNKS_PER_CALL, call += 1) {
+    const answer = await embed(
+      { ...ctx, callIndex: call },
+      { model, input: chunks.slice(at, at + CHUNKS_PER_CALL).map((c) => c.text), output_dtype: "float", encoding_format: "float" },
+    );
     if (answer.kind !== "answer") throw new Error("Embeddings answered with a stream");
     for (const item of answer.body.data) vectors.push(item.embedding as number[]);
+    tokens += answer.body.usage.prompt_tokens;
   }
-  return vectors;
+  return { vectors, tokens };
 }

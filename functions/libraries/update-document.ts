@@ -1,0 +1,5 @@
+import * as documents from "../../shared/services/libraries/documents.js";
+import { route } from "../route.js";
+import { DocumentOut, DocumentParams, UpdateDocumentRequest } from "../../shared/schemas/library-document.js";
+
+export const handler = route({ params: DocumentParams, body: UpdateDocumentRequest, response: DocumentOut }, ({ params, body, caller }) => documents.update(caller, params.library_id, params.document_id, body));

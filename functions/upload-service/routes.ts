@@ -1,0 +1,50 @@
+/**
+ * The routes the streaming upload service serves (functions/upload-service/server.ts), by route key, and how a request's
+ * path matches their templates. Light on purpose: the local server (infra/local/server.ts), the container's entry and
+ * the infrastructure (infra/upload-service.ts) read it without loading the service itself.
+ */
+export const UPLOAD_ROUTE_KEYS = ["POST /v1/files", "POST /v1/libraries/{library_id}/documents"] as const;
+export type UploadRouteKey = (typeof UPLOAD_ROUTE_KEYS)[number];
+
+/** The path template of a route key. */
+export const templateOf = (key: UploadRouteKey): string => key.slice(key.indexOf(" ") + 1);
+
+/** A path template as a matcher: each `{name}` takes one non-empty path segment, as API Gateway's variables do. */
+export function pathMatcher(template: string): (path: string) => Record<string, string> | undefined {
+  const names: string[] = [];
+  const source = template
+    .split(/(\{[a-z_]+\})/)
+    .map((piece) => {
+      const variable = /^\{([a-z_]+)\}$/.exec(piece);
+      if (!variable) return piece.replace(/[.*+?^$()|[\]\\]/g, "\\$&");
+      names.push(variable[1]!);
+      return "([^/]+)";
+    })
+    .join("");
+  const pattern = new RegExp(`^${source}$`);
+  return (path) => {
+    const found = pattern.exec(path);
+    if (!found) return undefined;
+    try {
+      return Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(found[i + 1]!)]));
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+const matchers = UPLOAD_ROUTE_KEYS.map((key) => ({ key, method: key.slice(0, key.indexOf(" ")), matches: pathMatcher(templateOf(key)) }));
+
+/** The upload route a request is for, with its path's parameters; undefined for anything else. */
+export function uploadRouteOf(method: string, path: string): { key: UploadRouteKey; params: Record<string, string> } | undefined {
+  // Empty segments (a trailing or doubled slash) are no segment, as the local server's matcher reads paths.
+  const normal = `/${path.split("/").filter(Boolean).join("/")}`;
+  for (const { key, method: routeMethod, matches } of matchers) {
+    const params = routeMethod === method ? matches(normal) : undefined;
+    if (params) return { key, params };
+  }
+  return undefined;
+}
+
+/** The template as an ALB listener rule's or a CloudFront behavior's path pattern: each variable becomes `*`. */
+export const pathPatternOf = (key: UploadRouteKey): string => templateOf(key).replace(/\{[a-z_]+\}/g, "*");
