@@ -32,10 +32,10 @@ describe("the handler bundles", () => {
   it("keeps the WebAssembly audio decoders (~4 MB) in the transcription bundle alone (shared/inference/registry.ts)", () => {
     const decoders = (handler: string) => readFileSync(join(outdir, handler, "index.mjs"), "utf8").includes("mpg123-decoder");
     expect(decoders("audio/transcribe")).toBe(true);
-    // The largest other bundle is the workflow dispatcher (~1.2 MB: inference, the MCP client for platform:connector);
-    // a leaked decoder set adds ~4 MB.
+    // The largest other bundle is the batch run-chunk task (~2.1 MB: every endpoint's lines, the conversation loop with
+    // the MCP client, OCR with pdf-lib to split PDFs for Textract); a leaked decoder set adds ~4 MB.
     for (const b of bundles.filter((x) => x.handler !== "audio/transcribe")) {
-      expect(b.bytes, b.handler).toBeLessThan(2 * 1024 * 1024);
+      expect(b.bytes, b.handler).toBeLessThan(2.5 * 1024 * 1024);
       expect(decoders(b.handler), b.handler).toBe(false);
     }
   });

@@ -1,9 +1,9 @@
 /**
  * Amazon Textract's synchronous DetectDocumentText as an OCR provider (docs/ocr.md).
  *
- * One call reads one page: an image (PNG, JPEG, TIFF) or a single-page PDF, up to Textract's 10 MB for
- * synchronous calls. A multi-page PDF is refused by Textract (UnsupportedDocumentException) and answered as a 400
- * that says so: reading it page by page needs the asynchronous API through S3, which this provider does not use.
+ * One call reads one page: an image (PNG, JPEG, TIFF) or one page of a PDF, up to Textract's 10 MB for synchronous
+ * calls. A PDF of several pages is split into single-page PDFs here (pdf-lib) and read a few pages at a time, so the
+ * OCR route, batch lines and library ingestion read whole PDFs without the asynchronous API and its S3 round trip.
  *
  * The page's markdown is its LINE blocks in Textract's reading order, one a line, with a blank line where the gap to
  * the previous line is more than a line's height (a new paragraph). No images, tables or annotations: those need
@@ -12,11 +12,15 @@
  */
 import { DetectDocumentTextCommand, TextractClient, type Block } from "@aws-sdk/client-textract";
 import { pagesToRead } from "../../domain/ocr.js";
+import { pdfPageCount, singlePages } from "../../domain/pdf-pages.js";
 import { registerProviderFactory } from "../registry.js";
 import { UpstreamError, type CallOptions, type OcrCall, type OcrResult } from "../types.js";
 import { refuseAnnotations } from "./ocr-annotations.js";
 import { AudioOnlyProvider } from "./audio-only.js";
 import { isAbort } from "./bedrock/errors.js";
+
+/** Pages of one PDF read at once: within DetectDocumentText's default 10 transactions a second in most regions. */
+const PAGE_CALLS = 4;
 
 /** What a synchronous Textract call takes (its quota: "10 MB for synchronous operations"). */
 export const TEXTRACT_SYNC_MAX_BYTES = 10 * 1024 * 1024;
@@ -32,26 +36,44 @@ export class AmazonTextractProvider extends AudioOnlyProvider {
     this.client = new TextractClient(config.region ? { region: config.region } : {});
   }
 
+  /**
+   * An image is one call. A PDF is split into single-page PDFs (shared/domain/pdf-pages.ts) read PAGE_CALLS at a
+   * time, each page answered under its own index: Textract's synchronous API reads one page per call.
+   */
   async ocr(request: OcrCall, options: CallOptions): Promise<OcrResult> {
     refuseAnnotations(this.backend, request);
     if (request.document.byteLength > TEXTRACT_SYNC_MAX_BYTES) {
       throw new UpstreamError(413, `Amazon Textract reads documents of at most ${TEXTRACT_SYNC_MAX_BYTES} bytes (10 MB) in one call; this one is ${request.document.byteLength}`);
     }
-    // A single page: index 0 is all there is (a PDF of more pages is refused below, by Textract).
-    if (request.kind === "image") pagesToRead(request.pages, 1);
-    else if (request.pages && !(request.pages.length === 1 && request.pages[0] === 0)) {
-      throw new UpstreamError(400, "Amazon Textract reads one page per call: select page 0 or leave pages out");
+    if (request.kind === "image") {
+      pagesToRead(request.pages, 1);
+      return { pages: [{ index: 0, markdown: await this.detect(request.document, options), images: [], dimensions: request.dimensions ?? null }] };
     }
-    let blocks: Block[];
+    let count: number;
     try {
-      const answer = await this.client.send(new DetectDocumentTextCommand({ Document: { Bytes: request.document } }), { abortSignal: options.signal });
-      blocks = answer.Blocks ?? [];
+      count = await pdfPageCount(request.document);
+    } catch {
+      throw new UpstreamError(400, "Amazon Textract could not read the document: its PDF structure cannot be parsed");
+    }
+    const indexes = pagesToRead(request.pages, count);
+    const documents = count === 1 ? [request.document] : await singlePages(request.document, indexes);
+    const pages: OcrResult["pages"] = [];
+    for (let at = 0; at < indexes.length; at += PAGE_CALLS) {
+      const read = await Promise.all(documents.slice(at, at + PAGE_CALLS).map((page) => this.detect(page, options)));
+      read.forEach((markdown, i) => pages.push({ index: indexes[at + i]!, markdown, images: [], dimensions: null }));
+    }
+    return { pages, pagesProcessed: pages.length };
+  }
+
+  private async detect(document: Uint8Array, options: CallOptions): Promise<string> {
+    try {
+      const answer = await this.client.send(new DetectDocumentTextCommand({ Document: { Bytes: document } }), { abortSignal: options.signal });
+      return markdownOfLines(answer.Blocks ?? []);
     } catch (error) {
       if (isAbort(error)) throw error;
       const name = error instanceof Error ? error.name : "UnknownError";
       throw failureNamed(name, error instanceof Error ? error.message : "");
     }
-    return { pages: [{ index: 0, markdown: markdownOfLines(blocks), images: [], dimensions: request.dimensions ?? null }] };
   }
 }
 
@@ -73,7 +95,7 @@ export function markdownOfLines(blocks: readonly Block[]): string {
 
 function failureNamed(name: string, detail: string): UpstreamError {
   if (name === "UnsupportedDocumentException") {
-    return new UpstreamError(400, "Amazon Textract cannot read this document synchronously: it reads PNG, JPEG, TIFF and single-page PDFs");
+    return new UpstreamError(400, "Amazon Textract cannot read this document synchronously: it reads PNG, JPEG, TIFF and PDF pages");
   }
   if (name === "BadDocumentException") return new UpstreamError(400, `Amazon Textract could not read the document (${detail || name})`);
   if (name === "DocumentTooLargeException") return new UpstreamError(413, `The document is too large for Amazon Textract (${detail || name})`);

@@ -4,6 +4,7 @@ import { DetectDocumentTextCommand, TextractClient, type Block } from "@aws-sdk/
 import { mockClient } from "aws-sdk-client-mock";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { handler } from "../../../functions/ocr/process.js";
+import { pdfPageCount } from "../../../shared/domain/pdf-pages.js";
 import { PROVIDERS_ENV } from "../../../shared/inference/registry.js";
 import { mockDynamo, mockS3 } from "../../support/aws-mocks.js";
 import { aCaller, aFile, aFileItem, aJsonEvent, aModelEntry, aModelItem, invoke, usageRecordsWritten } from "../../support/builders.js";
@@ -64,13 +65,38 @@ describe("POST /v1/ocr", () => {
     expect(records[0]).toMatchObject({ model: "cloud-ocr", route: "POST /v1/ocr", backend: "amazon-textract", status: 200, promptTokens: 0, completionTokens: 0, costMicros: 0 });
   });
 
-  it("answers 400 saying why when Textract cannot read the document synchronously (a multi-page PDF)", async () => {
+  it("reads a PDF of several pages with Textract one single-page PDF per call, each page under its index", async () => {
+    const sent: Uint8Array[] = [];
+    textract.on(DetectDocumentTextCommand).callsFake((input: { Document: { Bytes: Uint8Array } }) => {
+      sent.push(input.Document.Bytes);
+      return { Blocks: [line(`page ${sent.length}`, 0.1)] };
+    });
+
+    const response = await ocr({ model: "cloud-ocr", document: { document_url: dataUrl(pdf, "application/pdf") } });
+
+    expect(response.statusCode).toBe(200);
+    expect(response.json.pages.map((p: { index: number }) => p.index)).toEqual([0, 1]);
+    expect(response.json.usage_info).toMatchObject({ pages_processed: 2 });
+    expect(sent).toHaveLength(2);
+    for (const page of sent) expect(await pdfPageCount(page)).toBe(1);
+  });
+
+  it("reads only the pages selected, each under its own index", async () => {
+    textract.on(DetectDocumentTextCommand).resolves({ Blocks: [line("Second page", 0.1)] });
+
+    const response = await ocr({ model: "cloud-ocr", document: { document_url: dataUrl(pdf, "application/pdf") }, pages: [1] });
+
+    expect(response.json.pages).toEqual([{ index: 1, markdown: "Second page", images: [], dimensions: null }]);
+    expect(textract.commandCalls(DetectDocumentTextCommand)).toHaveLength(1);
+  });
+
+  it("answers 400 saying why when Textract cannot read a page, recorded as a failed call", async () => {
     textract.on(DetectDocumentTextCommand).rejects(Object.assign(new Error("Request has unsupported document format"), { name: "UnsupportedDocumentException" }));
 
     const response = await ocr({ model: "cloud-ocr", document: { document_url: dataUrl(pdf, "application/pdf") } });
 
     expect(response.statusCode).toBe(400);
-    expect(response.json.message).toBe("Amazon Textract cannot read this document synchronously: it reads PNG, JPEG, TIFF and single-page PDFs");
+    expect(response.json.message).toBe("Amazon Textract cannot read this document synchronously: it reads PNG, JPEG, TIFF and PDF pages");
     expect(usageRecordsWritten(dynamo).map((c) => c.args[0].input.Item.status)).toStrictEqual([400]);
   });
 
