@@ -72,58 +72,18 @@ export const documentsStore = {
   },
 
   /** Sets fields a user may change; undefined when the document is gone. */
-  async update(document: Pick<DocumentRecord, "organization" | "libraryId" | "id">, fields: Partial<Pick<DocumentRecord, "name" | "attributes" | "expiresAt">>): Promise<DocumentRecord | undefined> {
-    const set = setFields(fields);
-    const out = await ifConditionHolds(
-      documents.send(
-        new UpdateCommand({
-          TableName: table(),
-          Key: documentKey(document.organization, document.libraryId, document.id),
-          ...set,
-          ConditionExpression: "attribute_exists(pk)",
-          ReturnValues: "ALL_NEW",
-        }),
-      ),
-    );
-    return out?.Attributes ? documentOf(out.Attributes) : undefined;
+  update(document: DocumentRef, fields: Partial<Pick<DocumentRecord, "name" | "attributes" | "expiresAt">>): Promise<DocumentRecord | undefined> {
+    return setIf(document, fields);
   },
 
   /** Writes processing's outcome if the document is still at this generation; undefined when it is not (reprocessed, deleted). */
-  async processed(document: Pick<DocumentRecord, "organization" | "libraryId" | "id">, generation: number, fields: Processed): Promise<DocumentRecord | undefined> {
-    const set = setFields(fields);
-    const out = await ifConditionHolds(
-      documents.send(
-        new UpdateCommand({
-          TableName: table(),
-          Key: documentKey(document.organization, document.libraryId, document.id),
-          ...set,
-          ConditionExpression: "attribute_exists(pk) AND #generation = :generation",
-          ExpressionAttributeNames: { ...set.ExpressionAttributeNames, "#generation": "generation" },
-          ExpressionAttributeValues: { ...set.ExpressionAttributeValues, ":generation": generation },
-          ReturnValues: "ALL_NEW",
-        }),
-      ),
-    );
-    return out?.Attributes ? documentOf(out.Attributes) : undefined;
+  processed(document: DocumentRef, generation: number, fields: Processed): Promise<DocumentRecord | undefined> {
+    return setIf(document, fields, generation);
   },
 
   /** Queues a document again (the next generation), as `by` asks; undefined when it is gone or moved on since it was read. */
-  async requeue(document: DocumentRecord, by: Pick<DocumentRecord, "uploadedById" | "uploadedByType" | "uploadedFrom">): Promise<DocumentRecord | undefined> {
-    const set = setFields({ status: "todo", processError: null, generation: document.generation + 1, ...by });
-    const out = await ifConditionHolds(
-      documents.send(
-        new UpdateCommand({
-          TableName: table(),
-          Key: documentKey(document.organization, document.libraryId, document.id),
-          ...set,
-          ConditionExpression: "#generation = :seen",
-          ExpressionAttributeNames: { ...set.ExpressionAttributeNames, "#generation": "generation" },
-          ExpressionAttributeValues: { ...set.ExpressionAttributeValues, ":seen": document.generation },
-          ReturnValues: "ALL_NEW",
-        }),
-      ),
-    );
-    return out?.Attributes ? documentOf(out.Attributes) : undefined;
+  requeue(document: DocumentRecord, by: Pick<DocumentRecord, "uploadedById" | "uploadedByType" | "uploadedFrom">): Promise<DocumentRecord | undefined> {
+    return setIf(document, { status: "todo", processError: null, generation: document.generation + 1, ...by }, document.generation);
   },
 
   /** Removes a document, its hash item and its share of the head's counters (the head may be gone already). False when it was gone. */
@@ -156,3 +116,25 @@ export const documentsStore = {
     return out !== undefined;
   },
 };
+
+type DocumentRef = Pick<DocumentRecord, "organization" | "libraryId" | "id">;
+
+/** Sets fields of a document that exists (at `generation`, when given); its new record, or undefined when the condition failed. */
+async function setIf(document: DocumentRef, fields: Record<string, unknown>, generation?: number): Promise<DocumentRecord | undefined> {
+  const set = setFields(fields);
+  const atGeneration = generation === undefined ? {} : { names: { "#generation": "generation" }, values: { ":generation": generation } };
+  const out = await ifConditionHolds(
+    documents.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: documentKey(document.organization, document.libraryId, document.id),
+        ...set,
+        ConditionExpression: generation === undefined ? "attribute_exists(pk)" : "attribute_exists(pk) AND #generation = :generation",
+        ExpressionAttributeNames: { ...set.ExpressionAttributeNames, ...atGeneration.names },
+        ExpressionAttributeValues: { ...set.ExpressionAttributeValues, ...atGeneration.values },
+        ReturnValues: "ALL_NEW",
+      }),
+    ),
+  );
+  return out?.Attributes ? documentOf(out.Attributes) : undefined;
+}

@@ -361,7 +361,7 @@ describe("GET /v1/libraries/{library_id}/documents/{document_id}/extracted-text-
 });
 
 describe("PATCH /v1/libraries/{library_id}/documents/{document_id}, PUT /v1/libraries/{library_id}/documents/{document_id}", () => {
-  const requeues = () => dynamo.commandCalls(UpdateCommand).map((c) => c.args[0].input).filter((input) => input.ConditionExpression === "#generation = :seen");
+  const requeues = () => dynamo.commandCalls(UpdateCommand).map((c) => c.args[0].input).filter((input) => input.ConditionExpression === "attribute_exists(pk) AND #generation = :generation" && Object.values(input.ExpressionAttributeValues ?? {}).includes("todo"));
 
   it("queues a processed document again when its attributes change: generation 2, todo, a new execution", async () => {
     const library = storedLibrary();
@@ -371,7 +371,7 @@ describe("PATCH /v1/libraries/{library_id}/documents/{document_id}, PUT /v1/libr
 
     expect(response.statusCode).toBe(200);
     expect(response.json).toMatchObject({ id: document.id, attributes: { team: "hr", year: 2026 }, process_status: "todo", process_error: null });
-    expect(requeues()).toEqual([expect.objectContaining({ ExpressionAttributeValues: expect.objectContaining({ ":seen": 1 }) })]);
+    expect(requeues()).toEqual([expect.objectContaining({ ExpressionAttributeValues: expect.objectContaining({ ":generation": 1 }) })]);
     expect(documentIn(tables, document)).toMatchObject({ generation: 2, status: "todo", attributes: { team: "hr", year: 2026 }, uploadedById: caller.principal });
     expect(executions.startExecution).toHaveBeenCalledWith("libraryIngestion", `${document.id}-2`, { organization: caller.organization, libraryId: library.id, documentId: document.id, generation: 2 });
   });
@@ -432,7 +432,7 @@ describe("POST /v1/libraries/{library_id}/documents/{document_id}/reprocess", ()
     expect(response.statusCode).toBe(204);
     expect(response.body).toBeFalsy();
     const [requeue] = dynamo.commandCalls(UpdateCommand).map((c) => c.args[0].input);
-    expect(requeue).toMatchObject({ ConditionExpression: "#generation = :seen", ExpressionAttributeValues: expect.objectContaining({ ":seen": 1 }) });
+    expect(requeue).toMatchObject({ ConditionExpression: "attribute_exists(pk) AND #generation = :generation", ExpressionAttributeValues: expect.objectContaining({ ":generation": 1, ":v0": "todo", ":v2": 2 }) });
     expect(documentIn(tables, document)).toMatchObject({ generation: 2, status: "todo", processError: null, uploadedById: caller.principal, uploadedFrom: caller.workspace });
     expect(executions.startExecution).toHaveBeenCalledWith("libraryIngestion", `${document.id}-2`, { organization: caller.organization, libraryId: library.id, documentId: document.id, generation: 2 });
   });
