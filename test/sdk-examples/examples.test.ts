@@ -32,6 +32,8 @@ const PRINTS: Partial<Record<(typeof SERVED_EXAMPLES)[number], string[]>> = {
   "reasoning_response_shape.ts": ['"type": "thinking"', "typeof content = string"],
   "async_batch_jobs.ts": ["SUCCESS"],
   "model_management.ts": ["my-fine-tuned-model"],
+  // Its ocr.pdf (which the package does not ship) is test/sdk-examples/beside/ocr.pdf: two pages with a text layer.
+  "async_ocr_process_from_file.ts": ["OCR ", "Sample document for OCR", "Second page of the sample."],
   // Its conversation ends on an assistant message: the SDKError it prints is the 400 Mistral's API answers.
   "error_handling.ts": ["Status 400", "invalid_request_message_order"],
 };

@@ -16,6 +16,7 @@ export const SERVED_EXAMPLES = [
   "async_function_calling_streaming.ts",
   "async_json_format.ts",
   "async_list_models.ts",
+  "async_ocr_process_from_file.ts",
   "async_structured_outputs.ts",
   "error_handling.ts",
   "model_management.ts",
@@ -38,8 +39,7 @@ export const LEFT_OUT_EXAMPLES: Record<string, string> = {
   "realtime_transcription.ts": "realtime transcription over a WebSocket, not served; needs an audio file argument",
   "realtime_microphone.ts": "realtime transcription over a WebSocket from a microphone, not served",
   "async_conversation_agent.ts": "its agent's web_search tool needs the internet; conversations refuse it by name (docs/conversations.md)",
-  "async_ocr_process_from_file.ts": "OCR is not served (and the package does not ship its ocr.pdf)",
-  "async_ocr_process_from_url.ts": "OCR is not served; its document is fetched from arxiv.org (the internet)",
+  "async_ocr_process_from_url.ts": "its document is fetched from arxiv.org (the internet)",
   "azure/async_chat_no_streaming.ts": "talks to Azure AI's endpoint with the Azure package, not to api.mistral.ai",
   "gcp/async_chat_no_streaming.ts": "talks to Google Cloud Vertex AI with the GCP package, not to api.mistral.ai",
 };
