@@ -3,6 +3,7 @@ import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { filesBucket } from "../config.js";
 import type { ExtractedText } from "../domain/libraries/documents.js";
 import { s3 } from "./client.js";
+import { fileBlobs } from "./files.js";
 
 const PARALLEL_DELETES = 16;
 
@@ -14,9 +15,8 @@ export const DOCUMENT_URL_SECONDS = 30 * 60;
  * bytes and the extracted text, under the library's workspace prefix that every function's files grant covers.
  */
 export const documentBlobs = {
-  async put(key: string, body: Buffer, contentType: string | null): Promise<void> {
-    await s3.send(new PutObjectCommand({ Bucket: filesBucket(), Key: key, Body: body, ContentType: contentType ?? "application/octet-stream" }));
-  },
+  /** The uploaded bytes: written as any file's (shared/blobs/files.ts). */
+  put: fileBlobs.put,
 
   async bytes(key: string): Promise<Buffer> {
     const out = await s3.send(new GetObjectCommand({ Bucket: filesBucket(), Key: key }));

@@ -3,8 +3,8 @@
  * where its objects live. A document belongs to its library's partition; its bytes and extracted text live under the
  * library's workspace prefix (the library's own workspace, whoever uploaded), as its vectors do.
  */
-import { extname } from "node:path";
 import type { Caller } from "../caller.js";
+import { extensionOf } from "../file-rules.js";
 import type { Attributes } from "../../schemas/vector-search.js";
 import type { DocumentOut, ListDocumentsOut, ListDocumentsQuery, ProcessStatus } from "../../schemas/library-document.js";
 
@@ -52,8 +52,8 @@ export interface ExtractedText {
   ocr_model: string | null;
 }
 
-/** The extension of a file name, without its dot, lower-cased; null when it has none. */
-export const extensionOf = (name: string): string | null => extname(name).slice(1).toLowerCase() || null;
+/** The extension of a document's name as `Document.extension` gives it: the files' rule, null when it has none. */
+export const documentExtension = (name: string): string | null => extensionOf(name) || null;
 
 export const uploaderType = (caller: Pick<Caller, "principalType">): DocumentRecord["uploadedByType"] => (caller.principalType === "service_account" ? "ServiceAccount" : "User");
 

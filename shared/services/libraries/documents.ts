@@ -9,7 +9,7 @@ import { documentBlobs } from "../../blobs/libraries.js";
 import type { Caller } from "../../domain/caller.js";
 import type { LibraryRecord } from "../../domain/libraries/access.js";
 import { ApiError, Conflict, PayloadTooLarge, Unprocessable } from "../../domain/errors.js";
-import { documentKeys, documentPage, extensionOf, pagesText, toDocumentOut, uploaderType, type DocumentRecord } from "../../domain/libraries/documents.js";
+import { documentKeys, documentExtension, documentPage, pagesText, toDocumentOut, uploaderType, type DocumentRecord } from "../../domain/libraries/documents.js";
 import { documentFormat, SUPPORTED_FORMATS, type FormatFacts } from "../../domain/libraries/text/formats.js";
 import { StreamedFormat } from "../../domain/libraries/text/streamed-format.js";
 import { startExecution } from "../../engine/executions.js";
@@ -167,7 +167,7 @@ async function recordDocument(caller: Caller, target: UploadTarget, bytes: Uploa
     workspace: library.workspace,
     name: bytes.filename,
     mimeType: bytes.facts.mimeType,
-    extension: extensionOf(bytes.filename),
+    extension: documentExtension(bytes.filename),
     size: bytes.size,
     hash: bytes.hash,
     createdAt: at,
