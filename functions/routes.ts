@@ -21,6 +21,7 @@ import { libraryRoutes } from "./libraries/routes.js";
 import { modelRoutes } from "./models/routes.js";
 import { observabilityRoutes } from "./observability/routes.js";
 import { ocrRoutes } from "./ocr/routes.js";
+import { realtimeRoutes } from "./realtime/routes.js";
 import { promptRoutes } from "./prompts/routes.js";
 import { retrievalRoutes } from "./retrieval/routes.js";
 import { scheduleRoutes } from "./schedules/routes.js";
@@ -54,6 +55,7 @@ export const routes: readonly RouteRow[] = [
   ...retrievalRoutes,
   ...audioRoutes,
   ...ocrRoutes,
+  ...realtimeRoutes,
   ...docsRoutes,
   ...healthRoutes,
   ...connectorRoutes,

@@ -77,7 +77,7 @@ export function buildApp(options: BuildOptions = {}) {
   const uploads =
     String(uploadContext ?? true) === "true"
       ? new UploadStack(app, `${prefix}-Uploads`, {
-          description: "Platform API: CloudFront in front of the API, POST /v1/files and library document uploads streamed by an upload service on Fargate",
+          description: "Platform API: CloudFront in front of the API, POST /v1/files and library document uploads streamed and the realtime transcription socket served by a streaming service on Fargate",
           data,
           api: api.api,
           logLevel,

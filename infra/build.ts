@@ -93,11 +93,13 @@ export async function buildHandlers(options: { outdir?: string; only?: readonly 
   for (const row of rows.filter((r) => callsProviders(r.grants))) {
     cpSync(tokenizer, join(outdir, row.handler, "node_modules", TOKENIZER), { recursive: true });
   }
+  // The realtime socket counts a transcript's tokens in the container too (its Dockerfile copies node_modules/).
+  if (!options.only) cpSync(tokenizer, join(outdir, UPLOAD_SERVICE_DIR, "node_modules", TOKENIZER), { recursive: true });
   await writeReference(outdir);
   return handlers.map((handler) => ({ handler, bytes: statSync(join(outdir, handler, "index.mjs")).size }));
 }
 
-/** The upload service's image context (infra/upload-service.ts): its bundle and Dockerfile, nothing else. */
+/** The upload service's image context (infra/upload-service.ts): its bundle, Mistral's tokenizer data and its Dockerfile, nothing else. */
 export const UPLOAD_SERVICE_DIR = "upload-service";
 const UPLOAD_SERVICE_SOURCE = join(ROOT, "functions", UPLOAD_SERVICE_DIR);
 

@@ -281,7 +281,7 @@ export function acknowledgeUploadFindings({ service: uploads }: UploadStack): vo
       "AwsSolutions-IAM5[Resource::<FilesBucketArn>/workspaces/*]",
       "Object keys are per workspace and file (workspaces/<workspace>/files/<id>), so the service's object access needs a prefix wildcard, confined to the workspaces/ prefix of the one bucket; it only builds keys for the caller's workspace.",
     ],
-    [uploads.taskDefinition, "AwsSolutions-ECS2", "The environment holds names only (tables, bucket, log level, port): no secret. Keys are checked against the tenancy table, never configured."],
+    [uploads.taskDefinition, "AwsSolutions-ECS2", "The environment holds names and settings only (tables, bucket, log level, port, the providers' settings with the names of their key variables): no secret. API keys are checked against the tenancy table, never configured; upstream keys arrive as ECS secrets from Secrets Manager."],
     [
       uploads.balancer,
       "AwsSolutions-ELB2",

@@ -9,16 +9,18 @@ import * as ecs from "aws-cdk-lib/aws-ecs";
 import * as elbv2 from "aws-cdk-lib/aws-elasticloadbalancingv2";
 import * as iam from "aws-cdk-lib/aws-iam";
 import * as logs from "aws-cdk-lib/aws-logs";
+import * as secretsmanager from "aws-cdk-lib/aws-secretsmanager";
 import * as cr from "aws-cdk-lib/custom-resources";
 import type { Construct } from "constructs";
-import { authorizer, rowByKey, type Access, type Grants, type ObjectAccess } from "../functions/routes.js";
-import { pathPatternOf, UPLOAD_ROUTE_KEYS } from "../functions/upload-service/routes.js";
+import { authorizer, callsProviders, rowByKey, type Access, type Grants, type ObjectAccess } from "../functions/routes.js";
+import { pathPatternOf, REALTIME_GRANTS, REALTIME_PATH, UPLOAD_ROUTE_KEYS } from "../functions/upload-service/routes.js";
 import { deployedMachines, type MachineName } from "../shared/engine/machines.js";
 import { CORS_ORIGINS_ENV, type CorsSetting } from "../shared/http/cors.js";
 import { DIST, UPLOAD_SERVICE_DIR } from "./build.js";
 import { dataEnvironment } from "./constructs/route-function.js";
 import { dataParameters, type DataRefs } from "./data-refs.js";
 import { grantEnvironment, grantStatements, type StateMachineRefs } from "./grants.js";
+import { inferenceSettings, type InferenceSettings } from "./inference.js";
 import { pascal } from "./names.js";
 import type { ApiStack } from "./api-stack.js";
 import { uploadServiceSize } from "./upload-service-size.js";
@@ -48,9 +50,12 @@ function handler(event) {
 }
 `;
 
-/** What the service runs with: the union of its routes' grants (functions/upload-service/routes.ts) and the authorizer's (it checks keys itself). */
+/**
+ * What the service runs with: the union of its routes' grants (functions/upload-service/routes.ts), the realtime
+ * transcription socket's and the authorizer's (it checks keys itself).
+ */
 export function uploadServiceGrants(): Grants {
-  return [...UPLOAD_ROUTE_KEYS.map((key) => rowByKey(key)!.grants), authorizer.grants as Grants].reduce(unionGrants, {});
+  return [...UPLOAD_ROUTE_KEYS.map((key) => rowByKey(key)!.grants), REALTIME_GRANTS, authorizer.grants as Grants].reduce(unionGrants, {});
 }
 
 const OBJECT_RIGHTS: Record<ObjectAccess, ("read" | "write" | "delete")[]> = {
@@ -93,6 +98,11 @@ export interface UploadStackProps extends cdk.StackProps {
   cors?: CorsSetting;
   /** The engine's state machines the upload routes start (a document's processing); by default the API stack's. */
   stateMachines?: StateMachineRefs;
+  /**
+   * The providers' settings and upstream keys the realtime socket calls models with (infra/inference.ts); by default read
+   * from the app's context, as the API stack's are.
+   */
+  inference?: InferenceSettings;
 }
 
 /** The state machines of the API stack that holds `api` (infra/api-stack.ts `engines`). */
@@ -121,8 +131,9 @@ export class UploadStack extends cdk.Stack {
 }
 
 /**
- * The distribution (`https://<distribution>/v1/...`), which sends `POST /v1/files` to the streaming upload service (ECS Fargate behind an
- * internal Application Load Balancer, reached only as CloudFront's VPC origin) and everything else to
+ * The distribution (`https://<distribution>/v1/...`), which sends `POST /v1/files`, library document uploads and the
+ * realtime transcription WebSocket (`GET /v1/audio/transcriptions/realtime`) to the streaming upload service (ECS Fargate
+ * behind an internal Application Load Balancer, reached only as CloudFront's VPC origin) and everything else to
  * API Gateway unchanged.
  */
 export class UploadServiceStack extends cdk.NestedStack {
@@ -179,9 +190,23 @@ export class UploadServiceStack extends cdk.NestedStack {
     );
     const taskRole = new iam.Role(this, "TaskRole", {
       assumedBy: new iam.ServicePrincipal("ecs-tasks.amazonaws.com"),
-      description: "The upload service: resolve API keys, stream files and documents into the bucket's workspaces/ prefix, write their records, queue documents",
+      description:
+        "The upload service: resolve API keys, stream files and documents into the bucket's workspaces/ prefix, write their records, queue documents; hold realtime transcription sockets (Transcribe streaming, usage records)",
       inlinePolicies: { uploads: new iam.PolicyDocument({ statements: grantStatements(grants, data, machines) }) },
     });
+    if (grants.speech) {
+      cdk.Validations.of(taskRole).acknowledge({
+        id: "AwsSolutions-IAM5[Resource::*]",
+        reason: `The realtime socket (${REALTIME_PATH}) calls transcribe:StartStreamTranscription, which has no resource to scope it to (IAM's service authorization reference lists none); it is the only action granted on *.`,
+      });
+    }
+    // The realtime socket calls models as a provider-calling route function does (infra/constructs/route-function.ts):
+    // the same providers' settings. Its upstream keys are ECS secrets, not environment values, so the task
+    // definition never holds a key (the execution role reads them when a task starts).
+    const providers = callsProviders(grants) ? (props.inference ?? inferenceSettings(this)) : undefined;
+    const upstreamKeys = Object.fromEntries(
+      Object.entries(providers?.keySecrets ?? {}).map(([env, name]) => [env, ecs.Secret.fromSecretsManager(secretsmanager.Secret.fromSecretNameV2(this, `UpstreamKey${env}`, name))]),
+    );
     for (const machine of Object.keys(machines) as MachineName[]) {
       cdk.Validations.of(taskRole).acknowledge({
         id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:<${pascal(machine)}StateMachineName>:*]`,
@@ -199,17 +224,19 @@ export class UploadServiceStack extends cdk.NestedStack {
       logging: ecs.LogDrivers.awsLogs({ logGroup, streamPrefix: "upload" }),
       portMappings: [{ containerPort: UPLOAD_SERVICE_PORT }],
       readonlyRootFilesystem: true,
-      // Fargate's longest: uploads under way when a task is stopped (deploys, scale-in) get two minutes to finish.
+      // Fargate's longest: uploads (and realtime sessions) under way when a task is stopped (deploys, scale-in) get two minutes to finish.
       stopTimeout: cdk.Duration.seconds(120),
       environment: {
         ...dataEnvironment(data),
         ...grantEnvironment(grants, data),
+        ...providers?.env,
         ...Object.fromEntries((Object.keys(machines) as MachineName[]).map((machine) => [deployedMachines[machine].arnEnv, machines[machine]!.arn])),
         POWERTOOLS_LOG_LEVEL: props.logLevel,
         PORT: String(UPLOAD_SERVICE_PORT),
         AWS_REGION: cdk.Aws.REGION,
         ...(props.cors ? { [CORS_ORIGINS_ENV]: props.cors === "*" ? "*" : props.cors.join(",") } : {}),
       },
+      ...(Object.keys(upstreamKeys).length ? { secrets: upstreamKeys } : {}),
       healthCheck: {
         command: ["CMD-SHELL", `wget -q -O /dev/null http://127.0.0.1:${UPLOAD_SERVICE_PORT}/health || exit 1`],
         interval: cdk.Duration.seconds(30),
@@ -270,6 +297,8 @@ export class UploadServiceStack extends cdk.NestedStack {
       vpcSubnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
       securityGroup: balancerSecurityGroup,
       dropInvalidHeaderFields: true,
+      // Also bounds a realtime socket's silence: the service pings each socket every 30 s, so an open one never idles
+      // this long (nor CloudFront's 10 minutes for WebSockets).
       idleTimeout: cdk.Duration.seconds(120),
     });
     const listener = this.balancer.addListener("Http", {
@@ -289,6 +318,12 @@ export class UploadServiceStack extends cdk.NestedStack {
       targets: [this.service],
       deregistrationDelay: cdk.Duration.seconds(120),
       healthCheck: { path: "/health", healthyHttpCodes: "200", interval: cdk.Duration.seconds(15) },
+    });
+    // The realtime socket's upgrade is a GET (ALBs carry WebSockets as they are once upgraded), to the same tasks.
+    listener.addAction("Realtime", {
+      priority: 20,
+      conditions: [elbv2.ListenerCondition.httpRequestMethods(["GET"]), elbv2.ListenerCondition.pathPatterns([REALTIME_PATH])],
+      action: elbv2.ListenerAction.forward([this.targets]),
     });
 
     this.router = new cloudfront.Function(this, "UploadRouter", {
@@ -314,16 +349,22 @@ export class UploadServiceStack extends cdk.NestedStack {
       compress: false,
     };
     this.distribution = new cloudfront.Distribution(this, "Distribution", {
-      comment: `${id}: the API at the root, POST /v1/files and library documents to the streaming upload service`,
+      comment: `${id}: the API at the root; uploads and the realtime transcription socket to the streaming upload service`,
       defaultBehavior: { origin: apiOrigin, ...uncached },
       // One behavior per upload route. CloudFront's `*` also spans slashes: a POST to /v1/libraries/a/b/documents reaches
       // the service too, which answers it as API Gateway answers a path it does not have.
-      additionalBehaviors: Object.fromEntries(
-        UPLOAD_ROUTE_KEYS.map((key) => [
-          pathPatternOf(key),
-          { origin: uploadOrigin, ...uncached, functionAssociations: [{ function: this.router, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST }] },
-        ]),
-      ),
+      additionalBehaviors: {
+        ...Object.fromEntries(
+          UPLOAD_ROUTE_KEYS.map((key) => [
+            pathPatternOf(key),
+            { origin: uploadOrigin, ...uncached, functionAssociations: [{ function: this.router, eventType: cloudfront.FunctionEventType.VIEWER_REQUEST }] },
+          ]),
+        ),
+        // The realtime socket: its path is the service's alone, so no router (which would send the upgrade, a GET, to
+        // API Gateway). Forwarding every viewer header but Host carries the upgrade's Sec-WebSocket-Key, -Version and
+        // -Protocol (a browser's key); CloudFront closes a WebSocket idle for 10 minutes.
+        [REALTIME_PATH]: { origin: uploadOrigin, ...uncached },
+      },
       httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
       priceClass: cloudfront.PriceClass.PRICE_CLASS_ALL,
     });

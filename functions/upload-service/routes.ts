@@ -3,6 +3,9 @@
  * path matches their templates. Light on purpose: the local server (infra/local/server.ts), the container's entry and
  * the infrastructure (infra/upload-service.ts) read it without loading the service itself.
  */
+import type { Permission } from "../../shared/domain/identity/permissions.js";
+import type { Grants } from "../route-row.js";
+
 export const UPLOAD_ROUTE_KEYS = ["POST /v1/files", "POST /v1/libraries/{library_id}/documents"] as const;
 export type UploadRouteKey = (typeof UPLOAD_ROUTE_KEYS)[number];
 
@@ -48,3 +51,13 @@ export function uploadRouteOf(method: string, path: string): { key: UploadRouteK
 
 /** The template as an ALB listener rule's or a CloudFront behavior's path pattern: each variable becomes `*`. */
 export const pathPatternOf = (key: UploadRouteKey): string => templateOf(key).replace(/\{[a-z_]+\}/g, "*");
+
+/**
+ * The realtime transcription WebSocket (docs/audio.md "Realtime"): a GET upgraded to a socket, which no Lambda can hold
+ * (API Gateway's WebSocket API invokes a function per frame), so the streaming service serves it alone. Its policy is
+ * here rather than in a route row because no API Gateway method or function stands behind it.
+ */
+export const REALTIME_PATH = "/v1/audio/transcriptions/realtime";
+export const REALTIME_PERMISSION: Permission = "inference:invoke";
+/** What a realtime session needs: the catalog, the spend limit and totals and the usage log, and Transcribe streaming. */
+export const REALTIME_GRANTS: Grants = { tables: { models: "read", usage: "readwrite", tenancy: "read" }, speech: "transcribe", rateCounters: true };

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type {
@@ -155,6 +156,15 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       else res.end();
     });
   });
+  // The realtime transcription socket, as the deployment's streaming service serves it (loaded on the first upgrade).
+  let sockets: Promise<ReturnType<typeof import("../../functions/upload-service/realtime.js").realtimeSockets>> | undefined;
+  server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    sockets ??= import("../../functions/upload-service/realtime.js").then((m) => m.realtimeSockets());
+    sockets.then((s) => s.upgrade(req, socket, head)).catch((error: unknown) => {
+      console.error("local api: upgrade failed", error);
+      socket.destroy();
+    });
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", (error: NodeJS.ErrnoException) =>
       reject(error.code === "EADDRINUSE" ? new Error(`Port ${options.port} is in use: set PORT to a free port`) : error),
@@ -169,11 +179,14 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   return {
     url: `http://${reachable}:${port}`,
     server,
-    stop: () =>
-      new Promise<void>((resolve) => {
+    stop: async () => {
+      const closed = new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }),
+      });
+      // Realtime sessions are told to go and write their usage before the backends stop.
+      await Promise.all([closed, sockets?.then((s) => s.closeAll())]);
+    },
   };
 }
 

@@ -83,6 +83,7 @@ const ENDPOINT_NAMES: Record<Endpoint, string> = {
   embeddings: "embeddings",
   moderations: "moderation",
   transcriptions: "audio transcription (capability audio_transcription)",
+  realtime_transcriptions: "realtime transcription (capability audio_transcription_realtime)",
   speech: "speech synthesis (capability audio_speech)",
   ocr: "OCR (capability ocr)",
 };
@@ -121,6 +122,7 @@ export function toModelCard(model: ModelEntry) {
       audio: model.capabilities.audio ?? false,
       moderation: model.endpoints.includes("moderations"),
       audio_transcription: model.endpoints.includes("transcriptions"),
+      audio_transcription_realtime: model.endpoints.includes("realtime_transcriptions"),
       audio_speech: model.endpoints.includes("speech"),
     },
     type: model.type,

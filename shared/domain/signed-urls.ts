@@ -15,11 +15,11 @@ export interface DownloadGrant {
 const b64url = (data: Buffer | string): string => Buffer.from(data).toString("base64url");
 
 /**
- * Base64url exactly as signDownload writes it, or undefined: Node's decoder skips characters outside the
+ * Base64url exactly as the signers here write it, or undefined: Node's decoder skips characters outside the
  * alphabet and ignores padding and a last character's spare bits, so many spellings would decode to one
  * signature; only the one spelling is taken.
  */
-function canonicalBase64url(text: string): Buffer | undefined {
+export function canonicalBase64url(text: string): Buffer | undefined {
   if (!/^[A-Za-z0-9_-]+$/.test(text)) return undefined;
   const bytes = Buffer.from(text, "base64url");
   return bytes.toString("base64url") === text ? bytes : undefined;

@@ -20,6 +20,12 @@ export interface InferenceProvider {
   moderate(request: ModerateRequest, options: CallOptions): Promise<Moderation[]>;
   /** Speech to text; absent on providers without a transcription model (the catalog then never routes audio to them). */
   transcribe?(request: TranscribeRequest, options: CallOptions): AsyncIterable<TranscriptionEvent>;
+  /**
+   * Live speech to text (the realtime WebSocket, docs/audio.md "Realtime"): raw samples in the session's format as the
+   * client sends them, events out as they are heard. The audio iterable ends when the client ends its audio; the
+   * provider then finishes what it received and ends its events. Absent on providers without a realtime model.
+   */
+  transcribeLive?(request: LiveTranscribeRequest, audio: AsyncIterable<LiveAudio>, options: CallOptions): AsyncIterable<TranscriptionEvent>;
   /** Text to speech; absent on providers without a speech model. */
   speak?(request: SpeakRequest, options: CallOptions): Promise<SpeechAudio>;
   /** Reads a document's pages (OCR); absent on providers without an OCR model. */
@@ -107,6 +113,30 @@ export type TranscriptionEvent =
   | { type: "language"; language: string }
   | { type: "text"; text: string }
   | { type: "segment"; text: string; start: number; end: number; speakerId?: string | null };
+
+// The sample encodings of a realtime session are the socket schema's (schemas are leaves).
+export { LIVE_ENCODINGS, type LiveEncoding } from "../schemas/realtime.js";
+import type { LiveEncoding } from "../schemas/realtime.js";
+
+/** How a realtime session's audio is written: the encoding and the samples per second (mono). */
+export interface LiveAudioFormat {
+  encoding: LiveEncoding;
+  sampleRate: number;
+}
+
+export interface LiveTranscribeRequest {
+  /** The provider's own model id. */
+  model: string;
+  /** Fixed for the call: a session may change it only before its first audio. */
+  format: LiveAudioFormat;
+  language?: string;
+}
+
+/**
+ * What the client sends, in order: audio as it arrives (whole samples in the session's format, any number of them)
+ * and flush marks (`input_audio.flush`: the client wants what it sent so far transcribed without waiting for more).
+ */
+export type LiveAudio = { type: "audio"; data: Buffer } | { type: "flush" };
 
 export interface SpeakRequest {
   model: string;

@@ -35,6 +35,7 @@ export const AUDIT_OPERATIONS = [
   "workflow.unarchive",
   "library.share",
   "library.unshare",
+  "client-session.create",
 ] as const;
 
 /* The audit log's read route (`GET /v1/admin/audit-events`, an extension) and the CLI's table (docs/decisions/0044-audit-log.md). */

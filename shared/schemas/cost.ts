@@ -116,6 +116,11 @@ export const CostLoad = z.strictObject({
   ocr: z.strictObject({ pages: count }).optional(),
   /** SDK uploads through CloudFront and the upload service (not API Gateway). */
   uploads: z.strictObject({ files: count, gb: count }).optional(),
+  /**
+   * Realtime transcription (docs/audio.md "Realtime"): WebSocket sessions through CloudFront to the upload service,
+   * each streaming its audio to Amazon Transcribe for `avg_minutes`.
+   */
+  realtime: z.strictObject({ sessions: count, avg_minutes: positive }).optional(),
   notifications: z.strictObject({ alarm_emails: count.optional() }).optional(),
   /** Whether the CloudFront distribution (and the upload service behind it) is deployed: on by default. */
   cloudfront: z.boolean().optional(),

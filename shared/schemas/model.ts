@@ -1,7 +1,7 @@
 import * as z from "zod";
 
 /** What a model can be called for; the wire `capabilities` flags are derived from it. */
-export const Endpoint = z.enum(["chat", "fim", "embeddings", "moderations", "transcriptions", "speech", "ocr"]);
+export const Endpoint = z.enum(["chat", "fim", "embeddings", "moderations", "transcriptions", "realtime_transcriptions", "speech", "ocr"]);
 export type Endpoint = z.infer<typeof Endpoint>;
 
 export const CapabilityFlags = z.strictObject({

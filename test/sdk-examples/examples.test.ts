@@ -17,7 +17,7 @@ import { transform } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT_DIR } from "../../infra/local/stack.js";
 import { killAllStarted, startNpmStart, type StartedProcess } from "../support/local-process.js";
-import { LEFT_OUT_EXAMPLES, SERVED_EXAMPLES } from "./examples.js";
+import { EXAMPLE_ARGS, LEFT_OUT_EXAMPLES, SERVED_EXAMPLES } from "./examples.js";
 
 const PACKAGE_EXAMPLES = join(ROOT_DIR, "node_modules/@mistralai/mistralai/examples/src");
 const PRELOAD = join(import.meta.dirname, "redirect.mjs");
@@ -36,6 +36,8 @@ const PRINTS: Partial<Record<(typeof SERVED_EXAMPLES)[number], string[]>> = {
   "async_ocr_process_from_file.ts": ["OCR ", "Sample document for OCR", "Second page of the sample."],
   // Its conversation ends on an assistant message: the SDKError it prints is the 400 Mistral's API answers.
   "error_handling.ts": ["Status 400", "invalid_request_message_order"],
+  // The offline transcriber measures what it was streamed over the WebSocket and says it was not transcribed.
+  "realtime_transcription.ts": ["[offline] No speech-to-text model is configured; 2.0 s of 16 kHz pcm_s16le audio"],
 };
 
 let server: StartedProcess;
@@ -78,6 +80,7 @@ beforeAll(async () => {
   mkdirSync(join(ROOT_DIR, ".data"), { recursive: true });
   runDir = mkdtempSync(join(ROOT_DIR, ".data", "sdk-examples-"));
   cpSync(join(import.meta.dirname, "beside"), runDir, { recursive: true });
+  writeFileSync(join(runDir, "speech.pcm"), Buffer.alloc(2 * 16_000 * 2));
   // model_management.ts updates, archives and unarchives the fine-tuned model it is given, as an operator registers one.
   const workspace = /Workspace:\s+(\S+)/.exec(server.output())![1]!;
   fineTuned = `ft:open-mistral-nemo:examples:${randomBytes(3).toString("hex")}`;
@@ -119,11 +122,13 @@ describe("the official SDK's example programs against npm start", () => {
         HOME: process.env.HOME,
         MISTRAL_API_KEY: server.key,
         MISTRAL_EXAMPLES_SERVER: server.url,
+        // The realtime example's WebSocket is not fetch (which the preload redirects): it reads its server from here.
+        MISTRAL_BASE_URL: server.url,
         MISTRAL_FINE_TUNED_MODEL_ID: fineTuned,
         // The SDK's OTLP exporter sends with Node's http module, which the fetch redirect does not see: name the ingest route.
         MISTRAL_OTLP_TRACES_ENDPOINT: `${server.url}/telemetry/v1/traces`,
       };
-      const result = await slot(() => run(process.execPath, ["--enable-source-maps", "--import", PRELOAD, program], { cwd: runDir, env, timeoutMs: EXAMPLE_TIMEOUT_MS }));
+      const result = await slot(() => run(process.execPath, ["--enable-source-maps", "--import", PRELOAD, program, ...(EXAMPLE_ARGS[example] ?? [])], { cwd: runDir, env, timeoutMs: EXAMPLE_TIMEOUT_MS }));
       expect(result.code, `${example} printed:\n${result.output.slice(-4000)}`).toBe(0);
       for (const expected of PRINTS[example] ?? []) expect(result.output, example).toContain(expected);
     },

@@ -25,6 +25,7 @@ export const SERVED_EXAMPLES = [
   "observability/redaction_policies.ts",
   "observability/serverless_telemetry.ts",
   "prompt_lifecycle.ts",
+  "realtime_transcription.ts",
   "reasoning.ts",
   "reasoning_multi_turn.ts",
   "reasoning_response_shape.ts",
@@ -32,12 +33,17 @@ export const SERVED_EXAMPLES = [
   "skill_lifecycle.ts",
 ] as const;
 
+/** The arguments an example takes on its command line (the files named are written beside it by the test). */
+export const EXAMPLE_ARGS: Partial<Record<(typeof SERVED_EXAMPLES)[number], string[]>> = {
+  // Raw PCM (.pcm), which it streams without ffmpeg: 2 s of 16 kHz 16-bit silence.
+  "realtime_transcription.ts": ["speech.pcm"],
+};
+
 /** Left out, with the reason. */
 export const LEFT_OUT_EXAMPLES: Record<string, string> = {
   "async_audio_transcription_diarize.ts": "fetches its audio from docs.mistral.ai (the internet); audio transcription is being added",
   "async_audio_transcription_stream.ts": "fetches its audio from docs.mistral.ai (the internet); audio transcription is being added",
-  "realtime_transcription.ts": "realtime transcription over a WebSocket, not served; needs an audio file argument",
-  "realtime_microphone.ts": "realtime transcription over a WebSocket from a microphone, not served",
+  "realtime_microphone.ts": "records from a microphone (with an external recorder program), which a test machine has not",
   "async_conversation_agent.ts": "its agent's web_search tool needs the internet; conversations refuse it by name (docs/conversations.md)",
   "async_ocr_process_from_url.ts": "its document is fetched from arxiv.org (the internet)",
   "azure/async_chat_no_streaming.ts": "talks to Azure AI's endpoint with the Azure package, not to api.mistral.ai",

@@ -67,8 +67,9 @@ export const pathFixtures: Record<string, PathFixture> = {
       await batch.create({ endpoint: "/v1/chat/completions", model: "mistral-small-latest", requests: [{ custom_id: "a", body: { messages: [{ role: "user", content: "hi" }] } }] }),
       "batch create",
     ) as { id: string };
-    // A job still running changes its own record; the matrix compares records before and after, so it waits.
-    for (let i = 0; i < 100; i += 1) {
+    // A job still running changes its own record; the matrix compares records before and after, so it waits
+    // (up to a minute: under a full suite on two cores a one-line job has taken more than ten seconds).
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
       if (TERMINAL.has((ok(await batch.get(job.id), "batch get") as { status: string }).status)) return job.id;
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -132,6 +132,8 @@ export const ASSUMED = {
   ingestionTransitionsPerDocument: 2,
   athenaMinMbPerQuery: 10,
   alarmEmails: 30,
+  /** A realtime session's audio as the SDK streams it: 16 kHz, 16-bit mono PCM. */
+  realtimeAudioBytesPerSecond: 16_000 * 2,
 } as const;
 
 export class CostLoadError extends Error {}
@@ -198,7 +200,7 @@ export function idleLoad(cloudfront: boolean): CostLoad {
   return { requests: {}, cloudfront };
 }
 
-/** Scales every volume of the load (requests, tokens, storage, jobs, executions, spans, uploads) so that its requests add up to `requests`. */
+/** Scales every volume of the load (requests, tokens, storage, jobs, executions, spans, uploads, realtime sessions) so that its requests add up to `requests`. */
 export function scaleLoad(load: CostLoad, requests: number): CostLoad {
   const total = Object.values(load.requests).reduce((sum, f) => sum + f.requests, 0);
   if (total <= 0) throw new CostLoadError("The load has no requests to scale");
@@ -216,6 +218,8 @@ export function scaleLoad(load: CostLoad, requests: number): CostLoad {
     observability: times(load.observability, ["spans_ingested", "queries", "point_records"]),
     audit: times(load.audit, ["events"]),
     uploads: times(load.uploads, ["files", "gb"]),
+    // More sessions of the same length.
+    realtime: times(load.realtime, ["sessions"]),
     ocr: times(load.ocr, ["pages"]),
     // More libraries of the same size, each searched as often: a query processes as much data as before.
     libraries: times(load.libraries, ["documents", "documents_stored", "libraries", "queries"]),
@@ -400,6 +404,10 @@ export function monthlyCost(load: CostLoad, resources: StackResources, aws: AwsP
   const cloudfront = load.cloudfront ?? true;
   const uploads = load.uploads;
   if (uploads && uploads.files > 0 && !cloudfront) throw new CostLoadError("uploads go through the CloudFront distribution and the upload service: set cloudfront to true or leave uploads out");
+  const sessions = load.realtime?.sessions ?? 0;
+  if (sessions > 0 && !cloudfront) {
+    throw new CostLoadError("realtime transcription sessions are WebSockets through the CloudFront distribution and the upload service: set cloudfront to true or leave realtime out");
+  }
   if (cloudfront) {
     const up = resources.upload;
     const edgeRequests = requests + (uploads?.files ?? 0);
@@ -423,6 +431,17 @@ export function monthlyCost(load: CostLoad, resources: StackResources, aws: AwsP
     add("Upload service", "container image (ECR)", "ecr_storage", up.imageGb, true);
     add("Upload service", "alarm metrics", "cloudwatch_alarms", up.alarmMetrics, true);
     add("Upload service", "dashboard", "cloudwatch_dashboards", up.dashboards, true);
+    // Realtime transcription: each session a WebSocket through CloudFront and the balancer to the service's tasks (the
+    // fixed ones above), its audio streamed on to Amazon Transcribe. The audio is the balancer's processed bytes (1 GB
+    // an LCU-hour), which outweigh a session's one new connection; the transcript sent back is a few KB and left out.
+    if (sessions > 0) {
+      const audioMinutes = sessions * load.realtime!.avg_minutes;
+      const audioGb = (audioMinutes * 60 * ASSUMED.realtimeAudioBytesPerSecond) / GB;
+      add("Realtime transcription", "Transcribe streaming minutes", "transcribe_streaming_minutes", audioMinutes);
+      add("Realtime transcription", "CloudFront requests (a WebSocket upgrade per session)", "cloudfront_https_requests", sessions);
+      add("Realtime transcription", "CloudFront audio to the origin (16 kHz 16-bit mono)", "cloudfront_data_to_origin", audioGb);
+      add("Realtime transcription", "load balancer capacity units (the audio processed)", "alb_lcu_hours", audioGb);
+    }
     if (uploads) s3Puts += uploads.files * 2 + (uploads.gb * 1024) / up.partMb;
     if (uploads) dynamoWrites += uploads.files;
     add("Data transfer", "S3 downloads to the internet", "data_transfer_out", storage.s3_downloaded_gb ?? 0);
@@ -453,7 +472,7 @@ export function monthlyCost(load: CostLoad, resources: StackResources, aws: AwsP
   add("CloudWatch", "dashboards", "cloudwatch_dashboards", resources.dashboards, true);
   // A metric filter or an EMF line publishes only when a log line comes, and CloudWatch bills a custom metric
   // for the hours it is published in: nothing at rest, all of them under any load (an upper bound, not prorated).
-  const publishing = requests > 0 || (load.uploads?.files ?? 0) > 0;
+  const publishing = requests > 0 || (load.uploads?.files ?? 0) > 0 || sessions > 0;
   add("CloudWatch", "custom metrics (signals; none published at rest)", "cloudwatch_custom_metrics", publishing ? resources.customMetrics : 0);
   const emails = load.notifications?.alarm_emails ?? ASSUMED.alarmEmails;
   add("SNS", "alarm publishes", "sns_publishes", emails, true);

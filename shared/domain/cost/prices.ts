@@ -59,6 +59,7 @@ export const AWS_PRICE_KEYS = [
   "s3vectors_query_requests",
   "s3vectors_query_tb",
   "textract_detect_document_text_pages",
+  "transcribe_streaming_minutes",
 ] as const;
 export type AwsPriceKey = (typeof AWS_PRICE_KEYS)[number];
 

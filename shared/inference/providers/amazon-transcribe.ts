@@ -9,10 +9,12 @@
  * - each final result (IsPartial false) is one segment and one text delta; partial results are skipped
  *   (they rewrite themselves, which a delta cannot express);
  * - `temperature`, `context_bias` and `timestamp_granularities: ["word"]` have no counterpart and are ignored.
+ * Live sessions (transcribeLive) stream the client's samples as they come, with the same language and result mapping.
  */
 import { StartStreamTranscriptionCommand, TranscribeStreamingClient, type AudioStream, type LanguageCode } from "@aws-sdk/client-transcribe-streaming";
 import { toPcm16, PCM_RATE } from "../audio/pcm.js";
-import { UpstreamError, type CallOptions, type TranscribeRequest, type TranscriptionEvent } from "../types.js";
+import { Resampler, toS16le } from "../audio/live-pcm.js";
+import { UpstreamError, type CallOptions, type LiveAudio, type LiveTranscribeRequest, type TranscribeRequest, type TranscriptionEvent } from "../types.js";
 import { registerProviderFactory } from "../registry.js";
 import { AudioOnlyProvider } from "./audio-only.js";
 import { isAbort } from "./bedrock/errors.js";
@@ -40,6 +42,9 @@ export const TRANSCRIBE_LOCALES: Record<string, string> = {
 export const LANGUAGE_OPTIONS = ["en-US", "fr-FR", "de-DE", "es-US", "it-IT"];
 /** 100 ms of 16 kHz 16-bit mono audio. */
 const CHUNK_BYTES = PCM_RATE / 10 * 2;
+/** The rates StartStreamTranscription takes for `pcm` (MediaSampleRateHertz). */
+const MIN_RATE = 8_000;
+const MAX_RATE = 48_000;
 
 const THROTTLED = new Set(["LimitExceededException", "ThrottlingException"]);
 
@@ -59,19 +64,52 @@ export class AmazonTranscribeProvider extends AudioOnlyProvider {
     } catch {
       throw new UpstreamError(422, `The ${request.container} audio could not be decoded to PCM; send WAV, MP3, FLAC or Ogg (Vorbis, Opus)`);
     }
-    const language = request.language ? (TRANSCRIBE_LOCALES[request.language.toLowerCase()] ?? request.language) : undefined;
     const audioStream = async function* (): AsyncGenerator<AudioStream> {
       for (let at = 0; at < pcm.length; at += CHUNK_BYTES) yield { AudioEvent: { AudioChunk: pcm.subarray(at, at + CHUNK_BYTES) } };
     };
+    yield* this.stream({ rate: PCM_RATE, language: request.language, diarize: request.diarize, audio: audioStream() }, options);
+  }
+
+  /**
+   * The client's samples as they arrive, as 16-bit PCM at the session's rate (Transcribe takes 8–48 kHz; any other is
+   * resampled to 16 kHz), in events of at most 100 ms. Flush marks are dropped: Transcribe has nothing like them.
+   */
+  async *transcribeLive(request: LiveTranscribeRequest, audio: AsyncIterable<LiveAudio>, options: CallOptions): AsyncGenerator<TranscriptionEvent> {
+    const { encoding, sampleRate } = request.format;
+    const rate = sampleRate >= MIN_RATE && sampleRate <= MAX_RATE ? sampleRate : PCM_RATE;
+    const resampler = rate === sampleRate ? undefined : new Resampler(sampleRate, rate);
+    const chunkBytes = Math.floor(rate / 10) * 2;
+    const events = (pcm: Buffer): AudioStream[] => {
+      const out: AudioStream[] = [];
+      for (let at = 0; at < pcm.length; at += chunkBytes) out.push({ AudioEvent: { AudioChunk: pcm.subarray(at, at + chunkBytes) } });
+      return out;
+    };
+    const audioStream = async function* (): AsyncGenerator<AudioStream> {
+      for await (const piece of audio) {
+        if (piece.type !== "audio") continue;
+        const pcm = toS16le(piece.data, encoding);
+        yield* events(resampler ? resampler.push(pcm) : pcm);
+      }
+      if (resampler) yield* events(resampler.end());
+    };
+    yield* this.stream({ rate, language: request.language, diarize: false, audio: audioStream() }, options);
+  }
+
+  /**
+   * One StartStreamTranscription: language code or identification, final results only (partial results rewrite
+   * themselves, which a delta cannot express) as one text delta and one segment each, the language once.
+   */
+  private async *stream(call: { rate: number; language?: string; diarize: boolean; audio: AsyncIterable<AudioStream> }, options: CallOptions): AsyncGenerator<TranscriptionEvent> {
+    const language = call.language ? (TRANSCRIBE_LOCALES[call.language.toLowerCase()] ?? call.language) : undefined;
     let languageSent = false;
     try {
       const response = await this.client.send(
         new StartStreamTranscriptionCommand({
           MediaEncoding: "pcm",
-          MediaSampleRateHertz: PCM_RATE,
+          MediaSampleRateHertz: call.rate,
           ...(language ? { LanguageCode: language as LanguageCode } : { IdentifyLanguage: true, LanguageOptions: LANGUAGE_OPTIONS.join(",") }),
-          ...(request.diarize ? { ShowSpeakerLabel: true } : {}),
-          AudioStream: audioStream(),
+          ...(call.diarize ? { ShowSpeakerLabel: true } : {}),
+          AudioStream: call.audio,
         }),
         { abortSignal: options.signal },
       );

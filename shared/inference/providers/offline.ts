@@ -2,6 +2,7 @@ import type { ChatCompletionRequest, FimCompletionRequest, Message, Tool, ToolCa
 import { hashEmbedding } from "../feature-hashing.js";
 import { TRANSCRIBABLE_CONTAINERS } from "../../domain/audio.js";
 import { wavOf } from "../audio/wav.js";
+import { durationSeconds } from "../audio/live-pcm.js";
 import { refuseAnnotations } from "./ocr-annotations.js";
 import type {
   CallOptions,
@@ -11,6 +12,8 @@ import type {
   EmbedRequest,
   Embeddings,
   InferenceProvider,
+  LiveAudio,
+  LiveTranscribeRequest,
   ModerateRequest,
   Moderation,
   OcrCall,
@@ -72,6 +75,17 @@ export class OfflineProvider implements InferenceProvider {
   /** Never invents words: one labelled sentence saying what was received (its measured length) and that nothing heard it. */
   async *transcribe(request: TranscribeRequest): AsyncIterable<TranscriptionEvent> {
     yield { type: "text", text: offlineTranscript(request.durationSeconds, request.container) };
+  }
+
+  /** The same sentence for a live session, once its audio has ended: the seconds its bytes hold (flush marks change nothing). */
+  async *transcribeLive(request: LiveTranscribeRequest, audio: AsyncIterable<LiveAudio>, options: CallOptions): AsyncIterable<TranscriptionEvent> {
+    let bytes = 0;
+    for await (const piece of audio) {
+      options.signal?.throwIfAborted();
+      if (piece.type === "audio") bytes += piece.data.length;
+    }
+    const { encoding, sampleRate } = request.format;
+    yield { type: "text", text: offlineTranscript(durationSeconds(bytes, request.format), `${sampleRate / 1000} kHz ${encoding}`) };
   }
 
   /**

@@ -8,6 +8,8 @@ import {
   type EmbedRequest,
   type Embeddings,
   type InferenceProvider,
+  type LiveAudio,
+  type LiveTranscribeRequest,
   type ModerateRequest,
   type Moderation,
   type OcrCall,
@@ -20,6 +22,7 @@ import {
 } from "../types.js";
 import { speechBody, speechFromAnswer, transcriptionEvents, transcriptionForm } from "./openai-compatible/audio.js";
 import { ocrBody, ocrResultOf } from "./openai-compatible/ocr.js";
+import { realtimeTranscription } from "./openai-compatible/realtime.js";
 import type { ChatCompletionRequest, FimCompletionRequest, Message } from "../../schemas/inference.js";
 import { sseData } from "../sse.js";
 import { UpstreamCall } from "./openai-compatible/transport.js";
@@ -132,6 +135,12 @@ export class OpenAICompatibleProvider implements InferenceProvider {
   async *transcribe(request: TranscribeRequest, options: CallOptions): AsyncGenerator<TranscriptionEvent> {
     const answer = await this.postJson("/v1/audio/transcriptions", transcriptionForm(request, this.dialect), options);
     yield* transcriptionEvents(answer);
+  }
+
+  /** The upstream's realtime WebSocket (openai-compatible/realtime.ts): vLLM's `/v1/realtime`, or Mistral's own. */
+  transcribeLive(request: LiveTranscribeRequest, audio: AsyncIterable<LiveAudio>, options: CallOptions): AsyncIterable<TranscriptionEvent> {
+    const upstream = { baseUrl: this.baseUrl, dialect: this.dialect, apiKey: this.apiKey(), timeoutMs: this.timeoutMs, where: this.where };
+    return realtimeTranscription(upstream, request, audio, options.signal);
   }
 
   /**
@@ -283,7 +292,7 @@ export class OpenAICompatibleProvider implements InferenceProvider {
     // its content type with the boundary. undici's own encoder takes only its own FormData class.
     const encoded = body instanceof FormData ? new Response(body) : undefined;
     const headers: Record<string, string> = { "content-type": encoded?.headers.get("content-type") ?? "application/json", accept };
-    const key = this.apiKeyEnv ? process.env[this.apiKeyEnv] : undefined;
+    const key = this.apiKey();
     if (key) headers.authorization = `Bearer ${key}`;
     const payload = encoded ? Buffer.from(await encoded.arrayBuffer()) : JSON.stringify(body);
     call.arm();
@@ -302,6 +311,11 @@ export class OpenAICompatibleProvider implements InferenceProvider {
       throw this.networkFailure(error, call, "read");
     }
     throw httpFailure(response.statusCode, text, headerOf(response, "retry-after"));
+  }
+
+  /** The key in the variable the config names; none when it is unset or empty. */
+  private apiKey(): string | undefined {
+    return this.apiKeyEnv ? process.env[this.apiKeyEnv] || undefined : undefined;
   }
 
   /** What a failed fetch or body read becomes: the caller's own abort, a timeout (504) or a broken connection (502). */

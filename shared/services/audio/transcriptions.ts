@@ -37,10 +37,11 @@ interface Audio {
   filename: string;
 }
 
-interface Heard {
+/** The model call a transcript belongs to: its model, its provider, and what was measured of its audio. */
+export interface Heard {
   model: ModelEntry;
-  provider: InferenceProvider & Required<Pick<InferenceProvider, "transcribe">>;
-  facts: AudioFacts;
+  provider: Pick<InferenceProvider, "backend">;
+  facts: Pick<AudioFacts, "durationSeconds">;
 }
 
 export async function transcribe(ctx: CallContext, form: TranscriptionForm): Promise<ModelAnswer<TranscriptionOut> | ModelStream> {
@@ -51,7 +52,7 @@ export async function transcribe(ctx: CallContext, form: TranscriptionForm): Pro
   if (!provider.transcribe) throw new UnsupportedByProvider(provider.backend, "transcription");
   const audio = await audioFrom(ctx, source, form);
   const facts = checkTranscribable(source, await formatOf(audio.bytes));
-  const heard: Heard = { model, provider: provider as Heard["provider"], facts };
+  const heard: Heard = { model, provider, facts };
 
   const started = Date.now();
   const events = provider.transcribe(
@@ -87,7 +88,7 @@ export async function transcribe(ctx: CallContext, form: TranscriptionForm): Pro
 }
 
 /** What the events add up to: the text, the language (heard, else the one asked for), the segments. */
-class Transcript {
+export class Transcript {
   text = "";
   language: string | null = null;
   readonly segments: TranscriptionSegmentOut[] = [];
@@ -112,7 +113,7 @@ class Transcript {
   }
 }
 
-function segmentOut(event: Extract<TranscriptionEvent, { type: "segment" }>): TranscriptionSegmentOut {
+export function segmentOut(event: Extract<TranscriptionEvent, { type: "segment" }>): TranscriptionSegmentOut {
   return { type: "transcription_segment", text: event.text, start: event.start, end: event.end, ...(event.speakerId ? { speaker_id: event.speakerId } : {}) };
 }
 

@@ -26,9 +26,14 @@ export async function resolveCaller(secret: string): Promise<Caller | undefined>
  * service account deleted, or, for a key with no user or service account behind it, the key revoked. The
  * key's admin flag counts only while that key is live; the principal's roles do not depend on the key.
  */
-export async function resolvePrincipal(who: { organization: string; workspace: string; principal: string; principalType: "user" | "service_account"; keyId: string }): Promise<Caller | undefined> {
+export async function resolvePrincipal(
+  who: { organization: string; workspace: string; principal: string; principalType: "user" | "service_account"; keyId: string },
+  options: { liveKey?: boolean } = {},
+): Promise<Caller | undefined> {
   const stored = await tenancyStore.getApiKey(who.keyId);
   const key = stored && !stored.revokedAt && !expired(stored) && stored.principal === who.principal && stored.workspace === who.workspace ? stored : undefined;
+  // A credential derived from the key (a client secret) dies with it, whatever the principal may still do.
+  if (options.liveKey && !key) return undefined;
   return callerOf({ ...who, roles: key?.roles ?? [], admin: key?.admin ?? false, ...(key ? {} : { revoked: true }) }, key);
 }
 

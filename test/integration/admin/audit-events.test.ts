@@ -255,6 +255,7 @@ const calls: Record<string, () => Promise<string>> = {
     await ok(http().request("DELETE", `/v1/libraries/${library.id}/share`, { json: org }), "unshare library");
     return library.id;
   },
+  "POST /v1/client/sessions": async () => (await ok(http().request("POST", "/v1/client/sessions", { json: { purpose: "realtime", model: "voxtral-mini-transcribe-realtime-2602" } }), "client session")).id,
 };
 
 const privileged = routeTable.filter((row) => row.audit);

@@ -191,13 +191,46 @@ describe("the cost model", () => {
     });
   });
 
+  it("prices realtime transcription sessions: Transcribe minutes, the WebSocket upgrade, the audio through CloudFront and the balancer", () => {
+    const report = cost({ requests: {}, cloudfront: true, realtime: { sessions: 1000, avg_minutes: 5 } });
+    // 5,000 minutes × $0.024; their audio at 32,000 B/s is 9.6e9 B = 8.9407 GB, to the origin at $0.02 and processed
+    // by the balancer at 1 GB an LCU-hour × $0.008; 1,000 upgrade requests × $0.01/10K.
+    const audioGb = (5000 * 60 * 32_000) / 1024 ** 3;
+    expect(line(report, "Transcribe streaming minutes").quantity).toBe(5000);
+    expect(line(report, "CloudFront audio to the origin").quantity).toBeCloseTo(audioGb, 9);
+    expectUsd(report, {
+      "Transcribe streaming minutes": 120,
+      "CloudFront requests (a WebSocket upgrade": 0.001,
+      "CloudFront audio to the origin": audioGb * 0.02,
+      "load balancer capacity units (the audio processed)": audioGb * 0.008,
+    });
+    const realtime = report.lines.filter((l) => l.service === "Realtime transcription");
+    expect(realtime).toHaveLength(4);
+    expect(realtime.every((l) => !l.fixed)).toBe(true);
+    // The sessions run on the upload service's fixed task: nothing else changes with them (these stacks publish no custom metrics).
+    const atRest = cost({ requests: {}, cloudfront: true });
+    expect(report.total - atRest.total).toBeCloseTo(realtime.reduce((sum, l) => sum + l.usd, 0), 9);
+    // Only through the distribution; no session, no line.
+    expect(() => cost({ requests: {}, cloudfront: false, realtime: { sessions: 1, avg_minutes: 1 } })).toThrow(CostLoadError);
+    expect(() => cost({ requests: {}, cloudfront: false, realtime: { sessions: 1, avg_minutes: 1 } })).toThrow(/realtime transcription sessions are WebSockets through the CloudFront distribution/);
+    expect(cost({ requests: {}, cloudfront: false, realtime: { sessions: 0, avg_minutes: 1 } }).lines.filter((l) => l.service === "Realtime transcription")).toEqual([]);
+    expect(() => CostLoad.parse({ requests: {}, realtime: { sessions: 1 } })).toThrow();
+  });
+
   it("prices no library line without documents or searches", () => {
     const report = cost({ requests: {}, libraries: { documents: 0 }, cloudfront: false });
     expect(report.lines.filter((l) => /library|Vectors|OCR/.test(l.item) || l.service === "S3 Vectors")).toEqual([]);
   });
 
   it("scales every volume with the requests, and keeps the fixed part fixed", () => {
-    const load = CostLoad.parse({ ...small, storage: { s3_gb: 10 }, batch: { jobs: 1, lines: 100 }, libraries: { documents: 10, documents_stored: 100, queries: 50, libraries: 4 } });
+    const load = CostLoad.parse({
+      ...small,
+      cloudfront: true,
+      storage: { s3_gb: 10 },
+      batch: { jobs: 1, lines: 100 },
+      libraries: { documents: 10, documents_stored: 100, queries: 50, libraries: 4 },
+      realtime: { sessions: 20, avg_minutes: 3 },
+    });
     const scaled = scaleLoad(load, 10_000_000);
     expect(scaled.requests.things!.requests).toBe(10_000_000);
     expect(scaled.requests.things!.avg_ms).toBe(200);
@@ -206,6 +239,8 @@ describe("the cost model", () => {
     expect(scaled.batch).toEqual({ jobs: 10, lines: 1000 });
     // More traffic is more libraries of the same size, not the same libraries ten times larger (a query's data stays the same).
     expect(scaled.libraries).toEqual({ documents: 100, documents_stored: 1000, queries: 500, libraries: 40 });
+    // More sessions of the same length.
+    expect(scaled.realtime).toEqual({ sessions: 200, avg_minutes: 3 });
     const one = monthlyCost(load, resources, prices.aws, prices);
     const ten = monthlyCost(scaled, resources, prices.aws, prices);
     expect(ten.fixed).toBeCloseTo(one.fixed, 9);

@@ -45,6 +45,7 @@ describe("toModelCard", () => {
         audio: false,
         moderation: false,
         audio_transcription: false,
+        audio_transcription_realtime: false,
         audio_speech: false,
       },
       type: "base",
@@ -64,6 +65,7 @@ describe("toModelCard", () => {
   it("derives audio_transcription and audio_speech from the transcriptions and speech endpoints", () => {
     expect(toModelCard(aModelEntry({ endpoints: ["transcriptions"] })).capabilities).toMatchObject({ completion_chat: false, audio_transcription: true, audio_speech: false });
     expect(toModelCard(aModelEntry({ endpoints: ["speech"] })).capabilities).toMatchObject({ audio_transcription: false, audio_speech: true });
+    expect(toModelCard(aModelEntry({ endpoints: ["realtime_transcriptions"] })).capabilities).toMatchObject({ audio_transcription: false, audio_transcription_realtime: true });
   });
 
   it("derives ocr from the ocr endpoint", () => {
@@ -140,6 +142,7 @@ describe("toFineTunedModel", () => {
         audio: false,
         moderation: false,
         audio_transcription: false,
+        audio_transcription_realtime: false,
         audio_speech: false,
       },
       max_context_length: 32768,

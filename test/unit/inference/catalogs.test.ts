@@ -71,6 +71,7 @@ const TOKENIZER_OF: Record<string, string> = {
   "devstral-small-latest": "tekken",
   "voxtral-small-latest": "tekken",
   "voxtral-mini-latest": "tekken",
+  "voxtral-mini-transcribe-realtime-2602": "tekken",
   "mistral-embed": "v1",
   "codestral-embed": "tekken",
   "mistral-moderation-latest": "tekken",

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import * as z from "zod";
 import { OFFLINE_LABEL, OFFLINE_THINKING, OfflineProvider } from "../../../shared/inference/providers/offline.js";
 import { countTokens } from "../../../shared/inference/tokenizer.js";
-import type { CompletionEvent } from "../../../shared/inference/types.js";
+import type { CompletionEvent, LiveAudio, TranscriptionEvent } from "../../../shared/inference/types.js";
 import { ChatCompletionRequest, FimCompletionRequest } from "../../../shared/schemas/inference.js";
 
 const provider = new OfflineProvider();
@@ -539,5 +539,36 @@ describe("offline moderation", () => {
     expect(Object.keys(results[0]!.categories).sort()).toStrictEqual(
       ["dangerous_and_criminal_content", "financial", "hate_and_discrimination", "health", "law", "pii", "selfharm", "sexual", "violence_and_threats"],
     );
+  });
+});
+
+describe("offline live transcription", () => {
+  async function* audioOf(...pieces: LiveAudio[]): AsyncGenerator<LiveAudio> {
+    yield* pieces;
+  }
+  const transcribeLive = async (format: { encoding: "pcm_s16le" | "pcm_mulaw"; sampleRate: number }, audio: AsyncIterable<LiveAudio>) => {
+    const events: TranscriptionEvent[] = [];
+    for await (const event of provider.transcribeLive({ model: "offline-transcriber", format }, audio, {})) events.push(event);
+    return events;
+  };
+
+  it("says how much audio it received once the audio ends, and invents no words", async () => {
+    const audio = audioOf({ type: "audio", data: Buffer.alloc(32_000) }, { type: "flush" }, { type: "audio", data: Buffer.alloc(16_000) });
+
+    expect(await transcribeLive({ encoding: "pcm_s16le", sampleRate: 16_000 }, audio)).toStrictEqual([
+      { type: "text", text: "[offline] No speech-to-text model is configured; 1.5 s of 16 kHz pcm_s16le audio were received and not transcribed." },
+    ]);
+  });
+
+  it("measures the duration in the session's encoding", async () => {
+    const [event] = await transcribeLive({ encoding: "pcm_mulaw", sampleRate: 8_000 }, audioOf({ type: "audio", data: Buffer.alloc(20_000) }));
+
+    expect(event).toMatchObject({ type: "text", text: expect.stringContaining("2.5 s of 8 kHz pcm_mulaw audio") });
+  });
+
+  it("answers a session without audio", async () => {
+    const [event] = await transcribeLive({ encoding: "pcm_s16le", sampleRate: 24_000 }, audioOf());
+
+    expect(event).toMatchObject({ text: expect.stringContaining("0.0 s of 24 kHz pcm_s16le audio") });
   });
 });
