@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { seal, unseal } from "./sealed-tokens.js";
 
 /**
  * Download tokens for signed file URLs. S3 presigned URLs die with the Lambda credentials that signed
@@ -12,26 +12,10 @@ export interface DownloadGrant {
   expiresAt: number;
 }
 
-const b64url = (data: Buffer | string): string => Buffer.from(data).toString("base64url");
-
-/**
- * Base64url exactly as the signers here write it, or undefined: Node's decoder skips characters outside the
- * alphabet and ignores padding and a last character's spare bits, so many spellings would decode to one
- * signature; only the one spelling is taken.
- */
-export function canonicalBase64url(text: string): Buffer | undefined {
-  if (!/^[A-Za-z0-9_-]+$/.test(text)) return undefined;
-  const bytes = Buffer.from(text, "base64url");
-  return bytes.toString("base64url") === text ? bytes : undefined;
-}
-
-function mac(secret: Buffer, payload: string): Buffer {
-  return createHmac("sha256", secret).update(`file-download.v1.${payload}`).digest();
-}
+const DOMAIN = "file-download.v1";
 
 export function signDownload(secret: Buffer, grant: DownloadGrant): string {
-  const payload = b64url(JSON.stringify({ w: grant.workspace, f: grant.fileId, e: grant.expiresAt }));
-  return `${payload}.${b64url(mac(secret, payload))}`;
+  return seal(secret, DOMAIN, { w: grant.workspace, f: grant.fileId, e: grant.expiresAt });
 }
 
 export type DownloadCheck = { ok: true; grant: DownloadGrant } | { ok: false; reason: "malformed" | "bad_signature" | "expired" };
@@ -41,26 +25,12 @@ export type DownloadCheck = { ok: true; grant: DownloadGrant } | { ok: false; re
  * "Rotations"): URLs issued before the rotation keep working until their own expiry.
  */
 export function verifyDownload(secrets: Buffer | readonly Buffer[], token: string, now: number): DownloadCheck {
-  const [payload, signature, ...rest] = token.split(".");
-  if (!payload || !signature || rest.length) return { ok: false, reason: "malformed" };
-  const given = canonicalBase64url(signature);
-  if (!given || !canonicalBase64url(payload)) return { ok: false, reason: "malformed" };
-  const matches = (secret: Buffer) => {
-    const expected = mac(secret, payload);
-    return given.length === expected.length && timingSafeEqual(given, expected);
-  };
-  if (!(Buffer.isBuffer(secrets) ? [secrets] : secrets).some(matches)) return { ok: false, reason: "bad_signature" };
-  let fields: { w?: unknown; f?: unknown; e?: unknown };
-  try {
-    fields = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
-  } catch {
-    return { ok: false, reason: "malformed" };
-  }
-  if (typeof fields.w !== "string" || typeof fields.f !== "string" || typeof fields.e !== "number") {
-    return { ok: false, reason: "malformed" };
-  }
-  if (fields.e <= now) return { ok: false, reason: "expired" };
-  return { ok: true, grant: { workspace: fields.w, fileId: fields.f, expiresAt: fields.e } };
+  const opened = unseal(Buffer.isBuffer(secrets) ? [secrets] : secrets, DOMAIN, token);
+  if (!opened.ok) return opened;
+  const { w, f, e } = opened.fields;
+  if (typeof w !== "string" || typeof f !== "string" || typeof e !== "number") return { ok: false, reason: "malformed" };
+  if (e <= now) return { ok: false, reason: "expired" };
+  return { ok: true, grant: { workspace: w, fileId: f, expiresAt: e } };
 }
 
 /** The longest a signed URL lives (`expiry` of GET /v1/files/{file_id}/url, hours). */

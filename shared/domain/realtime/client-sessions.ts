@@ -1,6 +1,6 @@
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { PrincipalType } from "../caller.js";
-import { canonicalBase64url } from "../signed-urls.js";
+import { seal, unseal } from "../sealed-tokens.js";
 
 /**
  * Client sessions (`POST /v1/client/sessions`, docs/decisions/0072-realtime-transcription.md): a short-lived
@@ -28,15 +28,13 @@ export interface ClientSessionGrant {
 
 export const CLIENT_SECRET_PREFIX = "rt_";
 
-const b64url = (data: Buffer | string): string => Buffer.from(data).toString("base64url");
-const mac = (secret: Buffer, payload: string): Buffer => createHmac("sha256", secret).update(`client-session.v1.${payload}`).digest();
+const DOMAIN = "client-session.v1";
 
 export const newClientSessionId = (): string => randomBytes(8).toString("hex");
 
 export function signClientSession(secret: Buffer, grant: ClientSessionGrant): string {
   const { id, organization, workspace, principal, principalType, keyId, model, expiresAt } = grant;
-  const payload = b64url(JSON.stringify({ i: id, o: organization, w: workspace, p: principal, t: principalType, k: keyId, m: model, e: expiresAt }));
-  return `${CLIENT_SECRET_PREFIX}${payload}.${b64url(mac(secret, payload))}`;
+  return `${CLIENT_SECRET_PREFIX}${seal(secret, DOMAIN, { i: id, o: organization, w: workspace, p: principal, t: principalType, k: keyId, m: model, e: expiresAt })}`;
 }
 
 export type ClientSessionCheck = { ok: true; grant: ClientSessionGrant } | { ok: false; reason: "malformed" | "bad_signature" | "expired" };
@@ -44,22 +42,9 @@ export type ClientSessionCheck = { ok: true; grant: ClientSessionGrant } | { ok:
 /** Checks a secret against the current signing secret and, during a rotation's overlap, the previous one. */
 export function verifyClientSession(secrets: readonly Buffer[], token: string, now: number): ClientSessionCheck {
   if (!token.startsWith(CLIENT_SECRET_PREFIX)) return { ok: false, reason: "malformed" };
-  const [payload, signature, ...rest] = token.slice(CLIENT_SECRET_PREFIX.length).split(".");
-  if (!payload || !signature || rest.length) return { ok: false, reason: "malformed" };
-  const given = canonicalBase64url(signature);
-  if (!given || !canonicalBase64url(payload)) return { ok: false, reason: "malformed" };
-  const matches = (secret: Buffer) => {
-    const expected = mac(secret, payload);
-    return given.length === expected.length && timingSafeEqual(given, expected);
-  };
-  if (!secrets.some(matches)) return { ok: false, reason: "bad_signature" };
-  let fields: Record<string, unknown>;
-  try {
-    fields = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
-  } catch {
-    return { ok: false, reason: "malformed" };
-  }
-  const { i, o, w, p, t, k, m, e } = fields;
+  const opened = unseal(secrets, DOMAIN, token.slice(CLIENT_SECRET_PREFIX.length));
+  if (!opened.ok) return opened;
+  const { i, o, w, p, t, k, m, e } = opened.fields;
   const strings = [i, o, w, p, k, m].every((value) => typeof value === "string");
   if (!strings || (t !== "user" && t !== "service_account") || typeof e !== "number") return { ok: false, reason: "malformed" };
   if (e <= now) return { ok: false, reason: "expired" };
