@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type * as cdk from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
@@ -7,6 +7,7 @@ import { buildApp, type BuildOptions } from "../../infra/app.js";
 import { buildHandlers, DIST } from "../../infra/build.js";
 import { ROUTE_KEY_ENV } from "../../shared/http/policy.js";
 import { withLock } from "../support/file-lock.js";
+import { synthRoot } from "../support/synth-root.js";
 
 export type Json = Record<string, any>;
 
@@ -58,8 +59,13 @@ const synthesizedApps = new Map<string, ReturnType<typeof synthesize>>();
 async function synthesize(options: BuildOptions & { validate?: boolean }) {
   await (bundled ??= bundleOncePerRun());
   const { validate = true, ...build } = options;
+  // Under the run's folder, which the run's teardown removes: CDK's default is a new folder in the OS's temp
+  // directory that nothing removes, each holding a copy of every bundle (~200 MB).
+  const root = synthRoot(inject("runId"));
+  mkdirSync(root, { recursive: true });
   const built = buildApp({
     ...build,
+    outdir: build.outdir ?? mkdtempSync(join(root, "cdk.out-")),
     // As in cdk.json; findings land in the report (asserted in api.test.ts) instead of throwing mid-synth.
     context: { "@aws-cdk/core:validateAgainstDefaultRules": true, "@aws-cdk/core:failSynthOnValidationErrors": false, ...build.context },
   });

@@ -6,6 +6,7 @@ import type { TestProject } from "vitest/node";
 import "../../infra/local/env.js";
 import { LOCAL_CATALOG, providersEnv, readCatalog } from "../../infra/catalog.js";
 import { startBackends } from "../../infra/local/backends.js";
+import { synthRoot } from "./synth-root.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -25,9 +26,12 @@ export default async function setup(project: TestProject) {
   // The offline catalog, seeded once: tests only read base models (fine-tuned ones live per workspace).
   await (await import("../../shared/services/models/catalog.js")).seed(catalog);
   project.provide("backendEnv", env);
-  project.provide("runId", randomUUID());
+  const runId = randomUUID();
+  project.provide("runId", runId);
   return async () => {
     await backends.stop();
     rmSync(dataDir, { recursive: true, force: true });
+    // The cloud assemblies test/infra synthesized (test/infra/synth.ts): ~200 MB of staged bundles each.
+    rmSync(synthRoot(runId), { recursive: true, force: true });
   };
 }
