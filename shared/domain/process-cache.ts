@@ -12,7 +12,7 @@ export type Clock = () => number;
 const caches = new Set<TtlCache<unknown>>();
 
 export class TtlCache<V> {
-  private readonly entries = new Map<string, { value: V; until: number }>();
+  private readonly entries = new Map<string, { value: V; at: number; until: number }>();
   /** In-flight loads, so that calls arriving together share one read. */
   private readonly loading = new Map<string, Promise<V>>();
 
@@ -40,21 +40,28 @@ export class TtlCache<V> {
   get(key: string): V | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
-    if (entry.until > this.now()) return entry.value;
+    if (this.fresh(entry)) return entry.value;
     this.entries.delete(key);
     return undefined;
+  }
+
+  /** Within its TTL, and not stored "later" than now: a clock that went back (a correction, a test's fake clock) drops it. */
+  private fresh(entry: { at: number; until: number }): boolean {
+    const now = this.now();
+    return entry.at <= now && now < entry.until;
   }
 
   set(key: string, value: V): void {
     this.entries.delete(key);
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(key, { value, until: this.now() + this.ttlMs });
+    const at = this.now();
+    this.entries.set(key, { value, at, until: at + this.ttlMs });
   }
 
   /** The cached value, or `load`'s (cached when `keep` says so: e.g. not a "not found" that may soon exist). */
   async through(key: string, load: () => Promise<V>, keep: (value: V) => boolean = () => true): Promise<V> {
     const entry = this.entries.get(key);
-    if (entry && entry.until > this.now()) return entry.value;
+    if (entry && this.fresh(entry)) return entry.value;
     const pending = this.loading.get(key);
     if (pending) return pending;
     const loaded = load().then(

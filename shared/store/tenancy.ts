@@ -211,7 +211,9 @@ export const secretStore = {
   },
 
   async urlSigningSecrets(): Promise<UrlSigningSecrets> {
-    if (cached && Date.now() - cached.at < SIGNING_SECRET_CACHE_SECONDS * 1000) return cached.secrets;
+    // An entry read "later" than now (a clock that went back: a correction, a test's fake clock) is read again.
+    const age = cached ? Date.now() - cached.at : -1;
+    if (cached && age >= 0 && age < SIGNING_SECRET_CACHE_SECONDS * 1000) return cached.secrets;
     const out = await documents.send(new GetCommand({ TableName: table(), Key: SIGNING_KEY }));
     const secret = out.Item?.secret as string | undefined;
     if (!secret) throw new Error("The URL signing secret is missing: run `npm run keys -- bootstrap` against this deployment");

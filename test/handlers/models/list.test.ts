@@ -65,6 +65,7 @@ describe("GET /v1/models", () => {
         audio: false,
         moderation: false,
         audio_transcription: false,
+        audio_transcription_realtime: false,
         audio_speech: false,
       },
       type: "base",

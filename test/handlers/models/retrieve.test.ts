@@ -61,6 +61,7 @@ describe("GET /v1/models/{model_id}", () => {
         audio: false,
         moderation: false,
         audio_transcription: false,
+        audio_transcription_realtime: false,
         audio_speech: false,
       },
       type: "base",

@@ -62,6 +62,7 @@ describe("PATCH /v1/fine_tuning/models/{model_id}", () => {
         audio: false,
         moderation: false,
         audio_transcription: false,
+        audio_transcription_realtime: false,
         audio_speech: false,
       },
       max_context_length: tuned.maxContextLength,

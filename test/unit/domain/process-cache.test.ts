@@ -21,6 +21,17 @@ describe("TtlCache", () => {
     expect(load).toHaveBeenCalledTimes(2);
   });
 
+  it("reads again when the clock went back past the time an entry was stored (a correction, a test's fake clock)", async () => {
+    const clock = aClock();
+    const cache = new TtlCache<string>(PROCESS_CACHE_TTL_MS, clock.now);
+    const load = vi.fn(async () => `read ${load.mock.calls.length}`);
+
+    expect(await cache.through("ws-1", load)).toBe("read 1");
+    clock.advance(-1);
+    expect(cache.get("ws-1")).toBeUndefined();
+    expect(await cache.through("ws-1", load)).toBe("read 2");
+  });
+
   it("shares one read among calls that arrive together", async () => {
     const cache = new TtlCache<number>();
     let release!: (n: number) => void;
