@@ -16,7 +16,7 @@ import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import WebSocket from "ws";
 import { startLocalStack } from "../infra/local/stack.js";
-import { Resampler, toS16le } from "../shared/inference/audio/live-pcm.js";
+import { bytesPerSample, Resampler, toS16le } from "../shared/inference/audio/live-pcm.js";
 import { LIVE_ENCODINGS } from "../shared/inference/types.js";
 import { ms, summarize, table } from "./stats.js";
 
@@ -151,8 +151,7 @@ try {
 log("\n## 4. Sample conversions, 60 s of audio at 16 kHz in 4 KiB frames (this process)");
 const conversions: string[][] = [["encoding", "to 16-bit MB/s", "× real time", "then 8 → 16 kHz MB/s"]];
 for (const encoding of LIVE_ENCODINGS) {
-  const size = encoding === "pcm_mulaw" || encoding === "pcm_alaw" ? 1 : encoding === "pcm_s16le" || encoding === "pcm_f16le" ? 2 : 4;
-  const input = Buffer.alloc(60 * 16_000 * size, 0x11);
+  const input = Buffer.alloc(60 * 16_000 * bytesPerSample(encoding), 0x11);
   const frames = Array.from({ length: Math.ceil(input.length / FRAME_BYTES) }, (_, i) => input.subarray(i * FRAME_BYTES, (i + 1) * FRAME_BYTES));
   let t = performance.now();
   const converted = frames.map((frame) => toS16le(frame, encoding));

@@ -9,7 +9,7 @@
  * echoes the secret. Served by the container (main.ts) and by `npm start` (infra/local/server.ts) alike.
  */
 import { randomUUID } from "node:crypto";
-import type { IncomingMessage } from "node:http";
+import { STATUS_CODES, type IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import { ApiError, asApiError } from "../../shared/domain/errors.js";
@@ -18,7 +18,7 @@ import { gatewayAnswers, type GatewayAnswer } from "../../shared/http/gateway.js
 import { logger } from "../../shared/observability/logger.js";
 import { admitSession, authenticate, type Authenticated } from "../../shared/services/realtime/admission.js";
 import { CLOSE_POLICY, errorEvent, runSession, type SessionSetup } from "../../shared/services/realtime/session.js";
-import { REALTIME_PATH, REALTIME_PERMISSION } from "./routes.js";
+import { headerReader, normalPath, REALTIME_PATH, REALTIME_PERMISSION } from "./routes.js";
 
 /** The subprotocol a browser offers beside its client secret, and the one the server selects. */
 export const REALTIME_SUBPROTOCOL = "realtime";
@@ -56,14 +56,11 @@ export function realtimeSockets(options: RealtimeSocketOptions = {}) {
     const requestId = randomUUID();
     socket.on("error", () => undefined);
     const url = new URL(req.url ?? "/", "http://socket");
-    if (`/${url.pathname.split("/").filter(Boolean).join("/")}` !== REALTIME_PATH) return refuse(socket, gatewayAnswers.MISSING_AUTHENTICATION_TOKEN);
+    if (normalPath(url.pathname) !== REALTIME_PATH) return refuse(socket, gatewayAnswers.MISSING_AUTHENTICATION_TOKEN);
     if (server.clients.size >= maxSessions) return refuse(socket, AT_CAPACITY);
     let who: Authenticated | undefined;
     try {
-      who = await authenticate((name) => {
-        const value = req.headers[name];
-        return Array.isArray(value) ? value[0] : value;
-      });
+      who = await authenticate(headerReader(req));
     } catch (error) {
       logger.error("realtime authentication failed", { requestId, error: error as Error });
       return refuse(socket, gatewayAnswers.AUTHORIZER_FAILURE);
@@ -170,7 +167,7 @@ function messagesOf(ws: WebSocket): AsyncIterable<string> {
 function refuse(socket: Duplex, answer: GatewayAnswer): void {
   const body = JSON.stringify(answer.body);
   socket.end(
-    `HTTP/1.1 ${answer.status} ${answer.status === 401 ? "Unauthorized" : answer.status === 404 ? "Not Found" : answer.status === 503 ? "Service Unavailable" : "Error"}\r\n` +
+    `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? "Error"}\r\n` +
       `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
 }

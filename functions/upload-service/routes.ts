@@ -3,6 +3,7 @@
  * path matches their templates. Light on purpose: the local server (infra/local/server.ts), the container's entry and
  * the infrastructure (infra/upload-service.ts) read it without loading the service itself.
  */
+import type { IncomingMessage } from "node:http";
 import type { Permission } from "../../shared/domain/identity/permissions.js";
 import type { Grants } from "../route-row.js";
 
@@ -38,10 +39,20 @@ export function pathMatcher(template: string): (path: string) => Record<string, 
 
 const matchers = UPLOAD_ROUTE_KEYS.map((key) => ({ key, method: key.slice(0, key.indexOf(" ")), matches: pathMatcher(templateOf(key)) }));
 
+/** Empty segments (a trailing or doubled slash) are no segment, as the local server's matcher reads paths. */
+export const normalPath = (path: string): string => `/${path.split("/").filter(Boolean).join("/")}`;
+
+/** A request's header by its lower-case name (Node gives a repeated one as a list: its first), as the authorizer reads headers. */
+export const headerReader =
+  (req: IncomingMessage) =>
+  (name: string): string | undefined => {
+    const value = req.headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+
 /** The upload route a request is for, with its path's parameters; undefined for anything else. */
 export function uploadRouteOf(method: string, path: string): { key: UploadRouteKey; params: Record<string, string> } | undefined {
-  // Empty segments (a trailing or doubled slash) are no segment, as the local server's matcher reads paths.
-  const normal = `/${path.split("/").filter(Boolean).join("/")}`;
+  const normal = normalPath(path);
   for (const { key, method: routeMethod, matches } of matchers) {
     const params = routeMethod === method ? matches(normal) : undefined;
     if (params) return { key, params };

@@ -19,7 +19,7 @@ import { discardStaged, documentTooLarge, stageDocument, uploadStaged, uploadTar
 import { enforceRateLimit } from "../../shared/services/identity/rate-limits.js";
 import { callerOf } from "../auth/authorizer.js";
 import { rowByKey, type RouteRow } from "../routes.js";
-import { UPLOAD_ROUTE_KEYS, uploadRouteOf, type UploadRouteKey } from "./routes.js";
+import { headerReader, UPLOAD_ROUTE_KEYS, uploadRouteOf, type UploadRouteKey } from "./routes.js";
 
 /** The routes the upload service serves, each with its row: the policy (auth, permission, errors) is the Lambda route's. */
 export const UPLOAD_ROUTES = Object.fromEntries(UPLOAD_ROUTE_KEYS.map((key) => [key, rowByKey(key)!])) as Record<UploadRouteKey, RouteRow>;
@@ -133,10 +133,7 @@ export function uploadService(options: UploadServiceOptions = {}) {
     try {
       if (!found) return gateway(gatewayAnswers.MISSING_AUTHENTICATION_TOKEN);
       const handling = handlings[found.key];
-      const header = (name: string) => {
-        const value = req.headers[name];
-        return Array.isArray(value) ? value[0] : value;
-      };
+      const header = headerReader(req);
       // API Gateway asks the authorizer only when the Authorization header (its identity source) is there.
       if (header("authorization") === undefined) return gateway(gatewayAnswers.UNAUTHORIZED);
       caller = await callerOf(header);

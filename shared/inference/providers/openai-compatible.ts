@@ -28,7 +28,7 @@ import { sseData } from "../sse.js";
 import { UpstreamCall } from "./openai-compatible/transport.js";
 import { StreamedChoices, toCompletion } from "./openai-compatible/answers.js";
 import { errorCode, httpFailure, malformed } from "./openai-compatible/errors.js";
-import { displayUrl, entriesOfType, isRecord, withoutNulls, type Json } from "./openai-compatible/json.js";
+import { displayUrl, entriesOfType, headerOf, isRecord, withoutNulls, type Json } from "./openai-compatible/json.js";
 
 export type OpenAICompatibleConfig = Omit<Extract<ProviderConfig, { type: "openai-compatible" }>, "type"> & {
   type?: "openai-compatible";
@@ -333,11 +333,6 @@ export class OpenAICompatibleProvider implements InferenceProvider {
 
 
 
-/** A response header's value (undici gives a repeated header as a list: its first). */
-function headerOf(response: Dispatcher.ResponseData, name: string): string | null {
-  const value = response.headers[name];
-  return (Array.isArray(value) ? value[0] : value) ?? null;
-}
 
 function openAIMessage(message: Message): Json {
   const out = withoutNulls({ ...message });

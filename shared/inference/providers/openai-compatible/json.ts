@@ -30,3 +30,9 @@ export function displayUrl(baseUrl: string): string {
     return "the configured base URL";
   }
 }
+
+/** A response header's value (a repeated header comes as a list: its first), from undici's answer or a refused WebSocket handshake. */
+export function headerOf(response: { headers: Record<string, string | string[] | undefined> }, name: string): string | null {
+  const value = response.headers[name];
+  return (Array.isArray(value) ? value[0] : value) ?? null;
+}

@@ -13,7 +13,7 @@ import WebSocket, { type RawData } from "ws";
 import { Resampler, toS16le } from "../../audio/live-pcm.js";
 import { UpstreamError, type LiveAudio, type LiveTranscribeRequest, type TranscriptionEvent } from "../../types.js";
 import { errorCode, httpFailure, malformed, messageIn } from "./errors.js";
-import { isRecord, type Json } from "./json.js";
+import { headerOf, isRecord, type Json } from "./json.js";
 
 export interface RealtimeUpstream {
   /** http(s)://…, without a trailing slash. */
@@ -254,7 +254,3 @@ async function bodyOf(response: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-function headerOf(response: IncomingMessage, name: string): string | null {
-  const value = response.headers[name];
-  return (Array.isArray(value) ? value[0] : value) ?? null;
-}
