@@ -8,6 +8,7 @@ import { VECTOR_BUCKET_ENV } from "../shared/config.js";
 import { VOICE_SAMPLE_NONCURRENT_DAYS, VOICE_SAMPLE_TAG } from "../shared/domain/voices.js";
 import { tableEnvVar, tables, type KeyAttribute, type TableDefinition, type TableName } from "../shared/store/tables.js";
 import { vectorBucketName, type DataRefs, type VectorBucketRefs } from "./data-refs.js";
+import { FILES_BUCKET_CORS } from "./files-cors.js";
 import { pascal } from "./names.js";
 import { TelemetryStore } from "./telemetry.js";
 
@@ -43,6 +44,17 @@ export class DataStack extends cdk.Stack implements DataRefs {
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
       enforceSSL: true,
       removalPolicy: cdk.RemovalPolicy.RETAIN,
+      // Browser pages PUT parts to presigned upload URLs and follow download redirects; why any origin is acceptable
+      // (presigned URLs carry their own authorization): infra/files-cors.ts.
+      cors: [
+        {
+          allowedOrigins: FILES_BUCKET_CORS.allowedOrigins,
+          allowedMethods: FILES_BUCKET_CORS.allowedMethods.map((method) => s3.HttpMethods[method]),
+          allowedHeaders: FILES_BUCKET_CORS.allowedHeaders,
+          exposedHeaders: FILES_BUCKET_CORS.exposedHeaders,
+          maxAge: FILES_BUCKET_CORS.maxAgeSeconds,
+        },
+      ],
       lifecycleRules: [
         {
           // Large uploads the client never completed would otherwise be billed forever.

@@ -6,6 +6,7 @@ import { dirname, join } from "node:path";
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import S3rver from "s3rver";
+import { filesBucketCorsXml } from "../files-cors.js";
 
 export interface RunningS3 {
   endpoint: string;
@@ -27,7 +28,11 @@ interface WritingStore {
   deleteObject(bucket: string, key: string): Promise<void>;
 }
 
-/** s3rver in-process; it checks the access key id (must be S3RVER) and presign expiry, not signatures. */
+/**
+ * s3rver in-process; it checks the access key id (must be S3RVER) and presign expiry, not signatures. Every bucket
+ * gets the files bucket's CORS rule (infra/files-cors.ts), as CDK gives it to the deployed one: s3rver answers
+ * preflights and adds the CORS headers from it (set again on each start, so an existing data directory gets it too).
+ */
 export async function startS3(options: { dataDir: string; buckets: string[] }): Promise<RunningS3> {
   mkdirSync(options.dataDir, { recursive: true });
   const server = new S3rver({
@@ -35,7 +40,7 @@ export async function startS3(options: { dataDir: string; buckets: string[] }): 
     address: "127.0.0.1",
     silent: true,
     directory: options.dataDir,
-    configureBuckets: options.buckets.map((name) => ({ name, configs: [] })),
+    configureBuckets: options.buckets.map((name) => ({ name, configs: [filesBucketCorsXml()] })),
   });
   checkPartsOnComplete((server as unknown as { store: MultipartStore }).store);
   writeWithoutCrashing((server as unknown as { store: WritingStore }).store);

@@ -130,16 +130,10 @@ export const tenancyStore = {
     return hash ? this.getApiKeyByHash(hash) : undefined;
   },
 
+  /** Every key of the organization, revoked or not: all pages of its key index (the keys CLI, the admin key routes). */
   async listApiKeys(organization: string): Promise<ApiKeyRecord[]> {
-    const out = await documents.send(
-      new QueryCommand({
-        TableName: table(),
-        IndexName: "gsi1",
-        KeyConditionExpression: "gsi1pk = :p",
-        ExpressionAttributeValues: { ":p": `KEYS#${organization}` },
-      }),
-    );
-    return (out.Items ?? []).map((i) => strip<ApiKeyRecord>(i));
+    const items = await queryAll({ TableName: table(), IndexName: "gsi1", KeyConditionExpression: "gsi1pk = :p", ExpressionAttributeValues: { ":p": `KEYS#${organization}` } });
+    return items.map((i) => strip<ApiKeyRecord>(i));
   },
 
   /** Sets and removes fields of a live key (its limits); undefined when there is no such key or it is revoked. */

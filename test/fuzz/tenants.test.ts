@@ -20,9 +20,10 @@ const naming = keyed.filter((row) => row.path.includes("{"));
 const lists = keyed.filter((row) => row.method === "GET" && !row.path.includes("{"));
 /**
  * Lists an organization's admins read across its workspaces by design (the audit log, decision 44: its events name
- * records of every workspace of the organization). Their boundary is the organization: another one's key must see none.
+ * records of every workspace of the organization; its users and API keys, decision 73). Their boundary is the
+ * organization: another one's key must see none.
  */
-const organizationWide = new Set(["GET /v1/admin/audit-events"]);
+const organizationWide = new Set(["GET /v1/admin/audit-events", "GET /v1/admin/users", "GET /v1/admin/api-keys"]);
 
 let owner: FixtureOwner;
 let intruder: FixtureOwner;

@@ -94,6 +94,17 @@ describe("the files bucket", () => {
     );
   });
 
+  it("lets browser pages PUT to presigned upload URLs and GET downloads from any origin, reading ETag (infra/files-cors.ts)", () => {
+    expect(bucket.Properties.CorsConfiguration).toEqual({
+      CorsRules: [{ AllowedOrigins: ["*"], AllowedMethods: ["GET", "PUT", "HEAD"], AllowedHeaders: ["*"], ExposedHeaders: ["ETag"], MaxAge: 3000 }],
+    });
+  });
+
+  it("keeps the bucket private under its CORS rule: CORS grants nothing, presigned URLs do", () => {
+    expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+    expect(JSON.stringify(bucket.Properties.CorsConfiguration)).not.toMatch(/DELETE|POST/);
+  });
+
   it("refuses requests without TLS", () => {
     const [[, policy]] = resourcesOf(data, "AWS::S3::BucketPolicy") as [[string, Json]];
     expect(policy.Properties.PolicyDocument.Statement).toContainEqual(

@@ -2,15 +2,17 @@ import { randomUUID } from "node:crypto";
 import type { Caller } from "../../domain/caller.js";
 import { BadRequest, Conflict, NotFound } from "../../domain/errors.js";
 import type { UserRecord, Workspace } from "../../domain/identity/records.js";
+import { PERMISSIONS, permits } from "../../domain/identity/permissions.js";
 import { organizationRole, workspaceRole, type OrganizationRoleName, type WorkspaceRoleName } from "../../domain/identity/roles.js";
-import type { MyOrganizationsQuery, MyWorkspacesQuery, UserIdentityOut } from "../../schemas/user.js";
+import type { CreateUserBody, MyOrganizationsQuery, MyWorkspacesQuery, UserIdentityOut, UserListQuery, UserOut, WorkspaceMemberOut, WorkspaceMembersQuery } from "../../schemas/user.js";
 import { identityStore } from "../../store/identity.js";
 import { tenancyStore } from "../../store/tenancy.js";
 import { recordAudit } from "../audit/record.js";
 import { createApiKey, type NewKey } from "../tenancy/tenants.js";
 
 /*
- * Users are people of an organization, created by the operator (`npm run users`), with keys of their own.
+ * Users are people of an organization, created by the operator (`npm run users`) or an admin key
+ * (`POST /v1/admin/users`, decision 73), with keys of their own.
  * A user key acts with the user's roles in the key's workspace plus the user's organization roles, and asks
  * who it is on `GET /v1/users/me` (and the organization and workspace views the SDK's `beta.users` reads).
  */
@@ -48,6 +50,64 @@ export async function createUser(input: NewUser): Promise<UserRecord> {
 }
 
 export const listUsers = (organization: string): Promise<UserRecord[]> => identityStore.listUsers(organization);
+
+export const toUserOut = (user: UserRecord): UserOut => ({
+  id: user.id,
+  email: user.email,
+  first_name: user.firstName,
+  last_name: user.lastName,
+  organization_roles: user.organizationRoles,
+  created_at: user.createdAt,
+});
+
+/*
+ * The admin routes' view of users (`/v1/admin/users`, docs/decisions/0073-users-and-api-keys-over-the-api.md):
+ * the caller's organization only, as the users CLI sees it. The route rows let only admin keys and organization
+ * admins through.
+ */
+
+/** One page of the organization's users, oldest first, with their total; `search` matches email and names. */
+export async function listOrganizationUsers(caller: Caller, query: UserListQuery): Promise<{ items: UserRecord[]; total: number }> {
+  // An organization's users are one query on its partition, and the answer needs their total: filtered here.
+  const needle = query.search?.trim().toLowerCase();
+  const matching = (await identityStore.listUsers(caller.organization))
+    .filter((u) => !needle || [u.email, u.firstName ?? "", u.lastName ?? ""].some((field) => field.toLowerCase().includes(needle)))
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  const start = (query.page - 1) * query.page_size;
+  return { items: matching.slice(start, start + query.page_size), total: matching.length };
+}
+
+/** A user of the caller's organization, as `npm run users -- create` makes one (400 for a bad address or role, 409 for a taken address). */
+export const createOrganizationUser = (caller: Caller, body: CreateUserBody): Promise<UserRecord> =>
+  createUser({ organization: caller.organization, email: body.email, firstName: body.first_name, lastName: body.last_name, organizationRoles: body.organization_roles });
+
+/**
+ * One page of a workspace's members (of the caller's organization; 404 otherwise, archived or not) with their roles
+ * there and who they are, ordered by when they joined. Organization admins who never joined are not listed: they
+ * act in every workspace without a membership.
+ */
+export async function listWorkspaceMembers(caller: Caller, workspaceId: string, query: WorkspaceMembersQuery): Promise<{ items: WorkspaceMemberOut[]; total: number }> {
+  const workspace = await tenancyStore.getWorkspace(caller.organization, workspaceId, { consistent: true });
+  if (!workspace) throw new NotFound("workspace", workspaceId);
+  const members = (await identityStore.listMembers(workspace.id)).sort((a, b) => a.addedAt.localeCompare(b.addedAt) || a.user.localeCompare(b.user));
+  const start = (query.page - 1) * query.page_size;
+  const page = members.slice(start, start + query.page_size);
+  const people = await Promise.all(page.map((m) => identityStore.getUser(caller.organization, m.user)));
+  const items = page.map((member, i) => {
+    const user = people[i];
+    return {
+      user_id: member.user,
+      email: user?.email ?? null,
+      first_name: user?.firstName ?? null,
+      last_name: user?.lastName ?? null,
+      roles: member.roles,
+      organization_roles: user?.organizationRoles ?? [],
+      added_at: member.addedAt,
+      updated_at: member.updatedAt,
+    };
+  });
+  return { items, total: members.length };
+}
 
 /** Makes the user a member of the workspace with these roles (any spelling), or sets the roles of a member. */
 export async function addToWorkspace(input: { organization: string; workspace: string; user: string; roles: string[] }): Promise<"added" | "updated"> {
@@ -108,8 +168,12 @@ export async function identity(caller: Caller): Promise<UserIdentityOut> {
     api_key: { id: caller.keyId, name: key?.name ?? null },
     type: caller.principalType,
     roles: caller.roles,
+    permissions: permissionsOf(caller),
   };
 }
+
+/** What the caller's roles allow in its workspace, sorted: every permission for an admin key (the route chain's own check, `permits`). */
+export const permissionsOf = (caller: Pick<Caller, "roles" | "admin">): string[] => PERMISSIONS.filter((permission) => permits(caller, permission)).sort();
 
 /** A user belongs to one organization: the key's. */
 export async function myOrganizations(caller: Caller, query: MyOrganizationsQuery): Promise<{ id: string; name: string }[]> {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { handler } from "../../../functions/users/me.js";
+import { PERMISSIONS } from "../../../shared/domain/identity/permissions.js";
 import { mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, anApiKeyRecord, anEvent, invoke } from "../../support/builders.js";
 import { aUserItem, aUserRecord, aWorkspaceItem, aWorkspaceRecord, serveTenancyTable } from "../../support/workspaces-table.js";
@@ -38,7 +39,45 @@ describe("GET /v1/users/me", () => {
       api_key: { id: caller.keyId, name: "laptop" },
       type: "user",
       roles: ["user", "member"],
+      permissions: [
+        "agents:read",
+        "audio:read",
+        "audio:write",
+        "batch:read",
+        "batch:write",
+        "connectors:read",
+        "files:read",
+        "files:write",
+        "identity:read",
+        "inference:invoke",
+        "libraries:read",
+        "models:read",
+        "observability:read",
+        "observability:write",
+        "registry:read",
+        "retrieval:read",
+        "workflows:execute",
+        "workflows:read",
+      ],
     });
+  });
+
+  it("answers an admin key with every permission, sorted", async () => {
+    const caller = aCaller({ admin: true, roles: [] });
+    served(caller);
+
+    const response = await invoke(handler, me(caller));
+
+    expect(response.json.permissions).toStrictEqual([...PERMISSIONS].sort());
+  });
+
+  it("answers the permissions of the organization role a user key carries besides its workspace roles", async () => {
+    const caller = aCaller({ roles: ["observability_viewer", "billing_manager"] });
+    served(caller);
+
+    const response = await invoke(handler, me(caller));
+
+    expect(response.json.permissions).toStrictEqual(["identity:read", "observability:read", "usage:read"]);
   });
 
   it("answers a service account's key with its principal and no person", async () => {
@@ -54,6 +93,9 @@ describe("GET /v1/users/me", () => {
     const caller = aCaller({ roles: ["member"] });
     served(caller);
 
-    expect((await invoke(handler, me(caller))).statusCode).toBe(200);
+    const response = await invoke(handler, me(caller));
+
+    expect(response.statusCode).toBe(200);
+    expect(response.json.permissions).toStrictEqual(["identity:read"]);
   });
 });

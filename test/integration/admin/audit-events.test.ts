@@ -125,6 +125,21 @@ const calls: Record<string, () => Promise<string>> = {
     await ok(http().request("DELETE", `/v1/service-accounts/${account.id}/keys/${key.id}`), "revoke");
     return key.id;
   },
+  "POST /v1/admin/users": async () => {
+    const { tenancyStore } = await import("../../../shared/store/tenancy.js");
+    await tenancyStore.putOrganization({ id: tenant.caller.organization, name: "Audited organization", createdAt: new Date().toISOString() });
+    return (await ok(http().request("POST", "/v1/admin/users", { json: { email: `audited-${crypto.randomUUID()}@example.com` } }), "user")).id;
+  },
+  "POST /v1/admin/api-keys": async () => {
+    const user = await aUserOf(tenant.caller.organization, { organizationRoles: ["organization_admin"] });
+    return (await ok(http().request("POST", "/v1/admin/api-keys", { json: { workspace_id: tenant.caller.workspace, user_id: user.id } }), "user key")).id;
+  },
+  "DELETE /v1/admin/api-keys/{key_id}": async () => {
+    const user = await aUserOf(tenant.caller.organization, { organizationRoles: ["organization_admin"] });
+    const key = await ok(http().request("POST", "/v1/admin/api-keys", { json: { workspace_id: tenant.caller.workspace, user_id: user.id } }), "user key");
+    await ok(http().request("DELETE", `/v1/admin/api-keys/${key.id}`), "revoke user key");
+    return key.id;
+  },
   "PUT /v1/usage/spend-limit": async () => {
     await ok(http().request("PUT", "/v1/usage/spend-limit", { json: { value: 25 } }), "spend limit");
     return tenant.caller.workspace;

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { PERMISSIONS, ROLE_PERMISSIONS } from "../../../shared/domain/identity/permissions.js";
 import { createWorkspace } from "../../../shared/services/tenancy/tenants.js";
 import { useEmbeddedApi } from "../../support/api.js";
 import { newTenant } from "../../support/tenant.js";
@@ -28,6 +29,7 @@ describe("GET /v1/users/me", () => {
       api_key: { id: expect.stringMatching(/^[0-9a-f]{16}$/), name: email },
       type: "user",
       roles: ["contributor", "member"],
+      permissions: [...ROLE_PERMISSIONS.contributor].sort(),
     });
   });
 
@@ -41,7 +43,16 @@ describe("GET /v1/users/me", () => {
   it("is open to every role, even one that may do nothing else", async () => {
     const viewer = await newTenant({ organization: tenant.caller.organization, workspace: tenant.caller.workspace, roles: ["observability_viewer"] });
 
-    expect((await client.me(viewer.key)).status).toBe(200);
+    const reply = await client.me(viewer.key);
+
+    expect(reply.status).toBe(200);
+    expect(reply.body.permissions).toStrictEqual(["identity:read", "observability:read"]);
+  });
+
+  it("answers an admin key with every permission, sorted", async () => {
+    const reply = await client.me();
+
+    expect(reply.body.permissions).toStrictEqual([...PERMISSIONS].sort());
   });
 
   it("refuses a user key once the user has left the workspace", async () => {
