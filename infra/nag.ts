@@ -1,4 +1,4 @@
-import { Validations } from "aws-cdk-lib";
+import { type CfnElement, Stack, Validations } from "aws-cdk-lib";
 import type { IConstruct } from "constructs";
 import { Method } from "aws-cdk-lib/aws-apigateway";
 import type { ApiStack } from "./api-stack.js";
@@ -7,6 +7,7 @@ import { periodicTasks, stateMachines, workflowEngine } from "../functions/engin
 import type { Grants } from "../functions/routes.js";
 import { pascal } from "./names.js";
 import { RouteFunction } from "./constructs/route-function.js";
+import { CONSOLE_ASSETS_PREFIX } from "./console-assets.js";
 import { uploadServiceGrants, type UploadStack } from "./upload-service.js";
 
 /**
@@ -306,6 +307,24 @@ export function acknowledgeUploadFindings({ service: uploads }: UploadStack): vo
       "Added by CDK for pulling the image: ecr:GetAuthorizationToken supports no resource-level permission (the image pull itself is limited to the asset repository).",
     ],
   ];
+  const { consoleAssets } = uploads;
+  findings.push(
+    [
+      consoleAssets.bucket,
+      "AwsSolutions-S1",
+      "The console's scripts and stylesheets (build output, no data): read only by the distribution through Origin Access Control, written only by the deployment. Server access logs would need a second bucket; CloudFront's own logs are the place to turn on where required.",
+    ],
+    [
+      consoleAssets.deploymentRole,
+      `AwsSolutions-IAM5[Resource::<${Stack.of(consoleAssets).getLogicalId(consoleAssets.bucket.node.defaultChild as CfnElement)}.Arn>/${CONSOLE_ASSETS_PREFIX}*]`,
+      "The deployment puts a release's files under console/ with their content-hashed names (unknown until the build): object writes need that prefix's wildcard, in the console bucket only; nothing is deleted.",
+    ],
+    [
+      consoleAssets.deploymentFunction,
+      "AwsSolutions-L1",
+      "CDK's BucketDeployment function (Python with the AWS CLI layer), runtime chosen by aws-cdk-lib and not settable; it runs only at deploy time, copying the console's files.",
+    ],
+  );
   const grants = uploadServiceGrants();
   if (grants.vectors) findings.push([uploads.taskDefinition.taskRole, `AwsSolutions-IAM5[Resource::${VECTOR_INDEXES}]`, vectorIndexesReason("The upload service", grants.vectors)]);
   for (const [scope, id, reason] of findings) Validations.of(scope).acknowledge({ id, reason });

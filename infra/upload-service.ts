@@ -17,6 +17,7 @@ import { pathPatternOf, REALTIME_GRANTS, REALTIME_PATH, UPLOAD_ROUTE_KEYS } from
 import { deployedMachines, type MachineName } from "../shared/engine/machines.js";
 import { CORS_ORIGINS_ENV, type CorsSetting } from "../shared/http/cors.js";
 import { DIST, UPLOAD_SERVICE_DIR } from "./build.js";
+import { CONSOLE_ASSETS_PATH, ConsoleAssets } from "./console-assets.js";
 import { dataEnvironment } from "./constructs/route-function.js";
 import { dataParameters, type DataRefs } from "./data-refs.js";
 import { grantEnvironment, grantStatements, type StateMachineRefs } from "./grants.js";
@@ -133,8 +134,8 @@ export class UploadStack extends cdk.Stack {
 /**
  * The distribution (`https://<distribution>/v1/...`), which sends `POST /v1/files`, library document uploads and the
  * realtime transcription WebSocket (`GET /v1/audio/transcriptions/realtime`) to the streaming upload service (ECS Fargate
- * behind an internal Application Load Balancer, reached only as CloudFront's VPC origin) and everything else to
- * API Gateway unchanged.
+ * behind an internal Application Load Balancer, reached only as CloudFront's VPC origin), the web console's hashed
+ * assets (`/console/<name>`) to their S3 bucket (infra/console-assets.ts), and everything else to API Gateway unchanged.
  */
 export class UploadServiceStack extends cdk.NestedStack {
   readonly distribution: cloudfront.Distribution;
@@ -144,6 +145,8 @@ export class UploadServiceStack extends cdk.NestedStack {
   readonly targets: elbv2.ApplicationTargetGroup;
   readonly router: cloudfront.Function;
   readonly prefixListLookup: cr.AwsCustomResource;
+  /** The web console's assets from S3 (infra/console-assets.ts), at `/console/<name>` on the distribution. */
+  readonly consoleAssets: ConsoleAssets;
 
   constructor(scope: Construct, id: string, props: UploadStackProps) {
     super(scope, id, { description: props.description });
@@ -348,6 +351,7 @@ export class UploadServiceStack extends cdk.NestedStack {
       viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,
       compress: false,
     };
+    this.consoleAssets = new ConsoleAssets(this, "ConsoleAssets");
     this.distribution = new cloudfront.Distribution(this, "Distribution", {
       comment: `${id}: the API at the root; uploads and the realtime transcription socket to the streaming upload service`,
       defaultBehavior: { origin: apiOrigin, ...uncached },
@@ -364,6 +368,8 @@ export class UploadServiceStack extends cdk.NestedStack {
         // API Gateway). Forwarding every viewer header but Host carries the upgrade's Sec-WebSocket-Key, -Version and
         // -Protocol (a browser's key); CloudFront closes a WebSocket idle for 10 minutes.
         [REALTIME_PATH]: { origin: uploadOrigin, ...uncached },
+        // The web console's hashed assets from S3, cached (its HTML entry, `/console`, is the API's: the default behavior).
+        [CONSOLE_ASSETS_PATH]: this.consoleAssets.behavior(),
       },
       httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
       priceClass: cloudfront.PriceClass.PRICE_CLASS_ALL,

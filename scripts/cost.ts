@@ -20,9 +20,9 @@ const USAGE = `Usage: npm run cost -- --load FILE [--requests N[,N…]] [--json]
 
 Prints the monthly AWS cost (USD, ${prices.aws.region} list prices of config/prices.json, as of ${prices.as_of}) of the load
 in FILE: requests per operation family (an area of the route table, or one route as "METHOD /path"),
-tokens per model, storage, batch lines, workflow transitions, schedules, spans, uploads, realtime sessions. Memory per
-function comes from the route table unless the load overrides it. docs/cost.md describes the format and
-every assumption; docs/cost-load.json is a sample. With --idle, instead of a load: the month with no
+tokens per model, storage, batch lines, workflow transitions, schedules, spans, uploads, realtime sessions, console
+page loads. Memory per function comes from the route table unless the load overrides it. docs/cost.md describes
+the format and every assumption; docs/cost-load.json is a sample. With --idle, instead of a load: the month with no
 traffic at all, with and without the upload distribution (what the deployment costs unused).
 
   --load FILE      the load (JSON)

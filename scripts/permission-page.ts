@@ -39,6 +39,14 @@ ${ORGANIZATION_ROLES.map(roleRow).join("\n")}
 
 | route | permission |
 |---|---|
-${rows.map((r) => `| \`${r.key}\` | ${r.auth === "public" ? (r.key.includes("{") ? "none (public: its token is the credential)" : r.key === "GET /health" ? "none (public: the health probe, no workspace data)" : "none (public: the API reference, no workspace data)") : r.auth === "admin" ? "admin key (`organization_admin`)" : `\`${r.permission}\``} |`).join("\n")}
+${rows.map((r) => `| \`${r.key}\` | ${r.auth === "public" ? `none (public: ${publicReason(r.key)})` : r.auth === "admin" ? "admin key (`organization_admin`)" : `\`${r.permission}\``} |`).join("\n")}
 `;
+}
+
+/** Why a public row needs no key. */
+function publicReason(key: string): string {
+  if (key.startsWith("GET /console")) return "the web console's page and files, no workspace data: it signs in with a key";
+  if (key.includes("{")) return "its token is the credential";
+  if (key === "GET /health") return "the health probe, no workspace data";
+  return "the API reference, no workspace data";
 }

@@ -59,6 +59,7 @@ async function serve(): Promise<void> {
     }
     console.log(`Try: curl -H "Authorization: Bearer ${stack.apiKey}" ${stack.url}/v1/models`);
     console.log(`API reference:       ${stack.url}/docs (OpenAPI document: ${stack.url}/openapi.json)`);
+    console.log(`Web console:         ${stack.url}/console (sign in with the key above)`);
     if (cors) console.log(`CORS:                browser clients of ${cors === "*" ? "any origin" : cors.join(", ")} (CORS_ORIGINS)`);
     const warning = loopbackWarning(host, process.env);
     if (warning) console.warn(warning);

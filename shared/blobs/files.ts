@@ -40,6 +40,11 @@ export const fileBlobs = {
     return getSignedUrl(s3, command, { expiresIn: DOWNLOAD_URL_SECONDS });
   },
 
+  /** The origin presigned URLs point at (S3's, or the local stand-in's): a browser page must be allowed to reach it. */
+  async origin(): Promise<string> {
+    return new URL(await getSignedUrl(s3, new GetObjectCommand({ Bucket: filesBucket(), Key: "origin" }), { expiresIn: 60 })).origin;
+  },
+
   async startMultipart(key: string, contentType: string | null): Promise<string> {
     const out = await s3.send(
       new CreateMultipartUploadCommand({ Bucket: filesBucket(), Key: key, ContentType: contentType ?? "application/octet-stream" }),

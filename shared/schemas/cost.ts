@@ -121,6 +121,14 @@ export const CostLoad = z.strictObject({
    * each streaming its audio to Amazon Transcribe for `avg_minutes`.
    */
   realtime: z.strictObject({ sessions: count, avg_minutes: positive }).optional(),
+  /**
+   * The web console (docs/console.md): `page_loads` a month, each the HTML entry (`GET /console`, from the API) and,
+   * for the `cold_share` of loads whose browser does not hold this release's hashed assets yet (a first visit, the
+   * first load after a release), the script and stylesheet: from S3 through CloudFront, or from the API without it.
+   * `releases_stored`: the releases the assets bucket keeps (the deployment does not prune). The API calls its pages
+   * make are requests of the families they call (`usage`, `users`, `files`, …), given in `requests` as any client's.
+   */
+  console: z.strictObject({ page_loads: count, cold_share: ratio.optional(), releases_stored: positive.optional() }).optional(),
   notifications: z.strictObject({ alarm_emails: count.optional() }).optional(),
   /** Whether the CloudFront distribution (and the upload service behind it) is deployed: on by default. */
   cloudfront: z.boolean().optional(),

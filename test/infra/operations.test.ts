@@ -14,7 +14,7 @@ import { API_5XX_PERCENT, SLOW_PERIODS } from "../../infra/monitoring.js";
 import { WORKFLOW_TRACING_ENV } from "../../shared/config.js";
 import { SIGNALS_NAMESPACE_ENV } from "../../shared/observability/signals.js";
 import { tables } from "../../shared/store/tables.js";
-import { allowStatements, AWS_CUSTOM_RESOURCE_PROVIDER, deref, list, resourcesOf, scopeOf, synth, type Json, type Synth } from "./synth.js";
+import { allowStatements, deref, isCdkProvider, list, resourcesOf, scopeOf, synth, type Json, type Synth } from "./synth.js";
 
 let s: Synth;
 let configured: Synth;
@@ -93,7 +93,7 @@ describe("alarms", () => {
   const monitoringAlarms = () => resourcesOf(s.template(s.monitoring), "AWS::CloudWatch::Alarm").map(([, a]) => a.Properties);
   const named = (suffix: string) => monitoringAlarms().find((a) => a.AlarmName === `Platform-prod-${suffix}`)!;
   const metricsOf = (alarm: Json): Json[] => (alarm.Metrics ? list<Json>(alarm.Metrics).filter((m) => m.MetricStat).map((m) => m.MetricStat.Metric) : [{ Namespace: alarm.Namespace, MetricName: alarm.MetricName, Dimensions: alarm.Dimensions }]);
-  const ours = (x: Synth) => all(x, "AWS::Lambda::Function").filter(({ id }) => !id.startsWith(AWS_CUSTOM_RESOURCE_PROVIDER));
+  const ours = (x: Synth) => all(x, "AWS::Lambda::Function").filter(({ id }) => !isCdkProvider(id));
 
   it("are a handful for the whole deployment, however many routes: the cost model counts the metrics they evaluate", () => {
     const alarms = all(s, "AWS::CloudWatch::Alarm").map((a) => a.resource.Properties);
@@ -258,7 +258,7 @@ describe("tracing (-c tracing)", () => {
   });
 
   it("when on, traces every function (its rights in its own role), the API stage and every state machine", () => {
-    const functions = all(configured, "AWS::Lambda::Function").filter(({ id }) => !id.startsWith(AWS_CUSTOM_RESOURCE_PROVIDER));
+    const functions = all(configured, "AWS::Lambda::Function").filter(({ id }) => !isCdkProvider(id));
     expect(functions.length).toBeGreaterThan(100);
     for (const { stack, id, resource } of functions) {
       expect(resource.Properties.TracingConfig, id).toEqual({ Mode: "Active" });

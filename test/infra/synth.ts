@@ -188,3 +188,7 @@ export const list = <T>(value: T | T[] | undefined): T[] => (value === undefined
  * upload stack's prefix-list lookup): it runs once per deploy, CDK's and not one of ours to size or trace.
  */
 export const AWS_CUSTOM_RESOURCE_PROVIDER = "AWS679f53fac002430cb0da5b7982bd2287";
+/** The logical id prefix of CDK's BucketDeployment function (the upload stack's console assets, infra/console-assets.ts): deploy time only, CDK's too. */
+export const BUCKET_DEPLOYMENT_PROVIDER = "CustomCDKBucketDeployment8693BB64968944B69AAFB0CC9EB8756C";
+/** Whether a function's logical id is one of CDK's deploy-time providers above, not one of ours. */
+export const isCdkProvider = (id: string): boolean => [AWS_CUSTOM_RESOURCE_PROVIDER, BUCKET_DEPLOYMENT_PROVIDER].some((prefix) => id.startsWith(prefix));

@@ -9,6 +9,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { REALTIME_PATH } from "../../functions/upload-service/routes.js";
+import { CONSOLE_ASSETS_PATH } from "../../infra/console-assets.js";
 import { API_ORIGIN_ID, UPLOAD_ORIGIN_ID, UPLOAD_ROUTER_CODE } from "../../infra/upload-service.js";
 import { uploadServiceSize } from "../../infra/upload-service-size.js";
 import { PROVIDERS_ENV } from "../../shared/inference/registry.js";
@@ -50,7 +51,8 @@ describe("the distribution", () => {
 
   it("sends /v1/files and /v1/libraries/*/documents to the upload service through the method router, and no other path but the realtime socket's", () => {
     const config = only("AWS::CloudFront::Distribution").DistributionConfig;
-    expect(config.CacheBehaviors.map((b: Json) => b.PathPattern)).toEqual(["/v1/files", "/v1/libraries/*/documents", REALTIME_PATH]);
+    // And the console's assets to their bucket (test/infra/console-assets.test.ts).
+    expect(config.CacheBehaviors.map((b: Json) => b.PathPattern)).toEqual(["/v1/files", "/v1/libraries/*/documents", REALTIME_PATH, CONSOLE_ASSETS_PATH]);
     for (const behavior of config.CacheBehaviors.slice(0, 2)) {
       expect(behavior).toMatchObject({ TargetOriginId: UPLOAD_ORIGIN_ID, CachePolicyId: CACHING_DISABLED, OriginRequestPolicyId: ALL_VIEWER_EXCEPT_HOST_HEADER });
       expect(behavior.AllowedMethods).toContain("POST");

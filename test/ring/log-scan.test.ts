@@ -194,7 +194,7 @@ describe("the logs of npm start at DEBUG", () => {
 
     // Every line but the banner is structured: JSON objects (pretty-printed locally: POWERTOOLS_DEV), one per log call.
     const objects = logged.match(/^\{\n[\s\S]*?\n\}$/gm) ?? [];
-    const BANNER = /^(Platform API listening on |Workspace: |Data directory: |Models: |API reference: |Access log \(ACCESS_LOG=off|$)/;
+    const BANNER = /^(Platform API listening on |Workspace: |Data directory: |Models: |API reference: |Web console: |Access log \(ACCESS_LOG=off|$)/;
     // npm start's own access line (ACCESS_LOG, on by default; deployed, API Gateway's access log is JSON): a fixed
     // format with the path only, never the query. Scanned above like everything else.
     const LOCAL_ACCESS = /^\S+Z (GET|POST|PUT|PATCH|DELETE|OPTIONS) \/\S* \d{3}( \(client closed\))? \d+\.\dms [0-9a-f-]{36}$/;

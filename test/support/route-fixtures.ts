@@ -209,6 +209,13 @@ export const pathFixtures: Record<string, PathFixture> = {
     const reply = await filesClient(owner.api, owner.tenant).request("GET", `/v1/observability/traces/${trace}/spans`);
     return (ok(reply, "trace spans") as { spans: { results: { span_id: string }[] } }).spans.results[0]!.span_id;
   },
+  // The console's script, as its public page names it.
+  asset: async ({ api }) => {
+    const page = await (await fetch(`${api.url}/console`)).text();
+    const name = /src="console\/([^"]+\.js)"/.exec(page)?.[1];
+    if (!name) throw new Error(`fixture console asset: the page names no script:\n${page}`);
+    return name;
+  },
 };
 
 /** The scope of each parameter's record where it is not the workspace's own (see FixtureScope). */
@@ -224,6 +231,7 @@ export const fixtureScopes: Record<string, FixtureScope> = {
   field_name: "global",
   evaluation_field_name: "global",
   log_field_name: "global",
+  asset: "global",
 };
 
 export function fixtureFor(param: string): PathFixture {

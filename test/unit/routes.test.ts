@@ -24,10 +24,10 @@ describe("the route table", () => {
     expect(new Set(handlers).size).toBe(handlers.length);
   });
 
-  it("writes every path as the spec does: absolute, versioned, snake_case parameters (the reference, the health probe and the OTLP ingest at the root, where clients look for them)", () => {
-    const atRoot = (r: (typeof routes)[number]) => areaOf(r) === "docs" || areaOf(r) === "health" || r.path.startsWith("/telemetry/");
+  it("writes every path as the spec does: absolute, versioned, snake_case parameters (the reference, the console, the health probe and the OTLP ingest at the root, where clients and people look for them)", () => {
+    const atRoot = (r: (typeof routes)[number]) => ["docs", "console", "health"].includes(areaOf(r)) || r.path.startsWith("/telemetry/");
     const reference = routes.filter(atRoot);
-    expect(reference.map((r) => `${r.method} ${r.path}`).toSorted()).toEqual(["GET /docs", "GET /health", "GET /openapi.json", "POST /telemetry/v1/logs", "POST /telemetry/v1/traces"]);
+    expect(reference.map((r) => `${r.method} ${r.path}`).toSorted()).toEqual(["GET /console", "GET /console/{asset}", "GET /docs", "GET /health", "GET /openapi.json", "POST /telemetry/v1/logs", "POST /telemetry/v1/traces"]);
     for (const row of routes.filter((r) => !reference.includes(r))) expect(row.path).toMatch(/^\/v[12](\/([a-z0-9_.-]+|\{[a-z_]+\}))+$/);
   });
 

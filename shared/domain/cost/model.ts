@@ -41,6 +41,19 @@ export interface UploadServiceSize {
   dashboards: number;
 }
 
+/** The web console's built assets (console/build.ts) and the functions that serve its entry and, without the distribution, its assets. */
+export interface ConsoleResources {
+  /** Files a release has (a script and a stylesheet): a cold page load fetches each. */
+  files: number;
+  /** A release's files as stored (uncompressed). */
+  releaseMb: number;
+  /** A cold load's assets as sent (compressed by CloudFront or the browser's Accept-Encoding). */
+  firstLoadKb: number;
+  /** `GET /console` and `GET /console/{asset}` functions' memory. */
+  pageMemoryMb: number;
+  assetMemoryMb: number;
+}
+
 /** What the stacks deploy that costs money, from the code (infra/cost-resources.ts; asserted against `cdk synth`). */
 export interface StackResources {
   routes: RouteResource[];
@@ -67,6 +80,7 @@ export interface StackResources {
   /** Months each kind of log group keeps its lines. */
   logRetentionMonths: { functions: number; accessLogs: number; stateMachines: number };
   upload: UploadServiceSize;
+  console: ConsoleResources;
 }
 
 /**
@@ -134,6 +148,14 @@ export const ASSUMED = {
   alarmEmails: 30,
   /** A realtime session's audio as the SDK streams it: 16 kHz, 16-bit mono PCM. */
   realtimeAudioBytesPerSecond: 16_000 * 2,
+  /** Console page loads whose browser lacks the release's assets (a first visit, a cleared cache, the first load after a release); the rest use the browser's copy (immutable, a year). */
+  consoleColdShare: 0.2,
+  /** Console releases the assets bucket holds: the deployment keeps earlier releases' files for pages still open on them. */
+  consoleReleasesStored: 20,
+  /** The HTML entry as sent (about 0.5 KB, no-cache: every load). */
+  consolePageKb: 1,
+  consolePageMs: 50,
+  consoleAssetMs: 20,
 } as const;
 
 export class CostLoadError extends Error {}
@@ -200,7 +222,7 @@ export function idleLoad(cloudfront: boolean): CostLoad {
   return { requests: {}, cloudfront };
 }
 
-/** Scales every volume of the load (requests, tokens, storage, jobs, executions, spans, uploads, realtime sessions) so that its requests add up to `requests`. */
+/** Scales every volume of the load (requests, tokens, storage, jobs, executions, spans, uploads, realtime sessions, console page loads) so that its requests add up to `requests`. */
 export function scaleLoad(load: CostLoad, requests: number): CostLoad {
   const total = Object.values(load.requests).reduce((sum, f) => sum + f.requests, 0);
   if (total <= 0) throw new CostLoadError("The load has no requests to scale");
@@ -223,6 +245,8 @@ export function scaleLoad(load: CostLoad, requests: number): CostLoad {
     ocr: times(load.ocr, ["pages"]),
     // More libraries of the same size, each searched as often: a query processes as much data as before.
     libraries: times(load.libraries, ["documents", "documents_stored", "libraries", "queries"]),
+    // More page loads of the same console: its releases stored stay.
+    console: times(load.console, ["page_loads"]),
   };
 }
 
@@ -257,6 +281,10 @@ export function monthlyCost(load: CostLoad, resources: StackResources, aws: AwsP
     else lambdaInvocations += invocations;
     logKb += invocations * logKbDefault;
   };
+
+  // The console's page loads are its own section (below), not a family: given in both, they would be counted twice.
+  const consoleFamily = Object.keys(load.requests).find((key) => key === "console" || resources.routes.find((r) => r.key === key)?.family === "console");
+  if (load.console && consoleFamily) throw new CostLoadError(`"${consoleFamily}" in requests and the console section count the console's page loads twice: give them in the console section only`);
 
   // API requests, family by family: Lambda time at the route table's memory, DynamoDB, S3 and KMS calls per request.
   const givenRoutes = new Set(Object.keys(load.requests).filter((key) => resources.routes.some((r) => r.key === key)));
@@ -408,6 +436,35 @@ export function monthlyCost(load: CostLoad, resources: StackResources, aws: AwsP
   if (sessions > 0 && !cloudfront) {
     throw new CostLoadError("realtime transcription sessions are WebSockets through the CloudFront distribution and the upload service: set cloudfront to true or leave realtime out");
   }
+  // The web console (docs/console.md). Its assets are stored with the distribution whatever the load (S3, every release
+  // kept: the deployment does not prune). A page load costs the HTML entry (no-cache: the page function, API Gateway and,
+  // with the distribution, a CloudFront request) and, on a cold load, the release's hashed files: from the edge (cached
+  // a year; S3 is read once per file and edge cache, a few GETs a release, not counted) or, without the distribution,
+  // from the asset function. Warm loads use the browser's copy. The API calls its pages then make (usage, keys, files,
+  // …) are NOT added here: a console page calls the documented routes as any client does, and the load gives those
+  // calls in `requests`, in the families they belong to.
+  const con = resources.console;
+  const releases = load.console?.releases_stored ?? ASSUMED.consoleReleasesStored;
+  if (cloudfront) add("Console", `assets in S3 (${releases} releases of ${con.releaseMb} MB)`, "s3_standard_storage", (releases * con.releaseMb) / 1024, true);
+  const pageLoads = load.console?.page_loads ?? 0;
+  if (pageLoads > 0) {
+    const assetRequests = pageLoads * (load.console!.cold_share ?? ASSUMED.consoleColdShare) * con.files;
+    const sentGb = (pageLoads * ASSUMED.consolePageKb + (assetRequests / con.files) * con.firstLoadKb) / KB_PER_GB;
+    const apiRequests = pageLoads + (cloudfront ? 0 : assetRequests);
+    add("Console", `page function (${con.pageMemoryMb} MB)`, "lambda_arm64_gb_seconds", (pageLoads * ASSUMED.consolePageMs * con.pageMemoryMb) / 1000 / 1024);
+    if (!cloudfront) add("Console", `asset function (${con.assetMemoryMb} MB)`, "lambda_arm64_gb_seconds", (assetRequests * ASSUMED.consoleAssetMs * con.assetMemoryMb) / 1000 / 1024);
+    lambdaInvocations += apiRequests;
+    logKb += apiRequests * logKbDefault;
+    accessLogKb += apiRequests * (defaults.access_log_kb ?? ASSUMED.accessLogKb);
+    add("Console", cloudfront ? "HTML entries (API Gateway)" : "HTML entries and cold loads' assets (API Gateway)", "api_gateway_rest_requests", apiRequests);
+    if (cloudfront) {
+      add("Console", "CloudFront requests (HTML entries, cold loads' assets)", "cloudfront_https_requests", pageLoads + assetRequests);
+      add("Console", "CloudFront data out (HTML entries, cold loads' assets)", "cloudfront_data_out", sentGb);
+    } else {
+      add("Console", "data out (HTML entries, cold loads' assets)", "data_transfer_out", sentGb);
+    }
+  }
+
   if (cloudfront) {
     const up = resources.upload;
     const edgeRequests = requests + (uploads?.files ?? 0);
@@ -472,7 +529,7 @@ export function monthlyCost(load: CostLoad, resources: StackResources, aws: AwsP
   add("CloudWatch", "dashboards", "cloudwatch_dashboards", resources.dashboards, true);
   // A metric filter or an EMF line publishes only when a log line comes, and CloudWatch bills a custom metric
   // for the hours it is published in: nothing at rest, all of them under any load (an upper bound, not prorated).
-  const publishing = requests > 0 || (load.uploads?.files ?? 0) > 0 || sessions > 0;
+  const publishing = requests > 0 || (load.uploads?.files ?? 0) > 0 || sessions > 0 || pageLoads > 0;
   add("CloudWatch", "custom metrics (signals; none published at rest)", "cloudwatch_custom_metrics", publishing ? resources.customMetrics : 0);
   const emails = load.notifications?.alarm_emails ?? ASSUMED.alarmEmails;
   add("SNS", "alarm publishes", "sns_publishes", emails, true);

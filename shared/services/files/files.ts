@@ -261,3 +261,8 @@ async function discard(upload: PendingUpload): Promise<void> {
   await fileBlobs.remove(upload.objectKey);
   await fileStore.removeUpload(upload.workspace, upload.id);
 }
+
+let storageOrigin: Promise<string> | undefined;
+
+/** Where presigned part and download URLs point: a page that uploads or downloads through them must be allowed to reach it. */
+export const presignedOrigin = (): Promise<string> => (storageOrigin ??= fileBlobs.origin());

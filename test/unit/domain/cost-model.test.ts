@@ -21,7 +21,11 @@ const resources: StackResources = {
   customMetrics: 0,
   logRetentionMonths: { functions: 1, accessLogs: 3, stateMachines: 3 },
   upload: { cpu: 1024, memoryMiB: 2048, desiredCount: 1, architecture: "ARM64", publicIpv4: 2, natGateways: 0, imageGb: 1, partMb: 8, cloudFrontFunction: true, alarmMetrics: 2, dashboards: 1 },
+  console: { files: 2, releaseMb: 0.5, firstLoadKb: 100, pageMemoryMb: 512, assetMemoryMb: 256 },
 };
+
+/** With the distribution, the console's assets in S3: 20 releases (the default kept) of 0.5 MB at $0.023 a GB-month. */
+const CONSOLE_STORAGE_USD = ((20 * 0.5) / 1024) * 0.023;
 
 const cost = (load: unknown, res = resources) => monthlyCost(CostLoad.parse(load), res, prices.aws, prices);
 const line = (report: CostReport, item: string) => {
@@ -95,8 +99,8 @@ describe("the cost model", () => {
       "upload bodies to the origin": 0.2,
       "data out to clients": (2_000_000 / 1024 ** 2) * 0.085,
     });
-    // ... and its two alarm metrics (0.2; its dashboard is within the three free ones).
-    expect(report.fixed).toBeCloseTo(1.300615 + 23.6374 + 5.1976 + 16.425 + 7.3 + 0.1 + 0.2, 5);
+    // ... and its two alarm metrics (0.2; its dashboard is within the three free ones), and the console's assets in S3.
+    expect(report.fixed).toBeCloseTo(1.300615 + 23.6374 + 5.1976 + 16.425 + 7.3 + 0.1 + 0.2 + CONSOLE_STORAGE_USD, 5);
     expect(() => cost({ ...small, uploads: { files: 1, gb: 1 } })).toThrow(/uploads go through the CloudFront distribution/);
   });
 
@@ -167,8 +171,11 @@ describe("the cost model", () => {
     }
     expect(withUploads!.lines.some((l) => l.service === "Upload service")).toBe(true);
     expect(without!.lines.some((l) => l.service === "Upload service" || l.service === "CloudFront")).toBe(false);
-    // The upload service's hours, its address, its image and its two alarm metrics: 23.6374 + 5.1976 + 16.425 + 7.3 + 0.1 + 0.2
-    expect(withUploads!.total - without!.total).toBeCloseTo(52.86, 6);
+    // The upload service's hours, its address, its image and its two alarm metrics: 23.6374 + 5.1976 + 16.425 + 7.3 + 0.1 + 0.2;
+    // and the console's assets in S3, stored only with the distribution.
+    expect(withUploads!.total - without!.total).toBeCloseTo(52.86 + CONSOLE_STORAGE_USD, 6);
+    expect(line(withUploads!, "assets in S3")).toMatchObject({ service: "Console", fixed: true });
+    expect(without!.lines.some((l) => l.service === "Console")).toBe(false);
   });
 
   it("prices document libraries: ingestion runs and transitions, OCR pages, and S3 Vectors' writes, storage and queries", () => {
@@ -217,6 +224,44 @@ describe("the cost model", () => {
     expect(() => CostLoad.parse({ requests: {}, realtime: { sessions: 1 } })).toThrow();
   });
 
+  it("prices the console: its assets stored in S3, and per page load the HTML entry and, on a cold load, the assets from the edge", () => {
+    const report = cost({ requests: {}, cloudfront: true, console: { page_loads: 10_000, cold_share: 0.5 } });
+    // 10,000 entries (50 ms at 512 MB) through CloudFront and API Gateway; 5,000 cold loads of 2 files, 100 KB, from the edge.
+    // Sent: 10,000 × 1 KB + 5,000 × 100 KB = 510,000 KB = 0.486374 GB at $0.085.
+    const sentGb = 510_000 / 1024 ** 2;
+    expect(line(report, "CloudFront requests (HTML entries").quantity).toBe(20_000);
+    expect(line(report, "CloudFront data out (HTML entries").quantity).toBeCloseTo(sentGb, 9);
+    expectUsd(report, {
+      "assets in S3": CONSOLE_STORAGE_USD,
+      "page function (512 MB)": 10_000 * 0.05 * 0.5 * 0.0000133334,
+      "HTML entries (API Gateway)": 0.035,
+      "CloudFront requests (HTML entries": 0.02,
+      "CloudFront data out (HTML entries": sentGb * 0.085,
+    });
+    const consoleLines = report.lines.filter((l) => l.service === "Console");
+    expect(consoleLines.map((l) => l.fixed)).toEqual([true, false, false, false, false]);
+    // No asset function with the distribution; the page loads are not API requests of the families (their API calls are).
+    expect(report.lines.some((l) => l.item.startsWith("asset function"))).toBe(false);
+    expect(report.requests).toBe(0);
+
+    // Without it: no bucket; the cold loads' assets from the asset function (20 ms at 256 MB) through API Gateway, sent at $0.09.
+    const direct = cost({ requests: {}, cloudfront: false, console: { page_loads: 10_000, cold_share: 0.5 } });
+    expectUsd(direct, {
+      "asset function (256 MB)": 10_000 * 0.02 * 0.25 * 0.0000133334,
+      "HTML entries and cold loads' assets (API Gateway)": 0.07,
+      "data out (HTML entries": sentGb * 0.09,
+    });
+    expect(direct.lines.some((l) => l.item.startsWith("assets in S3") || l.service === "CloudFront")).toBe(false);
+    // A release kept per the load; the cold share from ASSUMED (0.2) when not given.
+    expect(line(cost({ requests: {}, console: { page_loads: 1000, releases_stored: 5 } }), "assets in S3").quantity).toBeCloseTo((5 * 0.5) / 1024, 12);
+    expect(line(cost({ requests: {}, console: { page_loads: 1000 } }), "CloudFront requests (HTML entries").quantity).toBe(1000 + 1000 * 0.2 * 2);
+    // Given both as a family and as the console section, page loads would be counted twice.
+    const withConsoleRoute = { ...resources, routes: [...resources.routes, { key: "GET /console", family: "console", memoryMb: 512, secrets: false }] };
+    expect(() => cost({ requests: { "GET /console": { requests: 1 } }, console: { page_loads: 1 } }, withConsoleRoute)).toThrow(/count the console's page loads twice/);
+    expect(() => cost({ requests: { console: { requests: 1 } }, console: { page_loads: 1 } }, withConsoleRoute)).toThrow(CostLoadError);
+    expect(() => CostLoad.parse({ requests: {}, console: { page_loads: 1, cold_share: 2 } })).toThrow();
+  });
+
   it("prices no library line without documents or searches", () => {
     const report = cost({ requests: {}, libraries: { documents: 0 }, cloudfront: false });
     expect(report.lines.filter((l) => /library|Vectors|OCR/.test(l.item) || l.service === "S3 Vectors")).toEqual([]);
@@ -230,6 +275,7 @@ describe("the cost model", () => {
       batch: { jobs: 1, lines: 100 },
       libraries: { documents: 10, documents_stored: 100, queries: 50, libraries: 4 },
       realtime: { sessions: 20, avg_minutes: 3 },
+      console: { page_loads: 100, cold_share: 0.3, releases_stored: 4 },
     });
     const scaled = scaleLoad(load, 10_000_000);
     expect(scaled.requests.things!.requests).toBe(10_000_000);
@@ -241,6 +287,8 @@ describe("the cost model", () => {
     expect(scaled.libraries).toEqual({ documents: 100, documents_stored: 1000, queries: 500, libraries: 40 });
     // More sessions of the same length.
     expect(scaled.realtime).toEqual({ sessions: 200, avg_minutes: 3 });
+    // More page loads of the same console, as cold as before; the releases stored stay.
+    expect(scaled.console).toEqual({ page_loads: 1000, cold_share: 0.3, releases_stored: 4 });
     const one = monthlyCost(load, resources, prices.aws, prices);
     const ten = monthlyCost(scaled, resources, prices.aws, prices);
     expect(ten.fixed).toBeCloseTo(one.fixed, 9);

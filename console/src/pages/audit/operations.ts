@@ -1,0 +1,40 @@
+/**
+ * The operations the audit log records, as GET /v1/admin/audit-events's `operation` filter takes them
+ * (AUDIT_OPERATIONS in shared/schemas/audit.ts; copied, since that module brings zod into the bundle).
+ * test/integration/console/audit.test.ts checks the two lists are the same.
+ */
+export const AUDIT_OPERATIONS = [
+  "key.create",
+  "key.revoke",
+  "key.update",
+  "url-secret.rotate",
+  "user.create",
+  "membership.put",
+  "membership.remove",
+  "workspace.create",
+  "workspace.update",
+  "workspace.archive",
+  "service-account.create",
+  "service-account.update",
+  "service-account.delete",
+  "service-account.set-roles",
+  "spend-limit.set",
+  "spend.soft-limit-reached",
+  "connector.create",
+  "connector.update",
+  "connector.delete",
+  "connector.share",
+  "connector.unshare",
+  "connector.activate",
+  "connector.deactivate",
+  "connector-credentials.store",
+  "connector-credentials.remove",
+  "deployment.harden",
+  "deployment.principals",
+  "deployment.unharden",
+  "workflow.archive",
+  "workflow.unarchive",
+  "library.share",
+  "library.unshare",
+  "client-session.create",
+] as const;
