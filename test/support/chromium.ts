@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { createBrotliDecompress } from "node:zlib";
 import { chromium, type Browser } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
 import { withLock } from "./file-lock.js";
 
 const run = promisify(execFile);
@@ -76,4 +77,19 @@ function untarBrotli(archive: string, into: string): Promise<void> {
     tar.on("error", reject);
     tar.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`tar exited ${code} unpacking ${archive}`))));
   });
+}
+
+/** One headless Chromium for a test file: launched before its first test, closed after its last. */
+export function useChromium(): { readonly browser: Browser } {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  }, 60_000);
+  afterAll(() => browser?.close());
+  return {
+    get browser() {
+      if (!browser) throw new Error("The browser is not there yet: use it inside a test or a hook");
+      return browser;
+    },
+  };
 }

@@ -10,7 +10,7 @@ import { href, navigate } from "../router.js";
 import { when } from "../ui/format.js";
 import { Button, ErrorNote, Field, Loading, Page, Panel, Table } from "../ui/parts.js";
 import { useResource } from "../ui/use-resource.js";
-import { AUDIT_OPERATIONS } from "./audit/operations.js";
+import { AUDIT_OPERATIONS } from "../../../shared/schemas/audit-operations.js";
 import type { PageProps } from "./index.js";
 
 /** AuditEventOut (shared/schemas/audit.ts). */

@@ -8,6 +8,7 @@ import { api } from "../api.js";
 import { may } from "../session.js";
 import { when } from "../ui/format.js";
 import { Button, ConfirmButton, ErrorNote, Field, Loading, Page, Panel, SecretOnce, Table } from "../ui/parts.js";
+import { useAction } from "../ui/use-action.js";
 import { useResource } from "../ui/use-resource.js";
 import type { PageProps } from "./index.js";
 import { WorkspacePicker } from "../ui/workspace-picker.js";
@@ -59,29 +60,19 @@ function UserKeys({ workspace }: { workspace: string }) {
   const [user, setUser] = useState("");
   const [name, setName] = useState("");
   const [created, setCreated] = useState<{ name: string; key: string }>();
-  const [error, setError] = useState<unknown>();
+  const { error, act } = useAction();
 
-  const create = async (event: Event) => {
-    event.preventDefault();
-    setError(undefined);
-    try {
-      const key = await api.post<ApiKey & { key: string }>("/v1/admin/api-keys", { workspace_id: workspace, user_id: user, ...(name.trim() ? { name: name.trim() } : {}) });
-      setCreated({ name: key.name, key: key.key });
-      setName("");
-      keys.reload();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
-  const revoke = async (id: string) => {
-    setError(undefined);
-    try {
+  const create = act(async () => {
+    const key = await api.post<ApiKey & { key: string }>("/v1/admin/api-keys", { workspace_id: workspace, user_id: user, ...(name.trim() ? { name: name.trim() } : {}) });
+    setCreated({ name: key.name, key: key.key });
+    setName("");
+    keys.reload();
+  });
+  const revoke = (id: string) =>
+    act(async () => {
       await api.delete(`/v1/admin/api-keys/${id}`);
       keys.reload();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+    })();
 
   return (
     <Panel title="API keys">
@@ -131,19 +122,13 @@ function ServiceAccounts({ workspace }: { workspace: string }) {
   const accounts = useResource((signal) => api.get<{ items: ServiceAccount[] }>("/v1/service-accounts", { workspace_id: workspace }, signal), [workspace]);
   const [name, setName] = useState("");
   const [open, setOpen] = useState<string>();
-  const [error, setError] = useState<unknown>();
-  const create = async (event: Event) => {
-    event.preventDefault();
-    setError(undefined);
-    try {
-      const account = await api.post<ServiceAccount>("/v1/service-accounts", { name: name.trim(), workspace_id: workspace });
-      setName("");
-      setOpen(account.id);
-      accounts.reload();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+  const { error, act } = useAction();
+  const create = act(async () => {
+    const account = await api.post<ServiceAccount>("/v1/service-accounts", { name: name.trim(), workspace_id: workspace });
+    setName("");
+    setOpen(account.id);
+    accounts.reload();
+  });
   return (
     <Panel title="Service accounts">
       <form class="row" onSubmit={create}>
@@ -180,16 +165,8 @@ function ServiceAccountDetail({ id, name, workspace }: { id: string; name: strin
   const keys = useResource((signal) => api.get<{ items: ApiKey[] }>(`/v1/service-accounts/${id}/keys`, undefined, signal), [id]);
   const [chosen, setChosen] = useState<string[]>();
   const [created, setCreated] = useState<string>();
-  const [error, setError] = useState<unknown>();
+  const { error, act } = useAction();
   const held = chosen ?? (roles.data?.items ?? []).map((r) => r.role_id);
-  const act = (work: () => Promise<void>) => async () => {
-    setError(undefined);
-    try {
-      await work();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
   const saveRoles = act(async () => {
     await api.put(`/v1/service-accounts/${id}/roles`, { role_ids: held });
     setChosen(undefined);

@@ -9,7 +9,7 @@ import { api, streamEvents } from "../api.js";
 import { href } from "../router.js";
 import { may } from "../session.js";
 import { count } from "../ui/format.js";
-import { Button, ErrorNote, Field, Loading, Page, Panel } from "../ui/parts.js";
+import { Button, ErrorNote, Field, Loading, Page, Panel, Tabs } from "../ui/parts.js";
 import { useResource } from "../ui/use-resource.js";
 import type { PageProps } from "./index.js";
 import { mergeToolCalls, optionalNumber, parseTools, textOf, type AgentSummary, type Chunk, type ModelCard, type ToolCallOut, type Turn, type Usage } from "./playground/request.js";
@@ -41,14 +41,7 @@ export function Playground({ identity, location }: PageProps) {
   );
   return (
     <Page title="Playground">
-      <nav class="tabs pg-modes" aria-label="Playground mode">
-        <a href={href("playground")} aria-current={mode === "chat" ? "page" : undefined}>
-          Chat
-        </a>
-        <a href={href("playground", "fim")} aria-current={mode === "fim" ? "page" : undefined}>
-          Fill in the middle
-        </a>
-      </nav>
+      <Tabs label="Playground mode" current={mode} tabs={[{ id: "chat", title: "Chat", href: href("playground") }, { id: "fim", title: "Fill in the middle", href: href("playground", "fim") }]} />
       <ErrorNote error={models.error ?? agents.error} />
       {models.loading && !models.data ? (
         <Loading />

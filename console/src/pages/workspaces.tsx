@@ -7,6 +7,7 @@ import { api } from "../api.js";
 import { href } from "../router.js";
 import { when } from "../ui/format.js";
 import { Button, ConfirmButton, ErrorNote, Field, Loading, Page, Panel, Table } from "../ui/parts.js";
+import { useAction } from "../ui/use-action.js";
 import { useResource } from "../ui/use-resource.js";
 import type { PageProps } from "./index.js";
 
@@ -44,16 +45,7 @@ export function Workspaces({ identity, location }: PageProps) {
   const users = useResource((signal) => api.get<{ data: User[] }>("/v1/admin/users", { page_size: 1000 }, signal), []);
   const [name, setName] = useState("");
   const [admin, setAdmin] = useState("");
-  const [error, setError] = useState<unknown>();
-  const act = (work: () => Promise<void>) => async (event?: Event) => {
-    event?.preventDefault();
-    setError(undefined);
-    try {
-      await work();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+  const { error, act } = useAction();
   const create = act(async () => {
     await api.post("/v1/admin/workspaces", { name: name.trim(), admin_user_id: admin });
     setName("");
@@ -105,18 +97,14 @@ function Members({ workspace, name, users, onChange }: { workspace: string; name
   const members = useResource((signal) => api.get<{ data: Member[] }>(`/v1/admin/workspaces/${workspace}/users`, { page_size: 1000 }, signal), [workspace]);
   const [user, setUser] = useState("");
   const [role, setRole] = useState("user");
-  const [error, setError] = useState<unknown>();
-  const act = (work: () => Promise<void>) => async (event?: Event) => {
-    event?.preventDefault();
-    setError(undefined);
-    try {
+  const { error, act: run } = useAction();
+  // Every change here moves the member list and the workspaces' member counts.
+  const act = (work: () => Promise<unknown>) =>
+    run(async () => {
       await work();
       members.reload();
       onChange();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+    });
   const add = act(async () => {
     await api.post(`/v1/admin/workspaces/${workspace}/add-users`, { members: [{ user_uuid: user, role_names: [role] }] });
     setUser("");
@@ -178,18 +166,12 @@ function Members({ workspace, name, users, onChange }: { workspace: string; name
 function Users({ users, error: loadError, reload }: { users: User[] | undefined; error: Error | undefined; reload: () => void }) {
   const [email, setEmail] = useState("");
   const [role, setRole] = useState("member");
-  const [error, setError] = useState<unknown>();
-  const create = async (event: Event) => {
-    event.preventDefault();
-    setError(undefined);
-    try {
-      await api.post("/v1/admin/users", { email: email.trim(), organization_roles: [role] });
-      setEmail("");
-      reload();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+  const { error, act } = useAction();
+  const create = act(async () => {
+    await api.post("/v1/admin/users", { email: email.trim(), organization_roles: [role] });
+    setEmail("");
+    reload();
+  });
   return (
     <Panel title="Users of the organization">
       <form class="row" onSubmit={create}>

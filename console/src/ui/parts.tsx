@@ -124,3 +124,16 @@ export function ConfirmButton({ label, confirm, onConfirm, disabled }: { label: 
     </span>
   );
 }
+
+/** A page's views as links (`#/<page>/<view>`), the current one marked for screen readers and the eye. */
+export function Tabs({ label, tabs, current }: { label: string; tabs: readonly { title: string; href: string; id: string }[]; current: string }) {
+  return (
+    <nav class="tabs" aria-label={label}>
+      {tabs.map((tab) => (
+        <a href={tab.href} aria-current={tab.id === current ? "page" : undefined}>
+          {tab.title}
+        </a>
+      ))}
+    </nav>
+  );
+}

@@ -4,22 +4,15 @@
  * filtered by target and by operation through the form; paged by the route's cursor; absent from the navigation
  * of a key without `workspaces:admin`.
  */
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AUDIT_OPERATIONS } from "../../../shared/schemas/audit.js";
-import { AUDIT_OPERATIONS as CONSOLE_OPERATIONS } from "../../../console/src/pages/audit/operations.js";
+import { describe, expect, it } from "vitest";
 import { useEmbeddedApi } from "../../support/api.js";
-import { launchChromium } from "../../support/chromium.js";
+import { useChromium } from "../../support/chromium.js";
 import { openConsole } from "../../support/console.js";
 import { newTenant } from "../../support/tenant.js";
 
 const { api, tenant } = useEmbeddedApi({ tenant: "per-file" });
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchChromium();
-}, 60_000);
-afterAll(() => browser?.close());
+const chromium = useChromium();
 
 async function request(method: string, path: string, body?: unknown): Promise<any> {
   const response = await fetch(`${api.url}${path}`, {
@@ -40,13 +33,9 @@ async function aDescribedServiceAccount(): Promise<string> {
 }
 
 describe("the audit log", () => {
-  it("offers exactly the route's operations as the operation filter", () => {
-    expect([...CONSOLE_OPERATIONS]).toEqual([...AUDIT_OPERATIONS]);
-  });
-
   it("shows audited changes newest first with their values, filters them, and pages with the route's cursor", async () => {
     const account = await aDescribedServiceAccount();
-    const c = await openConsole(browser, api.url, tenant.key);
+    const c = await openConsole(chromium.browser, api.url, tenant.key);
     await c.open("#/audit", "Audit log");
     const events = c.page.getByRole("table", { name: "Audit events, newest first" });
     await events.waitFor();
@@ -108,7 +97,7 @@ describe("the audit log", () => {
 
   it("is not offered to a key without workspaces:admin", async () => {
     const user = await newTenant({ roles: ["user"], organization: tenant.caller.organization, workspace: tenant.caller.workspace });
-    const c = await openConsole(browser, api.url, user.key);
+    const c = await openConsole(chromium.browser, api.url, user.key);
     const links = await c.page.getByRole("navigation", { name: "Console" }).getByRole("link").allTextContents();
     expect(links).toContain("Agents and prompts");
     expect(links).not.toContain("Audit log");

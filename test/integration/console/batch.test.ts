@@ -6,13 +6,13 @@
  */
 import { readFile } from "node:fs/promises";
 import type { Browser, Route } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { BatchJobRecord } from "../../../shared/domain/batch-rules.js";
 import { batchStore } from "../../../shared/store/batch.js";
 import { useEmbeddedApi } from "../../support/api.js";
 import { batchClient, chatLines } from "../../support/batch-client.js";
 import { aBatchJob } from "../../support/batch-table.js";
-import { launchChromium } from "../../support/chromium.js";
+import { useChromium } from "../../support/chromium.js";
 import { openConsole } from "../../support/console.js";
 import { filesClient } from "../../support/files-client.js";
 import { offlineEcho } from "../../support/inference-client.js";
@@ -22,11 +22,7 @@ const { api, tenant } = useEmbeddedApi({ tenant: "per-file" });
 const files = filesClient(api, tenant);
 const batch = batchClient(api, tenant);
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchChromium();
-}, 60_000);
-afterAll(() => browser?.close());
+const chromium = useChromium();
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
@@ -51,7 +47,7 @@ async function aRunningJob(): Promise<BatchJobRecord> {
 
 /** A console signed in with the tenant's key whose GET /v1/users/me lists its permissions without `dropped`. */
 async function narrowedConsole(dropped: string) {
-  const c = await openConsole(browser, api.url, null);
+  const c = await openConsole(chromium.browser, api.url, null);
   await c.page.route(`${api.url}/v1/users/me`, async (route: Route) => {
     const response = await route.fetch();
     const me = await response.json();
@@ -66,7 +62,7 @@ async function narrowedConsole(dropped: string) {
 describe("the Batch jobs page", () => {
   it("creates a job from an uploaded file, follows it to SUCCESS and downloads its output", async () => {
     const input = await files.uploaded({ filename: "questions.jsonl", content: chatLines("a", "b", "c"), purpose: "batch" });
-    const c = await openConsole(browser, api.url, tenant.key);
+    const c = await openConsole(chromium.browser, api.url, tenant.key);
     const { page } = c;
     await c.open("#/batch", "Batch jobs");
     await page.getByText("No batch job yet.").waitFor();
@@ -117,7 +113,7 @@ describe("the Batch jobs page", () => {
 
   it("follows a running job every 2 s until it is left, and cancels it after asking", async () => {
     const job = await aRunningJob();
-    const c = await openConsole(browser, api.url, tenant.key);
+    const c = await openConsole(chromium.browser, api.url, tenant.key);
     // The page's timers on a clock the test can move (time still flows); the key stays in session storage across the load.
     await c.page.clock.install();
     await c.page.goto(`${api.url}/console#/batch/${job.id}`);
@@ -156,7 +152,7 @@ describe("the Batch jobs page", () => {
 
   it("is not offered to a key without batch:read", async () => {
     const viewer = await newTenant({ roles: ["observability_viewer"], organization: tenant.caller.organization, workspace: tenant.caller.workspace });
-    const c = await openConsole(browser, api.url, viewer.key);
+    const c = await openConsole(chromium.browser, api.url, viewer.key);
     const links = await c.page.getByRole("navigation", { name: "Console" }).getByRole("link").allTextContents();
     expect(links).not.toContain("Batch jobs");
     expect(c.problems).toEqual([]);

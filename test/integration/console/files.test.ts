@@ -5,10 +5,10 @@
  */
 import { readFile } from "node:fs/promises";
 import type { Browser, Route } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { INLINE_UPLOAD_MAX_BYTES } from "../../../shared/services/files/files.js";
 import { useEmbeddedApi } from "../../support/api.js";
-import { launchChromium } from "../../support/chromium.js";
+import { useChromium } from "../../support/chromium.js";
 import { openConsole } from "../../support/console.js";
 import { filesClient, jsonl } from "../../support/files-client.js";
 import { newTenant } from "../../support/tenant.js";
@@ -16,17 +16,13 @@ import { newTenant } from "../../support/tenant.js";
 const { api, tenant } = useEmbeddedApi({ tenant: "per-file" });
 const files = filesClient(api, tenant);
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchChromium();
-}, 60_000);
-afterAll(() => browser?.close());
+const chromium = useChromium();
 
 const listed = async () => (await files.list({ page_size: 100 })).body.data as { id: string; filename: string; bytes: number; purpose: string; num_lines: number | null }[];
 
 describe("the Files page", () => {
   it("uploads a small and a large file with progress, lists, downloads and deletes them", async () => {
-    const c = await openConsole(browser, api.url, tenant.key);
+    const c = await openConsole(chromium.browser, api.url, tenant.key);
     const { page } = c;
     await c.open("#/files", "Files");
     await page.getByText("No file yet.").waitFor();
@@ -96,7 +92,7 @@ describe("the Files page", () => {
     const own = await newTenant();
     const mine = filesClient(api, own);
     for (let i = 0; i < 22; i++) await mine.uploaded({ filename: `f${String(i).padStart(2, "0")}.jsonl`, content: jsonl(1), purpose: "batch" });
-    const c = await openConsole(browser, api.url, own.key);
+    const c = await openConsole(chromium.browser, api.url, own.key);
     await c.open("#/files", "Files");
     await c.page.getByText("Page 1 of 2 (22 files)").waitFor();
     expect(await c.page.getByRole("row").count()).toBe(21);
@@ -112,7 +108,7 @@ describe("the Files page", () => {
 
   it("is not offered to a key without files:read", async () => {
     const viewer = await newTenant({ roles: ["observability_viewer"], organization: tenant.caller.organization, workspace: tenant.caller.workspace });
-    const c = await openConsole(browser, api.url, viewer.key);
+    const c = await openConsole(chromium.browser, api.url, viewer.key);
     const links = await c.page.getByRole("navigation", { name: "Console" }).getByRole("link").allTextContents();
     expect(links).not.toContain("Files");
     expect(c.problems).toEqual([]);
@@ -123,7 +119,7 @@ describe("the Files page", () => {
     // No role of permissions.ts holds files:read without files:write (user and up hold both): the page's check is
     // of the permissions GET /v1/users/me lists, so this key's answer is narrowed to files:read, as such a role would be.
     await files.uploaded({ filename: "kept.jsonl", content: jsonl(2), purpose: "batch" });
-    const c = await openConsole(browser, api.url, null);
+    const c = await openConsole(chromium.browser, api.url, null);
     await c.page.route(`${api.url}/v1/users/me`, async (route: Route) => {
       const response = await route.fetch();
       const me = await response.json();

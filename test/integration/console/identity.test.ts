@@ -3,23 +3,20 @@
  * the page is checked through the API, a new key's secret is shown once and works, a revoked one stops working,
  * narrower keys see fewer pages and buttons, and another organization's keys never show.
  */
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { tenancyStore } from "../../../shared/store/tenancy.js";
 import { useEmbeddedApi } from "../../support/api.js";
-import { launchChromium } from "../../support/chromium.js";
+import { useChromium } from "../../support/chromium.js";
 import { openConsole, type ConsolePage } from "../../support/console.js";
 import { newTenant } from "../../support/tenant.js";
 
 const { api, tenant } = useEmbeddedApi({ tenant: "per-file" });
 
-let browser: Browser;
+const chromium = useChromium();
 beforeAll(async () => {
   // The organization record `npm start`'s bootstrap makes (newTenant makes workspaces and keys only).
   await tenancyStore.putOrganization({ id: tenant.caller.organization, name: "Test organization", createdAt: new Date().toISOString() });
-  browser = await launchChromium();
-}, 60_000);
-afterAll(() => browser?.close());
+});
 
 const get = async <T>(path: string, key = tenant.key): Promise<{ status: number; body: T }> => {
   const response = await fetch(`${api.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
@@ -30,7 +27,7 @@ const navLinks = (c: ConsolePage) => c.page.getByRole("navigation", { name: "Con
 
 describe("users, members and their keys", () => {
   it("creates a user, adds it to the workspace, gives it a key shown once, and revokes it", async () => {
-    const c = await openConsole(browser, api.url, tenant.key);
+    const c = await openConsole(chromium.browser, api.url, tenant.key);
     const email = `ada-${Date.now()}@example.com`;
 
     await c.open("#/workspaces", "Workspaces and members");
@@ -72,7 +69,7 @@ describe("users, members and their keys", () => {
   });
 
   it("creates a service account, gives it a role and a key that acts with it, and revokes the key", async () => {
-    const c = await openConsole(browser, api.url, tenant.key);
+    const c = await openConsole(chromium.browser, api.url, tenant.key);
     await c.open("#/keys", "Keys and service accounts");
     await c.page.getByLabel("Service account name").fill("nightly-batch");
     await c.page.getByRole("button", { name: "Create service account" }).click();
@@ -98,7 +95,7 @@ describe("users, members and their keys", () => {
 describe("what a narrower key sees", () => {
   it("a workspace admin manages service accounts but sees no users' keys, workspaces or audit log", async () => {
     const admin = await newTenant({ roles: ["workspace_admin"], organization: tenant.caller.organization, workspace: tenant.caller.workspace });
-    const c = await openConsole(browser, api.url, admin.key);
+    const c = await openConsole(chromium.browser, api.url, admin.key);
     expect(await navLinks(c)).toEqual(expect.arrayContaining(["Keys"]));
     expect(await navLinks(c)).not.toEqual(expect.arrayContaining(["Workspaces"]));
     expect(await navLinks(c)).not.toContain("Audit log");
@@ -112,7 +109,7 @@ describe("what a narrower key sees", () => {
 
   it("a user sees neither keys nor workspaces, and the page it may not see falls back to one it may", async () => {
     const user = await newTenant({ roles: ["user"], organization: tenant.caller.organization, workspace: tenant.caller.workspace });
-    const c = await openConsole(browser, api.url, user.key);
+    const c = await openConsole(chromium.browser, api.url, user.key);
     const links = await navLinks(c);
     expect(links).not.toContain("Keys");
     expect(links).not.toContain("Workspaces");
@@ -125,7 +122,7 @@ describe("what a narrower key sees", () => {
 
   it("an admin of another organization never sees this one's keys or users", async () => {
     const other = await newTenant();
-    const c = await openConsole(browser, api.url, other.key);
+    const c = await openConsole(chromium.browser, api.url, other.key);
     await c.open("#/keys", "Keys and service accounts");
     await c.page.getByRole("heading", { name: "API keys", exact: true }).waitFor();
     const ours = await get<{ data: { name: string; preview: string }[] }>(`/v1/admin/api-keys?workspace_id=${tenant.caller.workspace}&include_revoked=true`);

@@ -6,12 +6,11 @@
  * evaluations; and what a read-only key is offered.
  */
 import { randomBytes } from "node:crypto";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { appendTelemetry } from "../../../shared/blobs/telemetry.js";
 import { bookkeepingSettled } from "../../../shared/observability/after-answer.js";
 import { useEmbeddedApi } from "../../support/api.js";
-import { launchChromium } from "../../support/chromium.js";
+import { useChromium } from "../../support/chromium.js";
 import { openConsole } from "../../support/console.js";
 import { filesClient } from "../../support/files-client.js";
 import { anExportRequest, anOtlpSpan, str } from "../../support/otlp.js";
@@ -21,11 +20,7 @@ import { anEvaluationRow } from "../../support/telemetry-rows.js";
 const { api, tenant } = useEmbeddedApi({ tenant: "per-file" });
 const http = filesClient(api, tenant);
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchChromium();
-}, 60_000);
-afterAll(() => browser?.close());
+const chromium = useChromium();
 
 interface ApiSpan {
   span_id: string;
@@ -45,7 +40,8 @@ describe("the Observability page: spans and traces", () => {
       name: "agent run",
       kind: 1,
       startTimeUnixNano: nanos(Date.now() - 1000),
-      endTimeUnixNano: nanos(Date.now() + 5000),
+      // Ends well after the chat calls under it, however slow the machine: the root spans the whole waterfall.
+      endTimeUnixNano: nanos(Date.now() + 120_000),
       attributes: [str("gen_ai.operation.name", "invoke_agent"), str("gen_ai.agent.name", "console-helper")],
     });
     const exported = await fetch(`${api.url}/telemetry/v1/traces`, { method: "POST", headers: { authorization: `Bearer ${tenant.key}`, "content-type": "application/json" }, body: JSON.stringify(anExportRequest([agent])) });
@@ -64,7 +60,7 @@ describe("the Observability page: spans and traces", () => {
     const chats = apiSpans.filter((s) => s.parent_span_id === agent.spanId).sort((a, b) => Date.parse(a.start_time) - Date.parse(b.start_time));
     expect(chats.map((s) => s.span_name)).toEqual(["chat mistral-small-latest", "chat mistral-small-latest"]);
 
-    const c = await openConsole(browser, api.url, tenant.key);
+    const c = await openConsole(chromium.browser, api.url, tenant.key);
     const { page } = c;
     await c.open("#/observability/spans", "Observability");
     expect(await page.getByRole("link", { name: "Spans" }).getAttribute("aria-current")).toBe("page");
@@ -143,7 +139,7 @@ describe("the Observability page: datasets and evaluations", () => {
       made.push(record.body.id as string);
     }
 
-    const c = await openConsole(browser, api.url, tenant.key);
+    const c = await openConsole(chromium.browser, api.url, tenant.key);
     const { page } = c;
     await c.open("#/observability/datasets", "Observability");
     await page.getByRole("link", { name: "console questions" }).click();
@@ -184,7 +180,7 @@ describe("the Observability page: datasets and evaluations", () => {
       anEvaluationRow(ws, { evaluation_name: "toxicity", score_value: 0.75, timestamp: new Date(now - 30_000).toISOString() }),
     ]);
 
-    const c = await openConsole(browser, api.url, tenant.key);
+    const c = await openConsole(chromium.browser, api.url, tenant.key);
     const { page } = c;
     await c.open("#/observability/evaluations", "Observability");
     await page.getByRole("table", { name: "Saved judges" }).getByRole("row", { name: /console helpfulness/ }).waitFor();
@@ -203,7 +199,7 @@ describe("the Observability page: datasets and evaluations", () => {
 describe("the Observability page for a read-only key", () => {
   it("offers an observability_viewer the page, its searches and datasets, but no dataset to make, and no Workflows", async () => {
     const viewer = await newTenant({ roles: ["observability_viewer"], organization: tenant.caller.organization, workspace: tenant.caller.workspace });
-    const c = await openConsole(browser, api.url, viewer.key);
+    const c = await openConsole(chromium.browser, api.url, viewer.key);
     const { page } = c;
     expect(await page.getByRole("navigation", { name: "Console" }).getByRole("link").allTextContents()).toEqual(["Overview", "Observability"]);
     await c.open("#/observability/datasets", "Observability");

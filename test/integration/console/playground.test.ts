@@ -5,10 +5,10 @@
  * call, the calls in the API's usage report; and what a narrower key sees.
  */
 import type { Browser, Request } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { agentsClient, anAgentRequest } from "../../support/agents-client.js";
 import { useEmbeddedApi } from "../../support/api.js";
-import { launchChromium } from "../../support/chromium.js";
+import { useChromium } from "../../support/chromium.js";
 import { openConsole } from "../../support/console.js";
 import { filesClient } from "../../support/files-client.js";
 import { offlineEcho, offlineFim } from "../../support/inference-client.js";
@@ -17,11 +17,7 @@ import { newTenant } from "../../support/tenant.js";
 const { api, tenant } = useEmbeddedApi({ tenant: "per-file" });
 const http = filesClient(api, tenant);
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchChromium();
-}, 60_000);
-afterAll(() => browser?.close());
+const chromium = useChromium();
 
 const sentTo = (path: string) => (request: Request) => request.method() === "POST" && request.url() === `${api.url}${path}`;
 const today = () => new Date().toISOString().slice(0, 10);
@@ -35,7 +31,7 @@ async function requestsPerModel(): Promise<Record<string, number>> {
 describe("the Playground", () => {
   it("streams a conversation with a model, then with an agent, and a FIM completion, showing usage, timing and backend", async () => {
     const agent = (await agentsClient(api, tenant).create(anAgentRequest({ name: "Brief helper", instructions: "Be brief." }))).body as { id: string };
-    const c = await openConsole(browser, api.url, tenant.key);
+    const c = await openConsole(chromium.browser, api.url, tenant.key);
     const { page } = c;
     await c.open("#/playground", "Playground");
     await page.getByLabel("Model", { exact: true }).waitFor();
@@ -151,7 +147,7 @@ describe("the Playground", () => {
 
   it("offers a key that may call and list models, but not read agents, the models only", async () => {
     const coder = await newTenant({ roles: ["mistral_code_user"], organization: tenant.caller.organization, workspace: tenant.caller.workspace });
-    const c = await openConsole(browser, api.url, coder.key);
+    const c = await openConsole(chromium.browser, api.url, coder.key);
     const links = await c.page.getByRole("navigation", { name: "Console" }).getByRole("link").allTextContents();
     expect(links).toEqual(["Playground"]);
     await c.open("#/playground", "Playground");
@@ -169,7 +165,7 @@ describe("the Playground", () => {
 
   it("is not offered to a key without inference:invoke", async () => {
     const viewer = await newTenant({ roles: ["observability_viewer"], organization: tenant.caller.organization, workspace: tenant.caller.workspace });
-    const c = await openConsole(browser, api.url, viewer.key);
+    const c = await openConsole(chromium.browser, api.url, viewer.key);
     const links = await c.page.getByRole("navigation", { name: "Console" }).getByRole("link").allTextContents();
     expect(links).not.toContain("Playground");
     expect(c.problems).toEqual([]);

@@ -5,10 +5,10 @@
  * sees the same versions and aliases without any button to change them.
  */
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { agentsClient, anAgentRequest } from "../../support/agents-client.js";
 import { useEmbeddedApi } from "../../support/api.js";
-import { launchChromium } from "../../support/chromium.js";
+import { useChromium } from "../../support/chromium.js";
 import { openConsole } from "../../support/console.js";
 import { aPromptBody, aSkillBody, registryClient } from "../../support/registry-client.js";
 import { newTenant } from "../../support/tenant.js";
@@ -17,11 +17,7 @@ const { api, tenant } = useEmbeddedApi({ tenant: "per-file" });
 const agents = () => agentsClient(api, tenant);
 const prompts = () => registryClient(api, tenant);
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchChromium();
-}, 60_000);
-afterAll(() => browser?.close());
+const chromium = useChromium();
 
 const unique = (name: string) => `${name}-${Math.random().toString(36).slice(2, 8)}`;
 
@@ -52,7 +48,7 @@ const side = (page: Page, field: string, which: "a" | "b") => row(page, field).l
 describe("Agents", () => {
   it("lists an agent's versions, compares v1 and v3 side by side, and moves and creates aliases through the page", async () => {
     const agent = await anAgentWithThreeVersions();
-    const c = await openConsole(browser, api.url, tenant.key);
+    const c = await openConsole(chromium.browser, api.url, tenant.key);
     await c.open("#/registry/agents", "Agents and prompts");
     expect(await c.page.getByRole("navigation", { name: "Registry" }).getByRole("link").allTextContents()).toEqual(["Agents", "Prompts", "Skills"]);
     await c.page.getByLabel("Search agents").fill(agent.name.slice(-6));
@@ -132,7 +128,7 @@ describe("Agents", () => {
 describe("Prompts", () => {
   it("lists a prompt's versions, compares v1 and v3 side by side, and moves its alias through the page", async () => {
     const prompt = await aPromptWithThreeVersions();
-    const c = await openConsole(browser, api.url, tenant.key);
+    const c = await openConsole(chromium.browser, api.url, tenant.key);
     await c.open("#/registry/prompts", "Agents and prompts");
     await c.page.getByRole("link", { name: prompt.name }).click();
     await c.page.getByRole("heading", { level: 1, name: prompt.name }).waitFor();
@@ -175,7 +171,7 @@ describe("Skills", () => {
     const skills = registryClient(api, tenant, "skills");
     const skill = await skills.created(aSkillBody());
     await skills.versionCreated(skill.id, { definition: { ...skill.definition, body: "# Release notes\nUse the new template." }, notes: "new template" });
-    const c = await openConsole(browser, api.url, tenant.key);
+    const c = await openConsole(chromium.browser, api.url, tenant.key);
     await c.open("#/registry/skills", "Agents and prompts");
     await c.page.getByRole("link", { name: skill.name }).click();
     await c.page.getByRole("heading", { level: 1, name: skill.name }).waitFor();
@@ -196,7 +192,7 @@ describe("a read-only key", () => {
     const agent = await anAgentWithThreeVersions();
     const prompt = await aPromptWithThreeVersions();
     const reader = await newTenant({ roles: ["user"], organization: tenant.caller.organization, workspace: tenant.caller.workspace });
-    const c = await openConsole(browser, api.url, reader.key);
+    const c = await openConsole(chromium.browser, api.url, reader.key);
     expect(await c.page.getByRole("navigation", { name: "Console" }).getByRole("link").allTextContents()).toContain("Agents and prompts");
 
     await c.open(`#/registry/agents/${agent.id}?a=1&b=3`, agent.name);

@@ -3,21 +3,16 @@
  * caching), sign-in with a key kept in session storage only, the navigation a key's permissions allow, and
  * axe-core on what it shows.
  */
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { bookkeepingSettled } from "../../../shared/observability/after-answer.js";
 import { useEmbeddedApi } from "../../support/api.js";
-import { launchChromium } from "../../support/chromium.js";
+import { useChromium } from "../../support/chromium.js";
 import { openConsole } from "../../support/console.js";
 import { newTenant } from "../../support/tenant.js";
 
 const { api, tenant } = useEmbeddedApi({ tenant: "per-file" });
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchChromium();
-}, 60_000);
-afterAll(() => browser?.close());
+const chromium = useChromium();
 
 describe("GET /console and GET /console/{asset}", () => {
   it("serves the entry with a strict CSP and hashed assets cached for a year", async () => {
@@ -44,7 +39,7 @@ describe("GET /console and GET /console/{asset}", () => {
 
 describe("signing in", () => {
   it("refuses a wrong key with the API's message and keeps nothing", async () => {
-    const console = await openConsole(browser, api.url, null);
+    const console = await openConsole(chromium.browser, api.url, null);
     await console.page.getByLabel("API key").fill("not-a-key");
     await console.page.getByRole("button", { name: "Sign in" }).click();
     await expect.poll(() => console.page.getByRole("alert").textContent()).toBeTruthy();
@@ -57,7 +52,7 @@ describe("signing in", () => {
   });
 
   it("keeps the key in session storage, sends it only as the bearer header, and shows the overview", async () => {
-    const console = await openConsole(browser, api.url, tenant.key);
+    const console = await openConsole(chromium.browser, api.url, tenant.key);
     await console.open("#/overview", "Overview");
     await console.page.getByText("This month's spend").waitFor();
     await console.page.getByTestId("spend").waitFor();
@@ -75,7 +70,7 @@ describe("signing in", () => {
 
   it("offers a narrow key only the pages its permissions allow", async () => {
     const viewer = await newTenant({ roles: ["observability_viewer"], organization: tenant.caller.organization, workspace: tenant.caller.workspace });
-    const console = await openConsole(browser, api.url, viewer.key);
+    const console = await openConsole(chromium.browser, api.url, viewer.key);
     const links = await console.page.getByRole("navigation", { name: "Console" }).getByRole("link").allTextContents();
     expect(links).toEqual(["Overview", "Observability"]);
     await console.open("#/overview", "Overview");
@@ -88,7 +83,7 @@ describe("signing in", () => {
 
 describe("the overview", () => {
   it("shows the month's spend and the day's requests move once a model call's bookkeeping is done", async () => {
-    const c = await openConsole(browser, api.url, tenant.key);
+    const c = await openConsole(chromium.browser, api.url, tenant.key);
     await c.open("#/overview", "Overview");
     const before = (await c.page.getByTestId("spend").textContent())!;
     const call = await fetch(`${api.url}/v1/chat/completions`, {

@@ -4,11 +4,10 @@
  * the page, its execution's timeline read against the API's history, a signal and a cancel sent through the
  * page, a schedule paused and resumed, the deployment's live worker, and what narrower keys are offered.
  */
-import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runWorker, type RunningWorker, type WorkflowModule } from "../../../scripts/worker/run-worker.js";
 import { useEmbeddedApi } from "../../support/api.js";
-import { launchChromium } from "../../support/chromium.js";
+import { useChromium } from "../../support/chromium.js";
 import { openConsole } from "../../support/console.js";
 import { newTenant } from "../../support/tenant.js";
 import { workflowsClient } from "../../support/workflow-builders.js";
@@ -21,17 +20,13 @@ const { api, tenant } = useEmbeddedApi({ tenant: "per-file" });
 const http = workflowsClient(api, tenant);
 const TEXT = "Step Functions runs the program. Workers run the activities. The platform runs the models and keeps the events.";
 
-let browser: Browser;
+const chromium = useChromium();
 let worker: RunningWorker;
 beforeAll(async () => {
-  browser = await launchChromium();
   worker = runWorker({ url: api.url, key: tenant.key, deployment: "examples", name: "console-worker", module: examples, pollWaitSeconds: 1, concurrency: 2, log: () => {} });
   await worker.registered;
 }, 120_000);
-afterAll(async () => {
-  await worker?.stop();
-  await browser?.close();
-});
+afterAll(() => worker?.stop());
 
 /** The API's history of an execution as the page names its event types. */
 async function historyTypes(id: string): Promise<string[]> {
@@ -46,7 +41,7 @@ async function statusOf(id: string): Promise<string> {
 
 describe("the Workflows page: executions", () => {
   it("runs the example workflow from the page, follows it to COMPLETED and shows the API's history as its timeline", { timeout: 90_000 }, async () => {
-    const c = await openConsole(browser, api.url, tenant.key);
+    const c = await openConsole(chromium.browser, api.url, tenant.key);
     const { page } = c;
     await c.open("#/workflows/executions", "Workflows");
     await expect.poll(() => page.getByRole("link", { name: "Executions" }).getAttribute("aria-current")).toBe("page");
@@ -107,7 +102,7 @@ describe("the Workflows page: executions", () => {
     const started = await http.execute("approval", { execution_id: "console-approval", input: { request: "new laptop" } });
     expect(started.status).toBe(200);
 
-    const c = await openConsole(browser, api.url, tenant.key);
+    const c = await openConsole(chromium.browser, api.url, tenant.key);
     const { page } = c;
     await c.open("#/workflows/executions/console-approval", "Execution console-approval");
     await expect.poll(() => page.getByTestId("execution-status").textContent()).toBe("RUNNING");
@@ -149,7 +144,7 @@ describe("the Workflows page: executions", () => {
   });
 
   it("shows the API's refusal of an unknown execution in the page", async () => {
-    const c = await openConsole(browser, api.url, tenant.key);
+    const c = await openConsole(chromium.browser, api.url, tenant.key);
     await c.open("#/workflows/executions/no-such-execution", "Execution no-such-execution");
     await expect.poll(() => c.page.getByRole("alert").allTextContents()).toEqual([expect.stringMatching(/WF_1100/), expect.stringMatching(/WF_1100/)]);
     expect(await c.accessibility()).toEqual([]);
@@ -174,7 +169,7 @@ describe("the Workflows page: schedules and deployments", () => {
     expect(created.status).toBe(201);
     const schedule = async () => (await http.request("GET", "/v1/workflows/schedules/console-hourly")).body as { paused: boolean; future_executions: { scheduled_at: string }[] };
 
-    const c = await openConsole(browser, api.url, tenant.key);
+    const c = await openConsole(chromium.browser, api.url, tenant.key);
     const { page } = c;
     await c.open("#/workflows/schedules", "Workflows");
     const row = page.getByRole("row", { name: /console-hourly/ });
@@ -220,7 +215,7 @@ describe("the Workflows page for narrower keys", () => {
     const started = await http.execute("approval", { execution_id: "console-executor", input: { request: "a chair" } });
     expect(started.status).toBe(200);
 
-    const c = await openConsole(browser, api.url, executor.key);
+    const c = await openConsole(chromium.browser, api.url, executor.key);
     const { page } = c;
     expect(await page.getByRole("navigation", { name: "Console" }).getByRole("link").allTextContents()).toEqual(["Workflows"]);
     await c.open("#/workflows/executions/console-executor", "Execution console-executor");
@@ -247,7 +242,7 @@ describe("the Workflows page for narrower keys", () => {
 
   it("does not offer Workflows to an observability_viewer", async () => {
     const viewer = await newTenant({ roles: ["observability_viewer"], organization: tenant.caller.organization, workspace: tenant.caller.workspace });
-    const c = await openConsole(browser, api.url, viewer.key);
+    const c = await openConsole(chromium.browser, api.url, viewer.key);
     expect(await c.page.getByRole("navigation", { name: "Console" }).getByRole("link").allTextContents()).toEqual(["Overview", "Observability"]);
     // The hash names the page, but the key may not see it: the console shows its first page instead.
     await c.open("#/workflows/executions", "Overview");

@@ -1,5 +1,6 @@
 /** What the observability views share: their tabs, JSON as it reads, and the family's refusal as it reads. */
 import { href } from "../../router.js";
+import { Tabs as ViewTabs } from "../../ui/parts.js";
 
 export const TABS = [
   { id: "spans", title: "Spans" },
@@ -9,17 +10,7 @@ export const TABS = [
 ] as const;
 export type TabId = (typeof TABS)[number]["id"];
 
-export function Tabs({ current }: { current: TabId }) {
-  return (
-    <nav class="tabs" aria-label="Observability views">
-      {TABS.map((tab) => (
-        <a href={href("observability", tab.id)} aria-current={tab.id === current ? "page" : undefined}>
-          {tab.title}
-        </a>
-      ))}
-    </nav>
-  );
-}
+export const Tabs = ({ current }: { current: TabId }) => <ViewTabs label="Observability views" current={current} tabs={TABS.map((tab) => ({ ...tab, href: href("observability", tab.id) }))} />;
 
 export const pretty = (value: unknown): string => JSON.stringify(value, null, 2) ?? "null";
 

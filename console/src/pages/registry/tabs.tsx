@@ -1,6 +1,7 @@
 /** The registry's tabs: agents (`agents:read`), prompts and skills (`registry:read`); only those the key may read. */
 import { href } from "../../router.js";
 import { may, type Identity } from "../../session.js";
+import { Tabs } from "../../ui/parts.js";
 
 export type RegistryTab = "agents" | "prompts" | "skills";
 
@@ -9,14 +10,6 @@ export const registryTabs = (identity: Identity): { id: RegistryTab; title: stri
   ...(may(identity, "registry:read") ? [{ id: "prompts" as const, title: "Prompts" }, { id: "skills" as const, title: "Skills" }] : []),
 ];
 
-export function RegistryTabs({ identity, current }: { identity: Identity; current: RegistryTab }) {
-  return (
-    <nav class="tabs" aria-label="Registry">
-      {registryTabs(identity).map((tab) => (
-        <a href={href("registry", tab.id)} aria-current={tab.id === current ? "page" : undefined}>
-          {tab.title}
-        </a>
-      ))}
-    </nav>
-  );
-}
+export const RegistryTabs = ({ identity, current }: { identity: Identity; current: RegistryTab }) => (
+  <Tabs label="Registry" current={current} tabs={registryTabs(identity).map((tab) => ({ ...tab, href: href("registry", tab.id) }))} />
+);

@@ -1,5 +1,6 @@
 /** What the workflow views share: their tabs, JSON as it reads, and the API's refusal as it reads. */
 import { href } from "../../router.js";
+import { Tabs as ViewTabs } from "../../ui/parts.js";
 
 export const TABS = [
   { id: "executions", title: "Executions" },
@@ -8,17 +9,7 @@ export const TABS = [
 ] as const;
 export type TabId = (typeof TABS)[number]["id"];
 
-export function Tabs({ current }: { current: TabId }) {
-  return (
-    <nav class="tabs" aria-label="Workflow views">
-      {TABS.map((tab) => (
-        <a href={href("workflows", tab.id)} aria-current={tab.id === current ? "page" : undefined}>
-          {tab.title}
-        </a>
-      ))}
-    </nav>
-  );
-}
+export const Tabs = ({ current }: { current: TabId }) => <ViewTabs label="Workflow views" current={current} tabs={TABS.map((tab) => ({ ...tab, href: href("workflows", tab.id) }))} />;
 
 /** A value as indented JSON. */
 export const pretty = (value: unknown): string => JSON.stringify(value, null, 2) ?? "null";
