@@ -13,59 +13,15 @@
  * and LOAD_CONNECTIONS (per family, default 2; reads get twice that) size the run. Prints req/s, p50/p90/p99
  * per family and the error count; exits 1 if any request failed (a connection error, a timeout or a non-2xx).
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import autocannon, { type Request, type Result } from "autocannon";
-import { freePort } from "../infra/local/net.js";
+import { startNpmStart as startServer, type Target } from "./npm-start.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const DURATION = Number(process.env.LOAD_DURATION ?? 20);
 const CONNECTIONS = Number(process.env.LOAD_CONNECTIONS ?? 2);
-
-interface Target {
-  url: string;
-  key: string;
-  stop(): Promise<void>;
-}
-
-/** `npm start` in its own process group on a free port; stop() ends it and everything it started. */
-async function startServer(): Promise<Target> {
-  const dataDir = mkdtempSync(join(tmpdir(), "platform-load-"));
-  const key = `load-${randomBytes(16).toString("hex")}`;
-  const port = await freePort();
-  const child: ChildProcess = spawn(join(ROOT, "node_modules/.bin/tsx"), ["infra/local/start.ts"], {
-    cwd: ROOT,
-    detached: true,
-    stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, PORT: String(port), PLATFORM_DATA_DIR: dataDir, PLATFORM_API_KEY: key, POWERTOOLS_LOG_LEVEL: "ERROR" },
-  });
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      const gone = new Promise((done) => child.once("exit", done));
-      process.kill(-child.pid!, "SIGTERM");
-      const hard = setTimeout(() => process.kill(-child.pid!, "SIGKILL"), 10_000);
-      await gone;
-      clearTimeout(hard);
-    }
-    rmSync(dataDir, { recursive: true, force: true });
-  };
-  const onSignal = () => void stop().finally(() => process.exit(130));
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
-  const url = await new Promise<string>((done, fail) => {
-    let out = "";
-    child.stdout!.on("data", (data: Buffer) => {
-      out += String(data);
-      const found = /Platform API listening on (\S+)/.exec(out)?.[1];
-      if (found) done(found);
-    });
-    child.once("exit", (code) => fail(new Error(`npm start exited (${code}) before serving:\n${out}`)));
-  });
-  return { url, key, stop };
-}
 
 function existingServer(url: string): Target {
   const host = new URL(url).hostname;
