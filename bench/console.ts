@@ -9,6 +9,7 @@ import { gzipSync } from "node:zlib";
 import { buildConsole } from "../console/build.js";
 import { launchChromium } from "../test/support/chromium.js";
 import { openConsole } from "../test/support/console.js";
+import { walkConsole } from "../test/support/console-walk.js";
 import { startNpmStart } from "./npm-start.js";
 import { median } from "./stats.js";
 
@@ -32,18 +33,9 @@ try {
   const signInStarted = performance.now();
   const c = await openConsole(browser, server.url, server.key);
   console.log(`sign-in to the navigation (cold, the build on first request included): ${(performance.now() - signInStarted).toFixed(0)} ms`);
-  const nav = c.page.getByRole("navigation", { name: "Console" });
-  const titles = await nav.getByRole("link").allTextContents();
-  const timings = new Map<string, number[]>(titles.map((t) => [t, []]));
+  const timings = new Map<string, number[]>();
   for (let round = 0; round < ROUNDS; round++) {
-    for (const title of titles) {
-      const started = performance.now();
-      await nav.getByRole("link", { name: title, exact: true }).click();
-      await c.page.locator('nav a[aria-current="page"]', { hasText: title }).waitFor();
-      await c.page.getByRole("heading", { level: 1 }).waitFor();
-      await c.page.getByText("Loading…").first().waitFor({ state: "detached", timeout: 30_000 }).catch(() => undefined);
-      timings.get(title)!.push(performance.now() - started);
-    }
+    for (const page of await walkConsole(c, async () => undefined)) timings.set(page.title, [...(timings.get(page.title) ?? []), page.shownMs]);
   }
   console.log(`\npage (${ROUNDS} rounds)        p50 ms   worst ms`);
   for (const [title, samples] of timings) console.log(`${title.padEnd(24)} ${median(samples).toFixed(0).padStart(6)} ${Math.max(...samples).toFixed(0).padStart(10)}`);

@@ -308,11 +308,7 @@ function Chat({ models, canListModels, agents }: { models: ModelCard[]; canListM
         <Field label="Message" id="pg-message">
           <textarea id="pg-message" value={message} onInput={(e) => setMessage(e.currentTarget.value)} />
         </Field>
-        {problem && (
-          <p class="error" role="alert">
-            {problem}
-          </p>
-        )}
+        <ErrorNote error={problem} />
         <ErrorNote error={call.error} />
         <div class="row">
           <Button kind="primary" onClick={send} disabled={call.running}>
@@ -369,11 +365,7 @@ function Fim({ models, canListModels }: { models: ModelCard[]; canListModels: bo
         <Field label="Suffix (the code after the gap, optional)" id="pg-suffix">
           <textarea id="pg-suffix" class="mono" value={suffix} onInput={(e) => setSuffix(e.currentTarget.value)} spellcheck={false} />
         </Field>
-        {problem && (
-          <p class="error" role="alert">
-            {problem}
-          </p>
-        )}
+        <ErrorNote error={problem} />
         <ErrorNote error={call.error} />
         <div class="row">
           <Button kind="primary" onClick={complete} disabled={call.running}>

@@ -62,7 +62,7 @@ export function DatasetList({ identity }: { identity: Identity }) {
             </Button>
           </div>
         </form>
-        <ErrorNote error={list.error ? failureText(list.error) : undefined} />
+        <ErrorNote error={list.error} />
         {list.loading && !list.data ? (
           <Loading />
         ) : (
@@ -137,7 +137,7 @@ export function DatasetView({ id }: { id: string }) {
       </p>
       <Panel title="About this dataset">
         {dataset.error ? (
-          <ErrorNote error={failureText(dataset.error)} />
+          <ErrorNote error={dataset.error} />
         ) : !d ? (
           <Loading />
         ) : (
@@ -154,7 +154,7 @@ export function DatasetView({ id }: { id: string }) {
         )}
       </Panel>
       <Panel title="Records">
-        <ErrorNote error={records.error ? failureText(records.error) : undefined} />
+        <ErrorNote error={records.error} />
         {records.loading && !r ? (
           <Loading />
         ) : (

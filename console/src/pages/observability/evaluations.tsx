@@ -42,7 +42,7 @@ export function Evaluations() {
   return (
     <>
       <Panel title="Judges">
-        <ErrorNote error={judges.error ? failureText(judges.error) : undefined} />
+        <ErrorNote error={judges.error} />
         {judges.loading && !judges.data ? (
           <Loading />
         ) : (

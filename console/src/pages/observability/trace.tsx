@@ -4,7 +4,7 @@
  * length within the trace, and its attributes in a disclosure. Bars are placed through style objects (the
  * CSSOM): the console's CSP refuses style attributes.
  */
-import { api, failureText } from "../../api.js";
+import { api } from "../../api.js";
 import { href } from "../../router.js";
 import { count, ms, when } from "../../ui/format.js";
 import { ErrorNote, Loading, Panel } from "../../ui/parts.js";
@@ -101,7 +101,7 @@ export function TraceView({ id, highlighted }: { id: string; highlighted: string
       </p>
       <Panel title="Trace">
         {trace.error ? (
-          <ErrorNote error={failureText(trace.error)} />
+          <ErrorNote error={trace.error} />
         ) : !t ? (
           <Loading />
         ) : (
@@ -144,7 +144,7 @@ export function TraceView({ id, highlighted }: { id: string; highlighted: string
         )}
       </Panel>
       <Panel title="Waterfall">
-        <ErrorNote error={spans.error ? failureText(spans.error) : undefined} />
+        <ErrorNote error={spans.error} />
         {spans.loading && !spans.data ? (
           <Loading />
         ) : rows.length === 0 ? (

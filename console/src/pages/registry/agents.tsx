@@ -259,26 +259,18 @@ export function AgentDetail({ identity, location, id }: { identity: Identity; lo
           </Panel>
           <Panel title="Compare versions">
             <div class="row">
-              <Field label="Version A" id="compare-a">
-                <select id="compare-a" value={String(a)} onChange={(e) => compareTo({ a: Number(e.currentTarget.value) })}>
-                  {all.map((v) => (
-                    <option value={String(v)}>
-                      Version {v}
-                      {v === agent.data!.version ? " (current)" : ""}
-                    </option>
-                  ))}
-                </select>
-              </Field>
-              <Field label="Version B" id="compare-b">
-                <select id="compare-b" value={String(b)} onChange={(e) => compareTo({ b: Number(e.currentTarget.value) })}>
-                  {all.map((v) => (
-                    <option value={String(v)}>
-                      Version {v}
-                      {v === agent.data!.version ? " (current)" : ""}
-                    </option>
-                  ))}
-                </select>
-              </Field>
+              {(["a", "b"] as const).map((side) => (
+                <Field label={`Version ${side.toUpperCase()}`} id={`compare-${side}`}>
+                  <select id={`compare-${side}`} value={String(side === "a" ? a : b)} onChange={(e) => compareTo({ [side]: Number(e.currentTarget.value) })}>
+                    {all.map((v) => (
+                      <option value={String(v)}>
+                        Version {v}
+                        {v === agent.data!.version ? " (current)" : ""}
+                      </option>
+                    ))}
+                  </select>
+                </Field>
+              ))}
             </div>
             <ErrorNote error={versionA.error ?? versionB.error} />
             {!versionA.data || !versionB.data || versionA.data.version !== a || versionB.data.version !== b ? (

@@ -4,7 +4,7 @@
  * each was last heard from. Read-only: the verbs (start, stop, restart) are managed deployments' and not here.
  */
 import { useState } from "preact/hooks";
-import { api, failureText } from "../../api.js";
+import { api } from "../../api.js";
 import { href } from "../../router.js";
 import { when } from "../../ui/format.js";
 import { Button, ErrorNote, Field, Loading, Panel, Table } from "../../ui/parts.js";
@@ -51,7 +51,7 @@ export function Deployments({ selected }: { selected?: string }) {
             <Button onClick={list.reload}>Refresh</Button>
           </div>
         </div>
-        <ErrorNote error={list.error ? failureText(list.error) : undefined} />
+        <ErrorNote error={list.error} />
         {list.loading && !list.data ? (
           <Loading />
         ) : (
@@ -79,7 +79,7 @@ function Workers({ name }: { name: string }) {
   const workers = useResource((signal) => api.get<{ workers: Worker[] }>(`/v1/workflows/deployments/${enc(name)}/workers`, { limit: 100 }, signal), [name]);
   return (
     <Panel title={`Workers of ${name}`}>
-      <ErrorNote error={workers.error ? failureText(workers.error) : undefined} />
+      <ErrorNote error={workers.error} />
       {workers.loading && !workers.data ? (
         <Loading />
       ) : (

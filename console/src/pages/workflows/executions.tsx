@@ -133,7 +133,7 @@ export function ExecutionList({ identity, location }: { identity: Identity; loca
             </Button>
           </div>
         </form>
-        <ErrorNote error={first.error ? failureText(first.error) : moreError} />
+        <ErrorNote error={first.error ?? moreError} />
         {first.loading && !first.data ? (
           <Loading />
         ) : (
@@ -238,7 +238,7 @@ export function ExecutionDetail({ identity, id }: { identity: Identity; id: stri
       </p>
       <Panel title="Summary">
         {execution.error ? (
-          <ErrorNote error={failureText(execution.error)} />
+          <ErrorNote error={execution.error} />
         ) : !e ? (
           <Loading />
         ) : (
@@ -281,7 +281,7 @@ export function ExecutionDetail({ identity, id }: { identity: Identity; id: stri
       </Panel>
       {e && may(identity, "workflows:execute") && <Actions id={id} running={running} events={events} done={refresh} />}
       <Panel title="Event timeline">
-        <ErrorNote error={history.error ? failureText(history.error) : undefined} />
+        <ErrorNote error={history.error} />
         {history.loading && !history.data ? (
           <Loading />
         ) : events.length === 0 ? (

@@ -91,7 +91,7 @@ export function Schedules({ identity }: { identity: Identity }) {
           </Button>
         </div>
       </form>
-      <ErrorNote error={list.error ? failureText(list.error) : error} />
+      <ErrorNote error={list.error ?? error} />
       {notice && (
         <p class="ok" role="status">
           {notice}
