@@ -18,7 +18,7 @@ import { corsOrigins, gatewayCorsHeaders, preflightHeaders } from "../../shared/
 import { BINARY_MEDIA_TYPES, LAMBDA_EVENT_MAX_BYTES, gatewayAnswers, methodNotAllowed, type GatewayAnswer, type GatewayAnswerType } from "../../shared/http/gateway.js";
 import { bookkeepingSettled } from "../../shared/observability/after-answer.js";
 import { inInvocation } from "./invoke-store.js";
-import { installLambdaStreaming, ResponseStream } from "./lambda-streaming.js";
+import { installLambdaStreaming, ResponseStream, type Metadata } from "./lambda-streaming.js";
 import { routeMatcher } from "./route-matcher.js";
 
 type StreamingHandler = (event: APIGatewayProxyEvent, stream: ResponseStream, context: Context) => Promise<void>;
@@ -300,26 +300,59 @@ function lambdaContext(row: RouteRow, requestId: string): Context {
 }
 
 /** Writes each chunk to the socket as the handler produces it, as API Gateway's STREAM mode does. */
+/**
+ * A streaming row's answer. The headers go before the first body byte, as Lambda's prelude does; what the
+ * handler writes in the same turn as its headers is held and sent with them at the next turn, or, when the
+ * answer ends in that turn (a plain answer), headers, body and end in one write to the socket instead of
+ * three (docs/benchmarks.md §29). A stream whose next chunk waits on the upstream has its headers sent then.
+ */
 async function serveStream(handler: StreamingHandler, event: APIGatewayProxyEvent, res: ServerResponse, context: Context): Promise<void> {
+  let held: { metadata?: Metadata; chunks: Buffer[]; scheduled?: boolean } | undefined = { chunks: [] };
+  const hold = () => {
+    if (held && !held.scheduled) {
+      held.scheduled = true;
+      setImmediate(release);
+    }
+  };
+  // The turn ended with the answer still open: headers and what came with them go now.
+  const release = () => {
+    if (!held || res.writableEnded || res.destroyed) return;
+    const { metadata, chunks } = held;
+    held = undefined;
+    if (!res.headersSent) res.writeHead(metadata?.statusCode ?? 200, metadata?.headers ?? {});
+    if (chunks.length) res.write(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+    else res.flushHeaders();
+  };
+  // As Lambda's runtime does: the response ends with the handler's stream, before the invocation ends
+  // (its bookkeeping runs after the answer: decision 0045).
+  const finish = () => {
+    if (res.writableEnded) return;
+    const pending = held;
+    held = undefined;
+    if (!res.headersSent) res.writeHead(pending?.metadata?.statusCode ?? 200, pending?.metadata?.headers ?? {});
+    res.end(pending?.chunks.length ? Buffer.concat(pending.chunks) : undefined);
+  };
   const stream = new ResponseStream(
     (metadata) => {
+      if (held) {
+        held.metadata = metadata;
+        return hold();
+      }
       res.writeHead(metadata.statusCode, metadata.headers ?? {});
       res.flushHeaders();
     },
     (chunk) => {
+      if (held) {
+        held.chunks.push(chunk);
+        return hold();
+      }
       if (!res.headersSent) res.writeHead(200);
       res.write(chunk);
     },
-    // As Lambda's runtime does: the response ends with the handler's stream, before the invocation ends
-    // (its bookkeeping runs after the answer: decision 0045).
-    () => {
-      if (!res.headersSent) res.writeHead(200);
-      res.end();
-    },
+    finish,
   );
   await handler(event, stream, context);
-  if (!res.headersSent) res.writeHead(200);
-  if (!res.writableEnded) res.end();
+  finish();
 }
 
 function writeResult(res: ServerResponse, result: APIGatewayProxyResult): void {

@@ -29,7 +29,8 @@ export function storableNumber(n: number): number | null {
 /** Marks a storage-limit refusal, so every route's 422 for it reads the same (and the fuzz ring can list it). */
 export const STORAGE_LIMIT_MSG = "exceeds the storage limit";
 
-const bytes = (text: string) => new TextEncoder().encode(text).length;
+// UTF-8 length without encoding the text (this runs over every attribute of every write).
+const bytes = (text: string) => Buffer.byteLength(text, "utf8");
 
 /** An attribute's size as DynamoDB counts it: names plus values, 1 byte per boolean/null, ~21 per number, 3 per list/map. */
 export function storedBytes(value: unknown): number {
