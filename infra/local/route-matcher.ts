@@ -17,6 +17,8 @@ interface Compiled {
   row: RouteRow;
   resource: string;
   segments: string[];
+  /** Each segment's literal text, or undefined for a variable. */
+  literals: (string | undefined)[];
   /** Literal segments outrank parameters, as in API Gateway's resource tree. */
   rank: number[];
 }
@@ -31,24 +33,37 @@ export function routeMatcher(rows: readonly RouteRow[]) {
   const compiled: Compiled[] = rows.map((row) => {
     const resource = resourceOf(row.path);
     const segments = resource.split("/").filter(Boolean);
-    return { row, resource, segments, rank: segments.map((s) => (isVariable(s) ? 0 : 1)) };
+    return { row, resource, segments, literals: segments.map((s) => (isVariable(s) ? undefined : s)), rank: segments.map((s) => (isVariable(s) ? 0 : 1)) };
   });
+  // Looked up on every request: rows by their number of segments, and the all-literal resources by path (such a
+  // resource outranks any with a variable, so a path that is one is answered by its rows alone).
+  const byLength = new Map<number, Compiled[]>();
+  const literalPaths = new Map<string, Compiled[]>();
+  for (const c of compiled) {
+    byLength.set(c.segments.length, [...(byLength.get(c.segments.length) ?? []), c]);
+    if (c.literals.every((l) => l !== undefined)) literalPaths.set(`/${c.segments.join("/")}`, [...(literalPaths.get(`/${c.segments.join("/")}`) ?? []), c]);
+  }
   return (method: string, path: string): Match => {
     const parts = path.split("/").filter(Boolean);
-    const candidates = compiled
-      .filter((c) => c.segments.length === parts.length && c.segments.every((s, i) => isVariable(s) || s === parts[i]))
-      .sort((a, b) => compareRank(b.rank, a.rank));
-    if (!candidates.length) return { methodMismatch: false };
-    // The best rank picks one resource: equal ranks matching one path are the same resource path.
-    const best = candidates.filter((c) => compareRank(c.rank, candidates[0]!.rank) === 0);
+    const best =
+      literalPaths.get(`/${parts.join("/")}`) ??
+      bestRanked((byLength.get(parts.length) ?? []).filter((c) => c.literals.every((l, i) => l === undefined || l === parts[i])));
+    if (!best.length) return { methodMismatch: false };
     const hit = best.find((c) => c.row.method === method);
     if (!hit) return { methodMismatch: true, allowed: [...new Set(best.map((c) => c.row.method))].sort((a, b) => METHOD_ORDER.indexOf(a) - METHOD_ORDER.indexOf(b)) };
     const pathParameters: Record<string, string> = {};
     hit.segments.forEach((s, i) => {
-      if (isVariable(s)) pathParameters[s.slice(1, -1)] = parts[i]!;
+      if (hit.literals[i] === undefined) pathParameters[s.slice(1, -1)] = parts[i]!;
     });
     return { row: hit.row, resource: hit.resource, pathParameters };
   };
+}
+
+/** The candidates of the best rank: equal ranks matching one path are the same resource path. */
+function bestRanked(candidates: Compiled[]): Compiled[] {
+  if (candidates.length < 2) return candidates;
+  const top = candidates.reduce((a, b) => (compareRank(b.rank, a.rank) > 0 ? b : a));
+  return candidates.filter((c) => compareRank(c.rank, top.rank) === 0);
 }
 
 function compareRank(a: number[], b: number[]): number {
