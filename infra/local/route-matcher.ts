@@ -19,7 +19,7 @@ interface Compiled {
   segments: string[];
   /** Each segment's literal text, or undefined for a variable. */
   literals: (string | undefined)[];
-  /** Literal segments outrank parameters, as in API Gateway's resource tree. */
+  /** Literal segments (1) outrank parameters (0), as in API Gateway's resource tree. */
   rank: number[];
 }
 
@@ -33,20 +33,22 @@ export function routeMatcher(rows: readonly RouteRow[]) {
   const compiled: Compiled[] = rows.map((row) => {
     const resource = resourceOf(row.path);
     const segments = resource.split("/").filter(Boolean);
-    return { row, resource, segments, literals: segments.map((s) => (isVariable(s) ? undefined : s)), rank: segments.map((s) => (isVariable(s) ? 0 : 1)) };
+    const literals = segments.map((s) => (isVariable(s) ? undefined : s));
+    return { row, resource, segments, literals, rank: literals.map((l) => (l === undefined ? 0 : 1)) };
   });
   // Looked up on every request: rows by their number of segments, and the all-literal resources by path (such a
   // resource outranks any with a variable, so a path that is one is answered by its rows alone).
   const byLength = new Map<number, Compiled[]>();
   const literalPaths = new Map<string, Compiled[]>();
+  const add = <K>(map: Map<K, Compiled[]>, key: K, c: Compiled) => map.set(key, [...(map.get(key) ?? []), c]);
   for (const c of compiled) {
-    byLength.set(c.segments.length, [...(byLength.get(c.segments.length) ?? []), c]);
-    if (c.literals.every((l) => l !== undefined)) literalPaths.set(`/${c.segments.join("/")}`, [...(literalPaths.get(`/${c.segments.join("/")}`) ?? []), c]);
+    add(byLength, c.segments.length, c);
+    if (!c.rank.includes(0)) add(literalPaths, pathOf(c.segments), c);
   }
   return (method: string, path: string): Match => {
     const parts = path.split("/").filter(Boolean);
     const best =
-      literalPaths.get(`/${parts.join("/")}`) ??
+      literalPaths.get(pathOf(parts)) ??
       bestRanked((byLength.get(parts.length) ?? []).filter((c) => c.literals.every((l, i) => l === undefined || l === parts[i])));
     if (!best.length) return { methodMismatch: false };
     const hit = best.find((c) => c.row.method === method);
@@ -58,6 +60,8 @@ export function routeMatcher(rows: readonly RouteRow[]) {
     return { row: hit.row, resource: hit.resource, pathParameters };
   };
 }
+
+const pathOf = (segments: string[]) => `/${segments.join("/")}`;
 
 /** The candidates of the best rank: equal ranks matching one path are the same resource path. */
 function bestRanked(candidates: Compiled[]): Compiled[] {

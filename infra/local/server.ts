@@ -299,15 +299,18 @@ function lambdaContext(row: RouteRow, requestId: string): Context {
   };
 }
 
-/** Writes each chunk to the socket as the handler produces it, as API Gateway's STREAM mode does. */
 /**
- * A streaming row's answer. The headers go before the first body byte, as Lambda's prelude does; what the
- * handler writes in the same turn as its headers is held and sent with them at the next turn, or, when the
- * answer ends in that turn (a plain answer), headers, body and end in one write to the socket instead of
- * three (docs/benchmarks.md §29). A stream whose next chunk waits on the upstream has its headers sent then.
+ * A streaming row's answer, each chunk written as the handler produces it, as API Gateway's STREAM mode does.
+ * The headers go before the first body byte, as Lambda's prelude does; what the handler writes in the same turn
+ * as its headers is held and sent with them at the next turn, or, when the answer ends in that turn (a plain
+ * answer), headers, body and end in one write to the socket instead of three (docs/benchmarks.md §29). A stream
+ * whose next chunk waits on the upstream has its headers sent then.
  */
 async function serveStream(handler: StreamingHandler, event: APIGatewayProxyEvent, res: ServerResponse, context: Context): Promise<void> {
   let held: { metadata?: Metadata; chunks: Buffer[]; scheduled?: boolean } | undefined = { chunks: [] };
+  const head = (metadata?: Metadata): void => {
+    if (!res.headersSent) res.writeHead(metadata?.statusCode ?? 200, metadata?.headers ?? {});
+  };
   const hold = () => {
     if (held && !held.scheduled) {
       held.scheduled = true;
@@ -319,7 +322,7 @@ async function serveStream(handler: StreamingHandler, event: APIGatewayProxyEven
     if (!held || res.writableEnded || res.destroyed) return;
     const { metadata, chunks } = held;
     held = undefined;
-    if (!res.headersSent) res.writeHead(metadata?.statusCode ?? 200, metadata?.headers ?? {});
+    head(metadata);
     if (chunks.length) res.write(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
     else res.flushHeaders();
   };
@@ -329,7 +332,7 @@ async function serveStream(handler: StreamingHandler, event: APIGatewayProxyEven
     if (res.writableEnded) return;
     const pending = held;
     held = undefined;
-    if (!res.headersSent) res.writeHead(pending?.metadata?.statusCode ?? 200, pending?.metadata?.headers ?? {});
+    head(pending?.metadata);
     res.end(pending?.chunks.length ? Buffer.concat(pending.chunks) : undefined);
   };
   const stream = new ResponseStream(
@@ -338,7 +341,7 @@ async function serveStream(handler: StreamingHandler, event: APIGatewayProxyEven
         held.metadata = metadata;
         return hold();
       }
-      res.writeHead(metadata.statusCode, metadata.headers ?? {});
+      head(metadata);
       res.flushHeaders();
     },
     (chunk) => {
@@ -346,7 +349,7 @@ async function serveStream(handler: StreamingHandler, event: APIGatewayProxyEven
         held.chunks.push(chunk);
         return hold();
       }
-      if (!res.headersSent) res.writeHead(200);
+      head();
       res.write(chunk);
     },
     finish,

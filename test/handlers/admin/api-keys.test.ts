@@ -8,6 +8,7 @@ import { hashApiKey } from "../../../shared/domain/api-keys.js";
 import { freezeDate, mockDynamo } from "../../support/aws-mocks.js";
 import { aCaller, aJsonEvent, anApiKeyRecord, anEvent, invoke } from "../../support/builders.js";
 import { aPlatformError } from "../../support/errors.js";
+import { anApiKeyItems } from "../service-accounts/tenancy-items.js";
 import { aMemberItem, aUserItem, aUserRecord, aWorkspaceItem, aWorkspaceRecord, serveTenancyTable } from "../../support/workspaces-table.js";
 
 const dynamo = mockDynamo({ resolves: {} });
@@ -25,13 +26,7 @@ function aKey(overrides: Partial<ApiKeyRecord> = {}): { record: ApiKeyRecord; it
     hash: crypto.randomUUID().replaceAll("-", ""),
     ...overrides,
   });
-  return {
-    record,
-    items: [
-      { pk: `KEY#${record.hash}`, sk: "#KEY", gsi1pk: `KEYS#${record.organization}`, gsi1sk: record.keyId, ...record },
-      { pk: `KEYID#${record.keyId}`, sk: "#KEY", hash: record.hash },
-    ],
-  };
+  return { record, items: anApiKeyItems(record) };
 }
 
 const limitsNone = { rate_limit_per_minute: null, tokens_per_minute: null, tokens_per_day: null, monthly_budget: null, models: null, expires_at: null };

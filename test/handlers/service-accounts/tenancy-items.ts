@@ -80,14 +80,14 @@ export function aKeyOf(account: ServiceAccountRecord, overrides: Partial<ApiKeyR
     revokedAt: null,
     ...overrides,
   });
-  return {
-    record,
-    items: [
-      { pk: `KEY#${record.hash}`, sk: "#KEY", gsi1pk: `KEYS#${record.organization}`, gsi1sk: record.keyId, ...record },
-      { pk: `KEYID#${record.keyId}`, sk: "#KEY", hash: record.hash },
-    ],
-  };
+  return { record, items: anApiKeyItems(record) };
 }
+
+/** A key as the tenancy table holds it: the record under its hash, and the by-id pointer to it. */
+export const anApiKeyItems = (record: ApiKeyRecord): Record<string, unknown>[] => [
+  { pk: `KEY#${record.hash}`, sk: "#KEY", gsi1pk: `KEYS#${record.organization}`, gsi1sk: record.keyId, ...record },
+  { pk: `KEYID#${record.keyId}`, sk: "#KEY", hash: record.hash },
+];
 
 /** The account as the API answers it. */
 export const wireOf = (account: ServiceAccountRecord) => ({
