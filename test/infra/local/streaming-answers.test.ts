@@ -54,7 +54,11 @@ describe("the stand-in's streaming rows", () => {
     expect(streamed.headers.get("content-type")).toBe("text/event-stream");
     expect(streamed.frames.length).toBeGreaterThan(3);
     expect(streamed.frames.at(-1)!.data).toBe("[DONE]");
-    expect(writes).toHaveLength(1);
+    // One write on a quiet machine; a loaded one may cross shared/http/fair-stream.ts's 10 ms slice and take a
+    // turn mid-stream, which sends what is held so far. Never the headers alone, never a write per frame.
+    expect(writes[0]).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*\r\n\r\n[\s\S]*data: /);
+    expect(writes.length).toBeLessThan(streamed.frames.length);
+    expect(writes.at(-1)).toMatch(/\r\n0\r\n\r\n$/);
   });
 
   it("answers a refused call in one write too", async () => {
