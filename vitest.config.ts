@@ -51,11 +51,11 @@ const CHANGES_PROCESS =
 const FAST_ISOLATED = filesMatching(["test/unit", "test/handlers", "test/contract"], CHANGES_PROCESS);
 
 /**
- * The files that read the synthesized CDK app (they import test/infra/synth.ts). They share a worker's module
- * cache (isolate: false), so a worker synthesizes the app once for all of them rather than once per file (~20 s
- * of CPU a file); they only read templates and change no process state.
+ * The tests that read the synthesized CDK app (test/infra/*.synth.ts), behind one file: one worker synthesizes the
+ * app once for all of them (~20 s of CPU an app). As files of their own, each worker that picked one up
+ * synthesized it again. They only read templates and change no process state.
  */
-const SYNTH = filesMatching(["test/infra"], /from "\.\/synth\.js"/).filter((file) => !file.slice("test/infra/".length).includes("/"));
+const SYNTH = ["test/infra/synthesized-app.test.ts"];
 
 /**
  * The files that start `npm start` (a node server, DynamoDB Local's JVM, s3rver) and wait for it by the clock.

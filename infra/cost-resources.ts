@@ -1,7 +1,7 @@
 /**
  * What the stacks deploy that the cost model prices (shared/domain/cost/model.ts, docs/cost.md): read from the
  * same tables CDK builds from (the route table, the engine table, the table definitions), without loading CDK.
- * The counts CDK code writes by hand (alarms, keys, retention) are written here and test/infra/cost-resources.test.ts
+ * The counts CDK code writes by hand (alarms, keys, retention) are written here and test/infra/cost-resources.synth.ts
  * holds them equal to `cdk synth`'s templates, so the two cannot drift apart.
  */
 import { periodicTasks, stateMachines, workflowEngine, type EngineTask } from "../functions/engine.js";
@@ -37,7 +37,7 @@ const memoryOf = (task: EngineTask) => task.memoryMb ?? DEFAULT_MEMORY_MB;
 
 /**
  * The web console's release (console/build.ts: one script, one stylesheet, named by their hash), above its size
- * today (about 0.18 MB stored, 62 KB compressed) so that it can grow; test/infra/cost-resources.test.ts holds the
+ * today (about 0.18 MB stored, 62 KB compressed) so that it can grow; test/infra/cost-resources.synth.ts holds the
  * build under both. infra/console-assets.ts stores it in S3 behind the distribution.
  */
 export const CONSOLE_RELEASE = { files: 2, releaseMb: 0.25, firstLoadKb: 80 } as const;

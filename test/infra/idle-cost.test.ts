@@ -1,6 +1,6 @@
 /**
  * Issue 31: the deployment costs almost nothing at rest. THE stacks' resources (infra/cost-resources.ts, held
- * equal to `cdk synth` by test/infra/cost-resources.test.ts) at the us-east-1 list prices of config/prices.json,
+ * equal to `cdk synth` by test/infra/cost-resources.synth.ts) at the us-east-1 list prices of config/prices.json,
  * with no traffic at all: what `npm run cost -- --idle` prints.
  */
 import { describe, expect, it } from "vitest";

@@ -33,7 +33,7 @@ async function bundleOncePerRun(): Promise<void> {
 /**
  * Bundles the handlers once per test run (CDK ships dist/<handler>), then builds and synthesizes the app
  * as `cdk synth` does: cdk-nag always runs; `validate: false` skips only CDK's built-in CloudFormation
- * validator, which costs seconds and is asserted once, in api.test.ts.
+ * validator, which costs seconds and is asserted once, in api.synth.ts.
  */
 export function synth(options: BuildOptions & { validate?: boolean } = {}): ReturnType<typeof synthesize> {
   // Synthetic route rows are each test's own; the app of THE route table is the same for every file that asks.
@@ -66,7 +66,7 @@ async function synthesize(options: BuildOptions & { validate?: boolean }) {
   const built = buildApp({
     ...build,
     outdir: build.outdir ?? mkdtempSync(join(root, "cdk.out-")),
-    // As in cdk.json; findings land in the report (asserted in api.test.ts) instead of throwing mid-synth.
+    // As in cdk.json; findings land in the report (asserted in api.synth.ts) instead of throwing mid-synth.
     context: { "@aws-cdk/core:validateAgainstDefaultRules": true, "@aws-cdk/core:failSynthOnValidationErrors": false, ...build.context },
   });
   const before = process.env.CDK_VALIDATION;

@@ -72,7 +72,7 @@ describe("tables", () => {
 describe("the files bucket", () => {
   let bucket: Json;
   beforeAll(() => {
-    // The files bucket and the telemetry bucket (test/infra/telemetry.test.ts); this is the one the stack outputs as BUCKET_FILES.
+    // The files bucket and the telemetry bucket (test/infra/telemetry.synth.ts); this is the one the stack outputs as BUCKET_FILES.
     const buckets = resourcesOf(data, "AWS::S3::Bucket");
     expect(buckets).toHaveLength(2);
     const files = Object.values(data.Outputs as Record<string, Json>).find((o) => o.Description === "BUCKET_FILES")!.Value.Ref as string;

@@ -51,7 +51,7 @@ describe("the distribution", () => {
 
   it("sends /v1/files and /v1/libraries/*/documents to the upload service through the method router, and no other path but the realtime socket's", () => {
     const config = only("AWS::CloudFront::Distribution").DistributionConfig;
-    // And the console's assets to their bucket (test/infra/console-assets.test.ts).
+    // And the console's assets to their bucket (test/infra/console-assets.synth.ts).
     expect(config.CacheBehaviors.map((b: Json) => b.PathPattern)).toEqual(["/v1/files", "/v1/libraries/*/documents", REALTIME_PATH, CONSOLE_ASSETS_PATH]);
     for (const behavior of config.CacheBehaviors.slice(0, 2)) {
       expect(behavior).toMatchObject({ TargetOriginId: UPLOAD_ORIGIN_ID, CachePolicyId: CACHING_DISABLED, OriginRequestPolicyId: ALL_VIEWER_EXCEPT_HOST_HEADER });

@@ -154,7 +154,7 @@ describe("the API", () => {
     expect(fn.LoggingConfig.LogGroup.Ref).toBeDefined();
   });
 
-  it("outputs the API URL (and the alarm topic: test/infra/operations.test.ts)", () => {
+  it("outputs the API URL (and the alarm topic: test/infra/operations.synth.ts)", () => {
     const outputs = s.template(s.api).Outputs;
     // Besides the exports CDK adds for the upload stack's references (the API's id and stage).
     expect(Object.keys(outputs).filter((name) => !name.startsWith("ExportsOutput")).toSorted()).toEqual(["AlarmTopicArn", "ApiUrl"]);

@@ -2,7 +2,7 @@
  * The audit log in the cloud (docs/decisions/0044-audit-log.md): its writers may only append (PutItem; never
  * UpdateItem, DeleteItem or BatchWriteItem, on any role), only the admin read route may read it, and the
  * functions that append carry the retention setting. The table's deletion protection, PITR and RETAIN are
- * checked with every table's in test/infra/data.test.ts.
+ * checked with every table's in test/infra/data.synth.ts.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { routes, type RouteRow } from "../../functions/routes.js";

@@ -105,7 +105,7 @@ describe("the batch state machine", () => {
     }
   });
 
-  it("raises an alarm on any failed execution (its tasks' group alarms: test/infra/operations.test.ts)", () => {
+  it("raises an alarm on any failed execution (its tasks' group alarms: test/infra/operations.synth.ts)", () => {
     const [[smId]] = stateMachineOf(template) as [[string, Json]];
     const alarms = resourcesOf(template, "AWS::CloudWatch::Alarm").map(([, a]) => a.Properties).filter((a) => a.Namespace === "AWS/States");
     expect(alarms).toHaveLength(1);
@@ -164,7 +164,7 @@ describe("routes granted executions", () => {
     const [[smId]] = stateMachineOf(template) as [[string, Json]];
     for (const r of routes) {
       const { fn, statements, scope } = functionOf(r);
-      // Workflow engine rights are on the workflow machines' prefix: test/infra/workflow-engine.test.ts.
+      // Workflow engine rights are on the workflow machines' prefix: test/infra/workflow-engine.synth.ts.
       const states = statements.filter((st) => list<string>(st.Action).some((a) => a.startsWith("states:")) && !JSON.stringify(st.Resource).includes(s.api.workflowEngine.refs.machinePrefix) && st.Resource !== "*");
       if (!r.grants.executions) {
         expect(states, r.handler).toEqual([]);

@@ -42,7 +42,7 @@ const refName = (resource: Json): string | undefined => resource.Ref ?? resource
 const withoutRateCounters = (statements: Json[]) => statements.filter((st) => !list<Json>(st.Resource).some((r) => refName(r) === "RatesTableArn"));
 
 const TASK_TOKENS = ["states:SendTaskSuccess", "states:SendTaskFailure", "states:SendTaskHeartbeat"];
-/** Speech services' actions without a resource type to scope them to (test/infra/audio.test.ts checks each stands alone on its row). */
+/** Speech services' actions without a resource type to scope them to (test/infra/audio.synth.ts checks each stands alone on its row). */
 const SPEECH = ["transcribe:StartStreamTranscription", "polly:SynthesizeSpeech"];
 const OCR = ["textract:DetectDocumentText"];
 /** The upload stack's: pulling its image needs an ECR token, and the prefix-list lookup a describe call; neither takes a resource. */
@@ -114,11 +114,11 @@ describe("IAM", () => {
       const tablesTouched = new Set(
         statements.filter((st) => list<string>(st.Action).some((a) => a.startsWith("dynamodb:"))).flatMap((st) => list<Json>(st.Resource).map(refName)),
       );
-      // Rows that record a privileged change also append to the audit log (PutItem alone: test/infra/audit.test.ts).
+      // Rows that record a privileged change also append to the audit log (PutItem alone: test/infra/audit.synth.ts).
       // Model-calling rows also read and put the response cache (checked below).
       const granted = [...Object.keys(r.grants.tables ?? {}), ...(r.grants.appendAudit ? ["audit"] : []), ...(r.grants.models ? ["responses"] : [])].map((t) => `${t[0]!.toUpperCase()}${t.slice(1)}TableArn`);
       expect([...tablesTouched].toSorted(), r.handler).toEqual(granted.toSorted());
-      // Telemetry grants reach the telemetry bucket only (test/infra/telemetry.test.ts).
+      // Telemetry grants reach the telemetry bucket only (test/infra/telemetry.synth.ts).
       if (!r.grants.files && !r.grants.telemetry) expect(actions.filter((a) => a.startsWith("s3:")), r.handler).toEqual([]);
       if (!r.grants.files?.includes("delete")) expect(actions, r.handler).not.toContain("s3:DeleteObject");
       if (!r.grants.files?.includes("read") && !r.grants.telemetry?.startsWith("query")) expect(actions, r.handler).not.toContain("s3:GetObject");

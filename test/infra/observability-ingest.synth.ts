@@ -1,6 +1,6 @@
 /**
  * The ingest side of observability in CDK: the ingest and point-read functions and the span writers' grants.
- * The telemetry table's TTL (`ttl`, the retention) is built from its definition: test/infra/data.test.ts checks it for every table.
+ * The telemetry table's TTL (`ttl`, the retention) is built from its definition: test/infra/data.synth.ts checks it for every table.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { routes, type RouteRow } from "../../functions/routes.js";

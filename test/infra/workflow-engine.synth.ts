@@ -109,7 +109,7 @@ describe("the workflow engine", () => {
     const alarms = resourcesOf(template, "AWS::CloudWatch::Alarm").map(([, a]) => a.Properties);
     expect(alarms).toHaveLength(1);
     expect(alarms[0]).toMatchObject({ MetricName: "FailedRuns", Threshold: 0, ComparisonOperator: "GreaterThanThreshold", TreatMissingData: "notBreaching" });
-    // The dispatcher's (and every other function's) failed invocations are the deployment's signals: test/infra/operations.test.ts.
+    // The dispatcher's (and every other function's) failed invocations are the deployment's signals: test/infra/operations.synth.ts.
   });
 });
 
