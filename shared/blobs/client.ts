@@ -9,3 +9,5 @@ export const s3 = new S3Client({
   responseChecksumValidation: "WHEN_REQUIRED",
   forcePathStyle: process.env.S3_FORCE_PATH_STYLE === "true",
 });
+// As for the document client (shared/store/client.ts): no logger, so no copies of each command for one.
+s3.middlewareStack.remove("loggerMiddleware");

@@ -9,6 +9,9 @@ export const documents = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
 });
 installStorageLimits(documents.middlewareStack);
 countThrottles(documents.middlewareStack);
+// The SDK's logger step deep-copies every command's input and output (its sensitive-field filter) before
+// handing them to the logger, even to the no-op one we have: 5–10% of a command's CPU (docs/benchmarks.md §30).
+documents.middlewareStack.remove("loggerMiddleware");
 
 /**
  * BatchGetItem for one table, retrying what DynamoDB returns as unprocessed (it does so under
