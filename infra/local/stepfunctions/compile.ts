@@ -7,6 +7,7 @@
 import { StateMachine, type StateMachineDefinition } from "aws-local-stepfunctions";
 import { distributedMapBinding, UNEMULATED_MAP_FIELDS, type MapDeps } from "./distributed-map.js";
 import { MAX_TIMER_SECONDS, type Binding, type Compiled, type Json } from "./model.js";
+import { validatorCacheDir, validDocuments } from "./valid-documents.js";
 
 /** How a Task state runs locally: its handler, and the state as the library should see it. */
 export interface TaskPlan {
@@ -20,9 +21,12 @@ export type TaskResolver = (stateName: string, state: Json) => TaskPlan;
 const DISTRIBUTED_MAP_RESOURCE = "arn:aws:states:::local:distributed-map";
 const MAP_FIELDS_KEPT = ["Comment", "InputPath", "ResultSelector", "ResultPath", "OutputPath", "Retry", "Catch", "Next", "End"];
 
+/** The documents the library's validator has accepted, in this process and in this checkout's cache. */
+const validated = validDocuments(validatorCacheDir());
+
 export function compile(name: string, document: Json, resolveTask: TaskResolver, deps: MapDeps): Compiled {
   // The document as written must be valid ASL (the library's own validator), before any rewriting.
-  new StateMachine(document as unknown as StateMachineDefinition);
+  validated.check(document, (valid) => new StateMachine(valid as StateMachineDefinition));
   const bindings = new Map<string, Binding>();
   const bind = (stateName: string, target: string, binding: Binding) => {
     // The library keys local handlers by state name across every nesting level.

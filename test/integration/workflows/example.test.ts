@@ -55,7 +55,8 @@ async function closed(executionId: string) {
 describe("POST /v1/workflows/{workflow_identifier}/execute with the reference worker: the example workflow end to end", () => {
   it("runs to COMPLETED through the official SDK with wait_for_result: activities on the worker, the model on the platform", async () => {
     await startWorker(example, "sdk-worker");
-    const client = sdkClient(api, tenant.key);
+    // The call waits for the result up to its timeoutSeconds (20 s): the client must wait longer than that.
+    const client = sdkClient(api, tenant.key, { timeoutMs: 30_000 });
 
     const answer = await client.workflows.executeWorkflow({
       workflowIdentifier: "summarize",
