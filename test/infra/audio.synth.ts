@@ -5,8 +5,8 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { audioRoutes } from "../../functions/audio/routes.js";
-import { audioTable, tableEnvVar } from "../../shared/store/tables.js";
-import { list, methodsOf, synth, type Json, type Synth } from "./synth.js";
+import { audioTable } from "../../shared/store/tables.js";
+import { expectWorkspaceTable, list, methodsOf, synth, tableOf, type Json, type Synth } from "./synth.js";
 
 let s: Synth;
 beforeAll(async () => {
@@ -33,18 +33,7 @@ const voiceRows = audioRoutes.filter((r) => r.path.startsWith("/v1/audio/voices"
 
 describe("the audio table", () => {
   it("is keyed by workspace and sort key, with the byCreated local index, on demand and recoverable", () => {
-    const data = s.template(s.data);
-    const output = Object.values(data.Outputs as Record<string, Json>).find((o) => o.Description === tableEnvVar("audio"))!;
-    const table = data.Resources[output.Value.Ref];
-    expect(table.Properties.KeySchema).toEqual([
-      { AttributeName: "workspace", KeyType: "HASH" },
-      { AttributeName: "sk", KeyType: "RANGE" },
-    ]);
-    expect(table.Properties.LocalSecondaryIndexes).toEqual([
-      { IndexName: "byCreated", KeySchema: [{ AttributeName: "workspace", KeyType: "HASH" }, { AttributeName: "createdKey", KeyType: "RANGE" }], Projection: { ProjectionType: "ALL" } },
-    ]);
-    expect(table.Properties.BillingMode).toBe("PAY_PER_REQUEST");
-    expect(table.Properties.PointInTimeRecoverySpecification ?? table.Properties.PointInTimeRecoveryEnabled).toBeTruthy();
+    expectWorkspaceTable(tableOf(s, "audio"), "byCreated", "createdKey");
     expect(audioTable.localIndexes.map((i) => i.name)).toEqual(["byCreated"]);
   });
 });

@@ -1,8 +1,8 @@
 /** The retrieval area in CDK: its table (docs/retrieval.md) and its rows' roles, limited to that table. */
 import { beforeAll, describe, expect, it } from "vitest";
 import { retrievalRoutes } from "../../functions/retrieval/routes.js";
-import { retrievalTable, tableEnvVar } from "../../shared/store/tables.js";
-import { list, methodsOf, synth, type Json, type Synth } from "./synth.js";
+import { retrievalTable } from "../../shared/store/tables.js";
+import { expectWorkspaceTable, list, methodsOf, synth, tableOf, type Json, type Synth } from "./synth.js";
 
 let s: Synth;
 beforeAll(async () => {
@@ -26,18 +26,7 @@ const actionsOf = (statements: Json[]) => [...new Set(statements.flatMap((st) =>
 
 describe("the retrieval table", () => {
   it("is keyed by workspace and sort key, with the byId local index, on demand and recoverable", () => {
-    const data = s.template(s.data);
-    const output = Object.values(data.Outputs as Record<string, Json>).find((o) => o.Description === tableEnvVar("retrieval"))!;
-    const table = data.Resources[output.Value.Ref];
-    expect(table.Properties.KeySchema).toEqual([
-      { AttributeName: "workspace", KeyType: "HASH" },
-      { AttributeName: "sk", KeyType: "RANGE" },
-    ]);
-    expect(table.Properties.LocalSecondaryIndexes).toEqual([
-      { IndexName: "byId", KeySchema: [{ AttributeName: "workspace", KeyType: "HASH" }, { AttributeName: "idKey", KeyType: "RANGE" }], Projection: { ProjectionType: "ALL" } },
-    ]);
-    expect(table.Properties.BillingMode).toBe("PAY_PER_REQUEST");
-    expect(table.Properties.PointInTimeRecoverySpecification ?? table.Properties.PointInTimeRecoveryEnabled).toBeTruthy();
+    expectWorkspaceTable(tableOf(s, "retrieval"), "byId", "idKey");
     expect(retrievalTable.localIndexes.map((i) => i.name)).toEqual(["byId"]);
   });
 });

@@ -2,10 +2,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { join } from "node:path";
 import type * as cdk from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
-import { inject } from "vitest";
+import { expect, inject } from "vitest";
 import { buildApp, type BuildOptions } from "../../infra/app.js";
 import { buildHandlers, DIST } from "../../infra/build.js";
 import { ROUTE_KEY_ENV } from "../../shared/http/policy.js";
+import { tableEnvVar, type TableName } from "../../shared/store/tables.js";
 import { withLock } from "../support/file-lock.js";
 import { synthRoot } from "../support/synth-root.js";
 
@@ -90,6 +91,26 @@ async function synthesize(options: BuildOptions & { validate?: boolean }) {
 }
 
 export type Synth = Awaited<ReturnType<typeof synthesize>>;
+
+/** The data stack's table `name`, found by the stack output that names its environment variable. */
+export function tableOf(s: Synth, name: TableName): Json {
+  const data = s.template(s.data);
+  const output = Object.values(data.Outputs as Record<string, Json>).find((o) => o.Description === tableEnvVar(name))!;
+  return data.Resources[output.Value.Ref];
+}
+
+/** Asserts a table keyed by workspace and `sk`, with one local index (all attributes) on `indexKey`, on demand and recoverable. */
+export function expectWorkspaceTable(table: Json, index: string, indexKey: string): void {
+  expect(table.Properties.KeySchema).toEqual([
+    { AttributeName: "workspace", KeyType: "HASH" },
+    { AttributeName: "sk", KeyType: "RANGE" },
+  ]);
+  expect(table.Properties.LocalSecondaryIndexes).toEqual([
+    { IndexName: index, KeySchema: [{ AttributeName: "workspace", KeyType: "HASH" }, { AttributeName: indexKey, KeyType: "RANGE" }], Projection: { ProjectionType: "ALL" } },
+  ]);
+  expect(table.Properties.BillingMode).toBe("PAY_PER_REQUEST");
+  expect(table.Properties.PointInTimeRecoverySpecification ?? table.Properties.PointInTimeRecoveryEnabled).toBeTruthy();
+}
 
 export const resourcesOf = (template: Json, type: string): [string, Json][] =>
   Object.entries(template.Resources as Json).filter(([, r]) => r.Type === type);
