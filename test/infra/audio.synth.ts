@@ -6,28 +6,18 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { audioRoutes } from "../../functions/audio/routes.js";
 import { audioTable } from "../../shared/store/tables.js";
-import { expectWorkspaceTable, list, methodsOf, synth, tableOf, type Json, type Synth } from "./synth.js";
+import { actionsOf, expectWorkspaceTable, list, methodsOf, refName, routeRoleStatements, synth, TABLE_READ, TABLE_WRITE, tableOf, type Json, type Synth } from "./synth.js";
 
 let s: Synth;
 beforeAll(async () => {
   s = await synth({ validate: false });
 });
 
-// Written out here so that widening a grant in infra/grants.ts fails this test.
-const TABLE_READ = ["dynamodb:BatchGetItem", "dynamodb:ConditionCheckItem", "dynamodb:GetItem", "dynamodb:Query"];
-const TABLE_WRITE = ["dynamodb:BatchWriteItem", "dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:PutItem", "dynamodb:UpdateItem"];
 const OBJECTS = { Bucket: { "Fn::Join": ["", [{ Ref: "FilesBucketArn" }, "/workspaces/*"]] } };
 
-function roleStatements(method: string, path: string): Json[] {
-  const m = methodsOf(s).find((x) => x.key === `${method} ${path}`)!;
-  const fn = m.scope.template.Resources[m.functionId];
-  const role = m.scope.template.Resources[fn.Properties.Role["Fn::GetAtt"][0]];
-  return role.Properties.Policies.flatMap((p: Json) => p.PolicyDocument.Statement);
-}
+const roleStatements = (method: string, path: string): Json[] => routeRoleStatements(s, `${method} ${path}`);
 
-const refName = (resource: Json): string | undefined => resource.Ref ?? resource["Fn::Join"]?.[1]?.[0]?.Ref;
 const onAudio = (statements: Json[]) => statements.filter((st) => list<Json>(st.Resource).some((r) => refName(r) === "AudioTableArn"));
-const actionsOf = (statements: Json[]) => [...new Set(statements.flatMap((st) => list<string>(st.Action)))].toSorted();
 const objectStatements = (statements: Json[]) => statements.filter((st) => list<string>(st.Action).some((a) => a.startsWith("s3:")));
 const voiceRows = audioRoutes.filter((r) => r.path.startsWith("/v1/audio/voices"));
 

@@ -4,16 +4,13 @@ import { routes, type RouteRow } from "../../functions/routes.js";
 import { WORKSPACE_PREFIX } from "../../infra/grants.js";
 import { objectKeyFor } from "../../shared/domain/file-rules.js";
 import { filesTable } from "../../shared/store/tables.js";
-import { allowStatements, list, methodsOf, synth, type Json, type Synth } from "./synth.js";
+import { actionsOf, allowStatements, list, refName, routeRoleStatements, synth, TABLE_READ, TABLE_WRITE, type Json, type Synth } from "./synth.js";
 
 let s: Synth;
 beforeAll(async () => {
   s = await synth({ validate: false });
 });
 
-// Written out here, not imported from infra/grants.ts, so that widening a grant there fails this test.
-const TABLE_READ = ["dynamodb:BatchGetItem", "dynamodb:ConditionCheckItem", "dynamodb:GetItem", "dynamodb:Query"];
-const TABLE_WRITE = ["dynamodb:BatchWriteItem", "dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:PutItem", "dynamodb:UpdateItem"];
 const LOGS = ["logs:CreateLogStream", "logs:PutLogEvents"];
 const LOG_DELIVERY = [
   "logs:CreateLogDelivery",
@@ -27,16 +24,9 @@ const LOG_DELIVERY = [
 ];
 
 /** The statements of the role behind a row's function. */
-function roleStatements(row: RouteRow): Json[] {
-  const m = methodsOf(s).find((x) => x.key === `${row.method} ${row.path}`)!;
-  const fn = m.scope.template.Resources[m.functionId];
-  const role = m.scope.template.Resources[fn.Properties.Role["Fn::GetAtt"][0]];
-  return role.Properties.Policies.flatMap((p: Json) => p.PolicyDocument.Statement);
-}
+const roleStatements = (row: RouteRow): Json[] => routeRoleStatements(s, `${row.method} ${row.path}`);
 
-const actionsOf = (statements: Json[]) => [...new Set(statements.flatMap((st) => list<string>(st.Action)))].toSorted();
 const row = (handler: string) => routes.find((r) => r.handler === handler)!;
-const refName = (resource: Json): string | undefined => resource.Ref ?? resource["Fn::Join"]?.[1]?.[0]?.Ref;
 
 /** A row's statements but the one on the rate counters, which every keyed row has. */
 const withoutRateCounters = (statements: Json[]) => statements.filter((st) => !list<Json>(st.Resource).some((r) => refName(r) === "RatesTableArn"));

@@ -3,7 +3,7 @@
  * reads under workspaces/; usage the only write) and the providers' settings it gets.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { list, methodsOf, synth, type Json, type Synth } from "./synth.js";
+import { actionsOf, list, methodsOf, refName, routeRoleStatements, synth, type Json, type Synth } from "./synth.js";
 
 let s: Synth;
 beforeAll(async () => {
@@ -12,15 +12,8 @@ beforeAll(async () => {
 
 const OCR = "POST /v1/ocr";
 
-function roleStatements(key: string): Json[] {
-  const m = methodsOf(s).find((x) => x.key === key)!;
-  const fn = m.scope.template.Resources[m.functionId];
-  const role = m.scope.template.Resources[fn.Properties.Role["Fn::GetAtt"][0]];
-  return role.Properties.Policies.flatMap((p: Json) => p.PolicyDocument.Statement);
-}
+const roleStatements = (key: string): Json[] => routeRoleStatements(s, key);
 
-const refName = (resource: Json): string | undefined => resource.Ref ?? resource["Fn::Join"]?.[1]?.[0]?.Ref;
-const actionsOf = (statements: Json[]) => [...new Set(statements.flatMap((st) => list<string>(st.Action)))].toSorted();
 const tablesOf = (actions: (a: string) => boolean) =>
   [...new Set(roleStatements(OCR).filter((st) => list<string>(st.Action).some(actions)).flatMap((st) => list<Json>(st.Resource).map(refName)))].toSorted();
 

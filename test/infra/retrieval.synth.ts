@@ -2,27 +2,17 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { retrievalRoutes } from "../../functions/retrieval/routes.js";
 import { retrievalTable } from "../../shared/store/tables.js";
-import { expectWorkspaceTable, list, methodsOf, synth, tableOf, type Json, type Synth } from "./synth.js";
+import { actionsOf, expectWorkspaceTable, list, refName, routeRoleStatements, synth, TABLE_READ, TABLE_WRITE, tableOf, type Json, type Synth } from "./synth.js";
 
 let s: Synth;
 beforeAll(async () => {
   s = await synth({ validate: false });
 });
 
-// Written out here so that widening a grant in infra/grants.ts fails this test.
-const TABLE_READ = ["dynamodb:BatchGetItem", "dynamodb:ConditionCheckItem", "dynamodb:GetItem", "dynamodb:Query"];
-const TABLE_WRITE = ["dynamodb:BatchWriteItem", "dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:PutItem", "dynamodb:UpdateItem"];
 
-function roleStatements(method: string, path: string): Json[] {
-  const m = methodsOf(s).find((x) => x.key === `${method} ${path}`)!;
-  const fn = m.scope.template.Resources[m.functionId];
-  const role = m.scope.template.Resources[fn.Properties.Role["Fn::GetAtt"][0]];
-  return role.Properties.Policies.flatMap((p: Json) => p.PolicyDocument.Statement);
-}
+const roleStatements = (method: string, path: string): Json[] => routeRoleStatements(s, `${method} ${path}`);
 
-const refName = (resource: Json): string | undefined => resource.Ref ?? resource["Fn::Join"]?.[1]?.[0]?.Ref;
 const onRetrieval = (statements: Json[]) => statements.filter((st) => list<Json>(st.Resource).some((r) => refName(r) === "RetrievalTableArn"));
-const actionsOf = (statements: Json[]) => [...new Set(statements.flatMap((st) => list<string>(st.Action)))].toSorted();
 
 describe("the retrieval table", () => {
   it("is keyed by workspace and sort key, with the byId local index, on demand and recoverable", () => {

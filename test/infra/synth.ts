@@ -204,6 +204,24 @@ export function allowStatements(template: Json): { where: string; statement: Jso
 
 export const list = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
 
+// Written out here, not imported from infra/grants.ts, so that widening a grant there fails the tests that use them.
+export const TABLE_READ = ["dynamodb:BatchGetItem", "dynamodb:ConditionCheckItem", "dynamodb:GetItem", "dynamodb:Query"];
+export const TABLE_WRITE = ["dynamodb:BatchWriteItem", "dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:PutItem", "dynamodb:UpdateItem"];
+
+/** The statements of the role behind the function of a route ("METHOD path"). */
+export function routeRoleStatements(s: Synth, key: string): Json[] {
+  const m = methodsOf(s).find((x) => x.key === key)!;
+  const fn = m.scope.template.Resources[m.functionId];
+  const role = m.scope.template.Resources[fn.Properties.Role["Fn::GetAtt"][0]];
+  return role.Properties.Policies.flatMap((p: Json) => p.PolicyDocument.Statement);
+}
+
+/** What a statement's resource names: its Ref, or the Ref its Fn::Join starts with. */
+export const refName = (resource: Json): string | undefined => resource.Ref ?? resource["Fn::Join"]?.[1]?.[0]?.Ref;
+
+/** The distinct actions of some statements, sorted. */
+export const actionsOf = (statements: Json[]): string[] => [...new Set(statements.flatMap((st) => list<string>(st.Action)))].toSorted();
+
 /**
  * The logical id prefix of CDK's singleton AwsCustomResource function (custom-resources/aws-custom-resource; the
  * upload stack's prefix-list lookup): it runs once per deploy, CDK's and not one of ours to size or trace.
