@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import aslValidator from "asl-validator";
+import { TtlCache } from "../../process-cache.js";
 import { DISPATCH_RESOURCE } from "./dispatch.js";
 import { programIssue } from "./issues.js";
 import { RESERVED_PREFIX } from "./graph-rules.js";
@@ -11,11 +12,11 @@ import { isRecord, type JsonObject, type ProgramIssue } from "./types.js";
  */
 export function aslIssues(definition: JsonObject): ProgramIssue[] {
   const key = createHash("sha256").update(JSON.stringify(definition)).digest("base64");
-  if (accepted.has(key)) return [];
+  if (accepted.get(key)) return [];
   // The validator writes QueryLanguage into every state it reads.
   const result = aslValidator(structuredClone(definition), { checkPaths: true, checkArn: true });
   if (result.isValid) {
-    remember(key);
+    accepted.set(key, true);
     return [];
   }
   return result.errors.map((error) => {
@@ -31,16 +32,12 @@ export function aslIssues(definition: JsonObject): ProgramIssue[] {
 
 /**
  * Documents the validator accepted, by their text's hash, so that the same program registered again (by each of a
- * deployment's workers, or again after a restart) is not validated again: asl-validator compiles its JSON Schemas
- * anew on every call (~0.2–0.3 s of CPU). Refusals are not kept; the oldest entries go first past ACCEPTED_KEPT.
+ * deployment's workers, in the same process) is not validated again: asl-validator compiles its JSON Schemas
+ * anew on every call (~0.2–0.3 s of CPU). Refusals are not kept; acceptance does not expire, and past ACCEPTED_KEPT
+ * the oldest entries go first.
  */
-const accepted = new Set<string>();
 const ACCEPTED_KEPT = 1_000;
-
-function remember(key: string): void {
-  accepted.add(key);
-  if (accepted.size > ACCEPTED_KEPT) accepted.delete(accepted.values().next().value!);
-}
+const accepted = new TtlCache<true>(Number.POSITIVE_INFINITY, undefined, ACCEPTED_KEPT);
 
 function pointerSegments(pointer: string): string[] {
   return pointer === "" ? [] : pointer.slice(1).split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
