@@ -25,6 +25,8 @@ export interface LocalStackOptions {
   catalog?: string;
   /** Serve the handlers from these esbuild bundles (infra/local/bundles.ts) rather than the TypeScript modules. */
   bundles?: string;
+  /** Write the calls' usage and spans on a thread of their own (npm start; decision 0075), not the serving thread. */
+  bookkeepingThread?: boolean;
 }
 
 export interface LocalStack {
@@ -65,6 +67,8 @@ async function serveOn(backends: Backends, lock: DataDirLock, options: LocalStac
   const catalog = readCatalog(options.catalog ?? LOCAL_CATALOG);
   const env: Record<string, string> = { ...backends.env, ...providersEnv(catalog) };
   Object.assign(process.env, env);
+  // Its thread starts with the first model call's bookkeeping; it shares this process's environment.
+  const bookkeeping = options.bookkeepingThread ? (await import("./bookkeeping.js")).bookkeepingThreadOnFirstWrite() : undefined;
   // Imported only now: the SDK clients in these modules are built from the environment set above.
   const tenants = await import("../../shared/services/tenancy/tenants.js");
   await (await import("../../shared/services/models/catalog.js")).seed(catalog);
@@ -132,6 +136,8 @@ async function serveOn(backends: Backends, lock: DataDirLock, options: LocalStac
       rmSync(stackFile, { force: true });
       try {
         await api.stop();
+        // The answered calls' usage and spans are written before the tables go.
+        await bookkeeping?.stop();
         await backends.stop();
       } finally {
         lock.release();

@@ -47,6 +47,8 @@ async function serve(): Promise<void> {
       authorizerCacheSeconds: Number(process.env.AUTHORIZER_CACHE_SECONDS ?? 0),
       catalog: process.env.MODEL_CATALOG || undefined,
       bundles: bundles?.functions,
+      // The bundles run as deployed: each handler writes its own bookkeeping, as in a Lambda instance.
+      bookkeepingThread: !bundles,
     });
     const everywhere = host === "0.0.0.0" || host === "::";
     console.log(`Platform API listening on ${stack.url}${everywhere ? ` (and on every interface: HOST=${host})` : ""}`);

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { mkdir, open, type FileHandle } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { threadId } from "node:worker_threads";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { partitionPrefix, rowTime, type TelemetryRows, type WrittenKind } from "../domain/observability/records.js";
 import { TELEMETRY_DIR_ENV } from "../config.js";
@@ -23,12 +24,15 @@ function byPartition<K extends WrittenKind>(kind: K, rows: TelemetryRows[K][]): 
   return groups;
 }
 
+/** This writer's part of a local file name: the process, and the thread when it is not the main one. */
+const WRITER = threadId ? `${process.pid}-${threadId}` : String(process.pid);
+
 const jsonLines = (rows: unknown[]) => rows.map((row) => JSON.stringify(row)).join("\n") + "\n";
 
 /**
  * Appends telemetry rows to the analytical store as JSON lines, one object (cloud) or one append (local)
- * per partition. Locally each process appends to its own file per hour, in one write per call, so a line
- * is never interleaved with another process's; in the cloud every call writes a new object.
+ * per partition. Locally each process (and each thread: `npm start`'s bookkeeping thread) appends to its own file
+ * per hour, in one write per call, so a line is never interleaved with another writer's; in the cloud every call writes a new object.
  */
 export async function appendTelemetry<K extends WrittenKind>(kind: K, rows: TelemetryRows[K][]): Promise<void> {
   if (rows.length === 0) return;
@@ -39,7 +43,7 @@ export async function appendTelemetry<K extends WrittenKind>(kind: K, rows: Tele
   await Promise.all(
     [...byPartition(kind, rows)].map(async ([prefix, group]) => {
       if (dir) {
-        await appendLocal(join(dir, prefix, `${hour}-${process.pid}.jsonl`), hour, jsonLines(group));
+        await appendLocal(join(dir, prefix, `${hour}-${WRITER}.jsonl`), hour, jsonLines(group));
         return;
       }
       const key = `${TELEMETRY_KEY_PREFIX}${prefix}${hour}-${randomUUID()}.jsonl`;

@@ -1,12 +1,13 @@
 /**
  * `npm start` as a newcomer meets it: every signal that ends a foreground program stops every child (the node
  * server, DynamoDB Local's java), frees the port and removes local-stack.json; while it runs, nothing it opened
- * listens beyond loopback. (Refusals, the data directory's lock and a crashed start: npm-start-lifecycle.test.ts.)
+ * listens beyond loopback, and the answered calls' bookkeeping is on disk before it ends. (Refusals, the data directory's lock and a crashed start: npm-start-lifecycle.test.ts.)
  */
 import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { connect } from "node:net";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { LOCK_FILE, STACK_FILE } from "../../infra/local/lock.js";
@@ -14,6 +15,10 @@ import { canReadSockets, isLoopback, listenersOf } from "../support/listeners.js
 import { startNpmStart, useNpmStartDirs, type StartedProcess } from "../support/local-process.js";
 
 const run = promisify(execFile);
+
+/** The telemetry files under `dir` that hold a line of `trace`, by name. */
+const spanFilesHolding = (dir: string, trace: string): string[] =>
+  (readdirSync(dir, { recursive: true }) as string[]).filter((name) => name.endsWith(".jsonl") && readFileSync(join(dir, name), "utf8").includes(trace)).map((name) => basename(name));
 const { dataDir: newDataDir } = useNpmStartDirs("platform-lifecycle-");
 
 /** Every process below `pid`, from `ps` (Linux and macOS). */
@@ -57,7 +62,7 @@ async function until(check: () => Promise<boolean> | boolean, timeoutMs: number)
 
 describe("npm start stops everything it started", () => {
   it.each(["SIGTERM", "SIGINT", "SIGHUP"] as const)(
-    "%s to the npm process stops node and DynamoDB Local, frees the port and removes local-stack.json",
+    "%s to the npm process stops node and DynamoDB Local, frees the port and removes local-stack.json, once the answered calls are written",
     async (signal) => {
       const dataDir = newDataDir();
       const started: StartedProcess = await startNpmStart({ dataDir, key: `lifecycle-${signal}-0123456789abcdef`, viaNpm: true, accessLog: true });
@@ -79,6 +84,16 @@ describe("npm start stops everything it started", () => {
         expect(listeners.filter((l) => !isLoopback(l.address))).toStrictEqual([]);
       }
 
+      // A model call right before the signal: its span is on disk when npm start has stopped (written by the server, or
+      // by the bookkeeping thread the call started: test/infra/local/bookkeeping.test.ts).
+      const trace = randomBytes(16).toString("hex");
+      const chat = await fetch(`${started.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${started.key}`, "content-type": "application/json", traceparent: `00-${trace}-${randomBytes(8).toString("hex")}-01` },
+        body: JSON.stringify({ model: "mistral-small-latest", messages: [{ role: "user", content: "just before the signal" }] }),
+      });
+      expect(chat.status).toBe(200);
+
       process.kill(started.pid, signal);
 
       expect(await until(() => [started.pid, ...children].every((pid) => !alive(pid)), 20_000), started.output()).toBe(true);
@@ -87,6 +102,7 @@ describe("npm start stops everything it started", () => {
       expect(await portAnswers(started.url)).toBe(false);
       expect(existsSync(join(dataDir, STACK_FILE))).toBe(false);
       expect(existsSync(join(dataDir, LOCK_FILE))).toBe(false);
+      expect(spanFilesHolding(join(dataDir, "telemetry"), trace)).toStrictEqual([expect.stringMatching(/^\d{10}-\d+(-\d+)?\.jsonl$/)]);
     },
     240_000,
   );

@@ -8,6 +8,7 @@ import type { Caller } from "../../shared/domain/caller.js";
 import { toCallerContext } from "../../shared/http/caller.js";
 import type { RouteHandler } from "../../shared/http/route.js";
 import type { ModelEntry } from "../../shared/domain/models.js";
+import type { UsageRecord } from "../../shared/domain/usage.js";
 import { BatchWriteCommand, PutCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { AwsClientStub } from "aws-sdk-client-mock";
 import { ResponseStream, type Metadata } from "../../infra/local/lambda-streaming.js";
@@ -26,6 +27,28 @@ export function aCaller(overrides: Partial<Caller> = {}): Caller {
     roles: ["workspace_contributor"],
     admin: false,
     keyId: "0123456789abcdef",
+    ...overrides,
+  };
+}
+
+/** One model call's usage record, of a random workspace. */
+export function aUsageRecord(overrides: Partial<UsageRecord> = {}): UsageRecord {
+  const caller = aCaller();
+  return {
+    workspace: caller.workspace,
+    organization: caller.organization,
+    principal: caller.principal,
+    requestId: randomUUID(),
+    model: "mistral-small-latest",
+    route: "POST /v1/chat/completions",
+    promptTokens: 12,
+    completionTokens: 5,
+    latencyMs: 3,
+    status: 200,
+    backend: "offline",
+    keyId: caller.keyId,
+    costMicros: 17,
+    at: new Date().toISOString(),
     ...overrides,
   };
 }

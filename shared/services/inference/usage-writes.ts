@@ -1,6 +1,7 @@
 import { GroupCommit } from "../../domain/group-commit.js";
 import type { UsageRecord } from "../../domain/usage.js";
 import { usageStore, type TotalsCall } from "../../store/usage.js";
+import { bookkeepingWrites } from "../bookkeeping/store-writes.js";
 import type { Caller } from "../../domain/caller.js";
 import { softLimitCrossed } from "../usage/soft-limit.js";
 
@@ -12,7 +13,7 @@ import { softLimitCrossed } from "../usage/soft-limit.js";
  * fails fails only the calls it carried, which retry their own increments.
  */
 
-const records = new GroupCommit<UsageRecord>((batch) => usageStore.recordMany(batch), 100);
+const records = new GroupCommit<UsageRecord>((batch) => bookkeepingWrites().records(batch), 100);
 
 type Counted = { workspace: string; organization?: string; call: TotalsCall };
 
@@ -51,7 +52,7 @@ const months = new GroupCommit<Counted>(
   coalesced(
     (c) => `${c.workspace}\u0000${c.call.month}`,
     async ({ workspace, organization }, sum) => {
-      const spent = await usageStore.addToMonth(workspace, sum);
+      const spent = await bookkeepingWrites().addToMonth(workspace, sum);
       // The one ADD that takes the month past the soft limit says so (after the write: never a reason to repeat it).
       if (organization) softLimitCrossed({ organization, workspace }, sum.month, spent - sum.costMicros, spent);
     },
@@ -59,7 +60,7 @@ const months = new GroupCommit<Counted>(
   1000,
 );
 const days = new GroupCommit<Counted>(
-  coalesced((c) => `${c.workspace}\u0000${c.call.day}\u0000${c.call.model}\u0000${c.call.keyId}`, ({ workspace }, sum) => usageStore.addToDay(workspace, sum)),
+  coalesced((c) => `${c.workspace}\u0000${c.call.day}\u0000${c.call.model}\u0000${c.call.keyId}`, ({ workspace }, sum) => bookkeepingWrites().addToDay(workspace, sum)),
   1000,
 );
 

@@ -10,6 +10,7 @@ import { logger } from "../../observability/logger.js";
 import { afterAnswer } from "../../observability/after-answer.js";
 import { GroupCommit } from "../../domain/group-commit.js";
 import { spanStore } from "../../store/observability/spans.js";
+import { bookkeepingWrites, inProcessWrites } from "../bookkeeping/store-writes.js";
 import { forgetProcessCaches } from "../../domain/process-cache.js";
 import { cachedWorkspace } from "../identity/workspace-cache.js";
 
@@ -144,17 +145,13 @@ function deploymentEnvironment(): Record<string, string> {
 /**
  * The process's one span writer: rows that arrive while a write is in flight go together in the next one
  * (one BatchWriteItem and one telemetry append for them all), so under load the writes per span fall, and
- * a lone span is written at once (no timer holds it back; in Lambda its invocation ends after it).
+ * a lone span is written at once (no timer holds it back; in Lambda its invocation ends after it). The batch is
+ * written where the process runs its bookkeeping (bookkeeping/store-writes.ts: a thread of its own in `npm start`).
  */
-const batchedSpanWrites = new GroupCommit<SpanRow>(writeSpans, 100);
+const batchedSpanWrites = new GroupCommit<SpanRow>((rows) => bookkeepingWrites().spans(rows), 100);
 
-/** Writes spans to both stores; fails only if a store refused them (callers on a user's call catch and log). */
-export async function writeSpans(rows: SpanRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  const results = await Promise.allSettled([spanStore.put(rows, telemetryTtl()), appendTelemetry("spans", rows)]);
-  const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
-  if (failed) throw failed.reason;
-}
+/** Writes spans to both stores, in this process (OTLP ingest); fails only if a store refused them (callers on a user's call catch and log). */
+export const writeSpans = (rows: SpanRow[]): Promise<void> => inProcessWrites.spans(rows);
 
 /**
  * Stores a span evaluation: appended to the analytical store and counted for its trace's `evaluation_count`
