@@ -6,6 +6,7 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import * as z from "zod";
 import { routes } from "../../functions/routes.js";
+import { Conflict } from "../../shared/domain/errors.js";
 import { routeKey } from "../../shared/http/policy.js";
 import { tokenizerFor } from "../../shared/inference/tokenizer.js";
 import { fileStore } from "../../shared/store/files.js";
@@ -68,6 +69,22 @@ describe("with one tenant condition disabled", () => {
 
   it("and with the condition in place the matrix passes", async () => {
     expect(await crossTenantProblem(api.url, row("GET /v1/files/{file_id}"), owner, intruder)).toBeUndefined();
+  });
+});
+
+describe("with a refused write that leaves its record behind", () => {
+  it("the fuzz ring reports the change the refusal made to the workspace", async () => {
+    const putUpload = fileStore.putUpload.bind(fileStore);
+    // The pending upload is written, then the request is refused: a partial write left behind.
+    vi.spyOn(fileStore, "putUpload").mockImplementation(async (upload) => {
+      await putUpload(upload);
+      throw new Conflict("refused after the write");
+    });
+    const request = new FuzzRequest("valid body", "/v1/files/uploads", [], "application/json", JSON.stringify({ filename: "a.jsonl", bytes: 1 }));
+
+    const problem = await checkRequest(row("POST /v1/files/uploads"), { api, owner, hints: {} }, request);
+
+    expect(problem).toBe("a refused write (409) changed the workspace: files");
   });
 });
 
