@@ -16,7 +16,8 @@ interface Request {
 }
 type Reply = { id: number; value: unknown } | { id: number; error: { name: string; message: string } };
 
-const OPERATIONS = new Set<Operation>(["records", "addToMonth", "addToDay", "spans"]);
+/** The operations a batch may name: those of the writes themselves. */
+const OPERATIONS: ReadonlySet<string> = new Set(Object.keys(inProcessWrites));
 
 /** The bookkeeping thread's side: runs each batch it is sent and answers it. */
 export function serveWrites(port: MessagePort, writes: BookkeepingWrites = inProcessWrites): void {
